@@ -1,0 +1,47 @@
+//! The interface every front-end implements (ARCHITECTURE.md §4).
+
+use crate::game::Game;
+use crate::span::FileId;
+
+/// Options common to all front-ends.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct LowerOptions {
+    /// Upper bound on the work a front-end may do where its input can blow up (GDL grounding:
+    /// ground atoms + rule instances). `None` = the front-end's own default.
+    pub work_limit: Option<u64>,
+}
+
+/// The result of lowering one source file: the game plus non-fatal warnings.
+#[derive(Debug)]
+pub struct Lowered {
+    pub game: Game,
+    pub warnings: Vec<miette::Report>,
+}
+
+impl Lowered {
+    /// A result without warnings.
+    pub fn new(game: Game) -> Self {
+        Lowered {
+            game,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A source language that lowers to RG. Used with static dispatch: the CLI matches on a language
+/// enum and converts each front-end's typed error into a report at the call site.
+pub trait FrontEnd {
+    /// The front-end's error type (usually one enum per crate, several errors wrapped in one
+    /// diagnostic with `#[related]`).
+    type Error: miette::Diagnostic + Send + Sync + 'static;
+
+    /// Short language name: `"rg"`, `"hrg"`, `"rbg"`, `"gdl"`, `"lg"`.
+    fn name(&self) -> &'static str;
+
+    /// File extensions (without the dot) this front-end reads.
+    fn extensions(&self) -> &'static [&'static str];
+
+    /// Lowers one source file. Spans in the result and in errors refer to `file`.
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, Self::Error>;
+}

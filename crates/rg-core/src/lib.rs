@@ -1,0 +1,25 @@
+//! `rg-core`: the Regular Games (RG) core of `rgt`.
+//!
+//! * [`ast`] — the owned syntax tree: what front-ends build and the RG parser produces;
+//! * [`Game`] — the interned, index-based IR everything else works on;
+//! * the RG lexer/parser, the built-in definitions step, the static type checker and the
+//!   canonical printer (rg.md §3, §6, §7, §8);
+//! * the [`FrontEnd`] and [`Validator`] traits shared by all crates.
+
+pub mod ast;
+pub mod frontend;
+pub mod game;
+pub mod ids;
+pub mod interner;
+pub mod span;
+pub mod validate;
+
+pub use frontend::{FrontEnd, LowerOptions, Lowered};
+pub use game::{
+    Constant, EdgeData, EdgeId, ExprData, ExprId, Game, Label, MapEntry, NodeData, NodeId, Phase,
+    Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData, ValueId, Variable,
+};
+pub use ids::{EntityId, IndexVec, SecondaryMap, UniqueArena};
+pub use interner::{Interner, Symbol};
+pub use span::{FileId, Loc, SourceMap, Span};
+pub use validate::{Cost, Location, Severity, Validator, Violation};

@@ -561,7 +561,7 @@ mod tests {
 
     #[test]
     fn labels_sort_in_reference_order() {
-        let mut v = vec![
+        let mut v = [
             Label::tag("a"),
             Label::Skip,
             Label::reach("a", "b"),

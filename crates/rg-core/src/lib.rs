@@ -7,11 +7,17 @@
 //! * the [`FrontEnd`] and [`Validator`] traits shared by all crates.
 
 pub mod ast;
+pub mod builtins;
 pub mod frontend;
 pub mod game;
 pub mod ids;
 pub mod interner;
+pub mod lexer;
+pub mod parser;
+pub mod print;
 pub mod span;
+pub mod suggest;
+pub mod typeck;
 pub mod validate;
 
 pub use frontend::{FrontEnd, LowerOptions, Lowered};
@@ -21,5 +27,7 @@ pub use game::{
 };
 pub use ids::{EntityId, IndexVec, SecondaryMap, UniqueArena};
 pub use interner::{Interner, Symbol};
+pub use parser::{ParseErrors, SyntaxError, parse, parse_ast};
+pub use print::print;
 pub use span::{FileId, Loc, SourceMap, Span};
 pub use validate::{Cost, Location, Severity, Validator, Violation};

@@ -70,3 +70,46 @@ pub trait Validator: Send + Sync {
     /// Appends every violation found to `out`.
     fn validate(&self, game: &Game, out: &mut Vec<Violation>);
 }
+
+impl std::fmt::Display for Violation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Violation {}
+
+impl miette::Diagnostic for Violation {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(self.code))
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(match self.severity {
+            Severity::Error => miette::Severity::Error,
+            Severity::Warning => miette::Severity::Warning,
+        })
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display + 'a>)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let primary = self
+            .span
+            .map(|s| miette::LabeledSpan::new_primary_with_span(None, s));
+        let secondary = self
+            .labels
+            .iter()
+            .map(|(s, text)| miette::LabeledSpan::new_with_span(Some(text.clone()), *s));
+        let all: Vec<_> = primary.into_iter().chain(secondary).collect();
+        if all.is_empty() {
+            None
+        } else {
+            Some(Box::new(all.into_iter()))
+        }
+    }
+}

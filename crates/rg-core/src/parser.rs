@@ -178,7 +178,7 @@ impl SyntaxError {
 
 /// Every syntax error of one file (at least one).
 #[derive(Clone, Debug, Error, PartialEq, Eq)]
-#[error("{} syntax error{} in RG input", .errors.len(), if .errors.len() == 1 { "" } else { "s" })]
+#[error("{} syntax error{}", .errors.len(), if .errors.len() == 1 { "" } else { "s" })]
 pub struct ParseErrors {
     pub errors: Vec<SyntaxError>,
 }

@@ -1,16 +1,22 @@
 //! "Did you mean …?" suggestions for misspelt names.
 
 /// The candidate closest to `name` by edit distance, if it is close enough to be a plausible
-/// typo (distance at most a third of the name's length, and at least 1). Ties go to the first
-/// candidate, so the result is deterministic for a deterministic candidate order.
+/// typo: distance at most a third of the name's length (at least 1, except for one-character
+/// names), or a difference in letter case only.
+/// Ties go to the first candidate, so the result is deterministic for a deterministic order.
 pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let n = name.chars().count();
+    let limit = if n <= 1 { 0 } else { (n / 3).max(1) };
     let mut best: Option<(usize, &str)> = None;
     for c in candidates {
         if c == name {
             continue;
         }
-        let d = distance(name, c);
+        let d = if c.eq_ignore_ascii_case(name) {
+            0
+        } else {
+            distance(name, c)
+        };
         if d <= limit && best.is_none_or(|(bd, _)| d < bd) {
             best = Some((d, c));
         }
@@ -44,6 +50,8 @@ mod tests {
         assert_eq!(closest("Cord", ["Coord", "Piece"]), Some("Coord"));
         assert_eq!(closest("coord", ["Coord"]), Some("Coord"));
         assert_eq!(closest("X", ["Coord", "Piece"]), None);
+        assert_eq!(closest("c", ["a", "b"]), None);
+        assert_eq!(closest("x", ["X", "O"]), Some("X"));
         assert_eq!(closest("Coord", ["Coord"]), None);
         assert_eq!(distance("kitten", "sitting"), 3);
     }

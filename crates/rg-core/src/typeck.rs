@@ -389,13 +389,24 @@ impl Checker<'_, '_> {
         let env = self.env;
         match e {
             InferError::Fail(f, slot) => self.fail(f, at, spans.part_or_whole(slot)),
-            InferError::ArrowExpected(t, slot) => self.push(
-                "rg::types::arrow-expected",
-                at,
-                format!("Expected Arrow type, got {}.", env.show(t)),
-                spans.part_or_whole(slot),
-                Some("only maps (values of an arrow type) can be accessed with `[…]`".into()),
-            ),
+            InferError::ArrowExpected(t, slot) => {
+                let help = match t {
+                    Ty::Singleton(s) => format!(
+                        "`{}` is neither a constant nor a variable, so it is a plain symbol; only maps can be accessed with `[…]`",
+                        env.game().name(s)
+                    ),
+                    Ty::Id(_) => {
+                        "only maps (values of an arrow type) can be accessed with `[…]`".into()
+                    }
+                };
+                self.push(
+                    "rg::types::arrow-expected",
+                    at,
+                    format!("Expected Arrow type, got {}.", env.show(t)),
+                    spans.part_or_whole(slot),
+                    Some(help),
+                )
+            }
             InferError::SetExpected(t, slot) => self.push(
                 "rg::types::set-expected",
                 at,

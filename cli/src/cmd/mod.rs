@@ -1,0 +1,5 @@
+//! One module per subcommand.
+
+pub mod fmt;
+pub mod stats;
+pub mod translate;

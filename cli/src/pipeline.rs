@@ -1,0 +1,113 @@
+//! Loading a game: read → front-end → builtins → checks → optimisation. Every command that takes
+//! a game goes through [`load`], so all of them accept every language and every `-O` level.
+
+use crate::io::read_input;
+use crate::lang::Lang;
+use crate::report::{Diag, Failure, Session};
+use rg_core::{FileId, Game, LowerOptions};
+
+/// `-O` levels.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, clap::ValueEnum)]
+pub enum OptLevel {
+    /// No optimisation.
+    #[value(name = "0")]
+    O0,
+    /// Local expression, skip and prune passes.
+    #[value(name = "1")]
+    O1,
+    /// All safe passes and pragmas (default).
+    #[default]
+    #[value(name = "2")]
+    O2,
+}
+
+/// The arguments of every command that takes a game.
+#[derive(Clone, Debug, clap::Args)]
+pub struct GameArgs {
+    /// The game file (`-` reads standard input, as RG unless --from says otherwise).
+    #[arg(value_name = "INPUT")]
+    pub input: String,
+
+    /// The input language; by default chosen by the file extension (.rg .hrg .rbg .kif .lg).
+    #[arg(long, value_enum, value_name = "LANG")]
+    pub from: Option<Lang>,
+
+    /// Optimisation level: 0, 1 or 2 (default). The optimiser is not part of this build yet,
+    /// so every level currently leaves the game as translated.
+    #[arg(
+        short = 'O',
+        value_enum,
+        value_name = "LEVEL",
+        default_value = "2",
+        hide_default_value = true
+    )]
+    pub opt: OptLevel,
+}
+
+/// Reads, translates, completes and checks the game named by `args`.
+pub fn load(session: &mut Session, args: &GameArgs) -> Result<Game, Failure> {
+    let lang = Lang::detect(&args.input, args.from)?;
+    let (name, text) = read_input(&args.input)?;
+    let file = session.sources.add(name, text);
+    let text = &session.sources.get(file).expect("just added").text;
+    let lowered = lang.lower(file, text, &LowerOptions::default())?;
+    if !lowered.warnings.is_empty() {
+        let warnings: Vec<Diag> = lowered
+            .warnings
+            .into_iter()
+            .map(|w| Diag::new(ReportDiag(w), Some(file)))
+            .collect();
+        session.emit(&warnings);
+    }
+    let mut game = lowered.game;
+    check(&mut game, file)?;
+    Ok(game)
+}
+
+/// The builtins step (rg.md §6) and the static checks.
+pub fn check(game: &mut Game, file: FileId) -> Result<(), Failure> {
+    if let Err(v) = rg_core::builtins::add_builtins(game) {
+        return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))]));
+    }
+    let errors = rg_core::typeck::check(game);
+    if !errors.is_empty() {
+        return Err(Failure::Input(
+            errors
+                .into_iter()
+                .map(|v| Diag::violation(v, game, Some(file)))
+                .collect(),
+        ));
+    }
+    game.phase = rg_core::Phase::Ground;
+    Ok(())
+}
+
+/// A `miette::Report` as a diagnostic we can box with a file.
+#[derive(Debug)]
+struct ReportDiag(miette::Report);
+
+impl std::fmt::Display for ReportDiag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for ReportDiag {}
+
+impl miette::Diagnostic for ReportDiag {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.0.severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.0.help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        self.0.labels()
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn miette::Diagnostic> + 'a>> {
+        self.0.related()
+    }
+}

@@ -1,0 +1,326 @@
+//! The one place where diagnostics are rendered for humans, and where failures become exit
+//! codes (ARCHITECTURE.md §7).
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use rg_core::{FileId, Game, Location, SourceMap, Violation};
+use std::fmt;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+/// Exit status: the input has errors, or a file could not be read or written.
+pub const EXIT_INPUT: u8 = 1;
+/// Exit status: usage error (also clap's).
+pub const EXIT_USAGE: u8 = 2;
+/// Exit status: a bug in rgt.
+pub const EXIT_INTERNAL: u8 = 3;
+
+/// `--color`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when standard error is a terminal.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// A diagnostic together with the file its spans refer to.
+pub struct Diag {
+    pub diag: Box<dyn Diagnostic + Send + Sync>,
+    pub file: Option<FileId>,
+}
+
+impl fmt::Debug for Diag {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Diag({})", self.diag)
+    }
+}
+
+impl Diag {
+    /// A diagnostic whose spans refer to `file`.
+    pub fn new(diag: impl Diagnostic + Send + Sync + 'static, file: Option<FileId>) -> Self {
+        Diag {
+            diag: Box::new(diag),
+            file,
+        }
+    }
+
+    /// A game violation; without a span it is located by printing the offending entity.
+    pub fn violation(v: Violation, game: &Game, file: Option<FileId>) -> Self {
+        let context = if v.span.is_none() {
+            locate(game, v.at)
+        } else {
+            None
+        };
+        Diag::new(Located { v, context }, file)
+    }
+}
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input has errors (exit 1).
+    Input(Vec<Diag>),
+    /// A file could not be read or written (exit 1).
+    Io(String),
+    /// The command line cannot be carried out (exit 2).
+    Usage(String),
+}
+
+/// Per-run state: the sources for rendering, colour choice, diagnostics width.
+#[derive(Debug)]
+pub struct Session {
+    pub sources: SourceMap,
+    color: bool,
+    width: usize,
+}
+
+impl Session {
+    /// A session with the given colour choice.
+    pub fn new(color: ColorChoice) -> Self {
+        let tty = std::io::stderr().is_terminal();
+        let color = match color {
+            ColorChoice::Auto => tty && std::env::var_os("NO_COLOR").is_none(),
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+        };
+        let width = if tty {
+            std::env::var("COLUMNS")
+                .ok()
+                .and_then(|c| c.parse().ok())
+                .unwrap_or(100)
+        } else {
+            100
+        };
+        Session {
+            sources: SourceMap::new(),
+            color,
+            width,
+        }
+    }
+
+    /// Renders one diagnostic (and, for a diagnostic that only groups others, each of them).
+    pub fn render(&self, d: &Diag) -> String {
+        let src = d.file.and_then(|f| self.sources.named_source(f));
+        render_with(d.diag.as_ref(), src.as_ref(), self.color, self.width)
+    }
+
+    /// Prints diagnostics (warnings, notes) to standard error.
+    pub fn emit(&self, diags: &[Diag]) {
+        let mut err = std::io::stderr().lock();
+        for d in diags {
+            let _ = err.write_all(self.render(d).as_bytes());
+        }
+    }
+
+    /// Prints a failure and returns its exit code.
+    pub fn fail(&self, failure: Failure) -> ExitCode {
+        let mut err = std::io::stderr().lock();
+        match failure {
+            Failure::Input(diags) => {
+                for d in &diags {
+                    let _ = err.write_all(self.render(d).as_bytes());
+                }
+                ExitCode::from(EXIT_INPUT)
+            }
+            Failure::Io(msg) => {
+                let _ = writeln!(err, "error: {msg}");
+                ExitCode::from(EXIT_INPUT)
+            }
+            Failure::Usage(msg) => {
+                let _ = writeln!(err, "error: {msg}");
+                ExitCode::from(EXIT_USAGE)
+            }
+        }
+    }
+}
+
+/// Renders a diagnostic with `src` attached. A diagnostic without labels that only groups
+/// related ones (e.g. "3 syntax errors") is rendered as each related diagnostic in turn followed
+/// by the group's one-line summary.
+pub fn render_with(
+    diag: &dyn Diagnostic,
+    src: Option<&NamedSource<String>>,
+    color: bool,
+    width: usize,
+) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(width)
+        .with_links(false);
+    let mut out = String::new();
+    let grouped: Vec<&dyn Diagnostic> = match (diag.labels(), diag.related()) {
+        (None, Some(related)) => related.collect(),
+        _ => Vec::new(),
+    };
+    if grouped.is_empty() {
+        let _ = handler.render_report(&mut out, &WithSource { inner: diag, src });
+    } else {
+        for r in grouped {
+            let _ = handler.render_report(&mut out, &WithSource { inner: r, src });
+        }
+        let name = src.map(|s| s.name().to_owned());
+        match name {
+            Some(n) => out.push_str(&format!("error: {diag} in {n}\n")),
+            None => out.push_str(&format!("error: {diag}\n")),
+        }
+    }
+    out
+}
+
+/// A diagnostic with a source attached, delegating everything else.
+struct WithSource<'a> {
+    inner: &'a dyn Diagnostic,
+    src: Option<&'a NamedSource<String>>,
+}
+
+impl fmt::Debug for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(self.inner, f)
+    }
+}
+
+impl fmt::Display for WithSource<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.inner, f)
+    }
+}
+
+impl std::error::Error for WithSource<'_> {}
+
+impl Diagnostic for WithSource<'_> {
+    fn code<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.inner.severity()
+    }
+    fn help<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.help()
+    }
+    fn url<'b>(&'b self) -> Option<Box<dyn fmt::Display + 'b>> {
+        self.inner.url()
+    }
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        // Only attach the source when there is something to point at.
+        let _ = self.inner.labels()?;
+        self.src.map(|s| s as &dyn miette::SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        // Spans past the end of the source (a truncated file) are clamped so rendering works.
+        let len = self.src.map(|s| s.inner().len());
+        let labels: Vec<LabeledSpan> = self
+            .inner
+            .labels()?
+            .map(|l| match len {
+                Some(len) if l.offset() + l.len() > len => {
+                    let off = l.offset().min(len);
+                    LabeledSpan::new(l.label().map(str::to_owned), off, (len - off).min(l.len()))
+                }
+                _ => l,
+            })
+            .collect();
+        Some(Box::new(labels.into_iter()))
+    }
+}
+
+/// A violation located by its printed entity when the game carries no span for it.
+#[derive(Debug)]
+struct Located {
+    v: Violation,
+    context: Option<String>,
+}
+
+impl fmt::Display for Located {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.v.message)?;
+        if let Some(c) = &self.context {
+            write!(f, "\n  in {c}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Located {}
+
+impl Diagnostic for Located {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.v.code()
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        self.v.severity()
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.v.help()
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.v.labels()
+    }
+}
+
+/// The printed form of the entity a violation is about.
+fn locate(game: &Game, at: Location) -> Option<String> {
+    Some(match at {
+        Location::Game => return None,
+        Location::Node(n) => format!("node `{}`", game.nodes().get(n).map(|d| game.name(d.name))?),
+        Location::Edge(e) => format!(
+            "edge `{}`",
+            rg_core::print::print_edge(game, game.edge_entries().get(e)?)
+        ),
+        Location::Typedef(i) => {
+            let t = game.typedefs.get(i)?;
+            format!(
+                "`type {} = {};`",
+                game.name(t.name),
+                rg_core::print::print_type(game, t.ty)
+            )
+        }
+        Location::Constant(i) => {
+            let c = game.constants.get(i)?;
+            format!(
+                "`const {}: {} = {};`",
+                game.name(c.name),
+                rg_core::print::print_type(game, c.ty),
+                rg_core::print::print_value(game, c.value)
+            )
+        }
+        Location::Variable(i) => {
+            let v = game.variables.get(i)?;
+            format!(
+                "`var {}: {} = {};`",
+                game.name(v.name),
+                rg_core::print::print_type(game, v.ty),
+                rg_core::print::print_value(game, v.init)
+            )
+        }
+        Location::Pragma(i) => format!("pragma #{}", i + 1),
+    })
+}
+
+/// Makes a panic print an internal-error report (the process then exits with status 3).
+pub fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let msg = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        let args: Vec<String> = std::env::args().collect();
+        eprintln!(
+            "internal error: rgt panicked{location}: {msg}\n\
+             This is a bug in rgt, not in your game. Please report it with the input file and this \
+             command line:\n  {}",
+            args.join(" ")
+        );
+    }));
+}

@@ -48,6 +48,19 @@ pub struct GameArgs {
 pub fn load(session: &mut Session, args: &GameArgs) -> Result<Game, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
     let (name, text) = read_input(&args.input)?;
+    load_text(session, lang, name, text, args.opt)
+}
+
+/// Translates, completes, checks and optimises a source text named `name`.
+pub fn load_text(
+    session: &mut Session,
+    lang: Lang,
+    name: String,
+    text: String,
+    opt: OptLevel,
+) -> Result<Game, Failure> {
+    // The optimiser is not part of this build yet: every level leaves the game as translated.
+    let _ = opt;
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let lowered = lang.lower(file, text, &LowerOptions::default())?;

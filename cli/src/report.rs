@@ -100,6 +100,24 @@ impl Session {
         }
     }
 
+    /// A session that renders as the CLI does when standard error is not a terminal (no colour,
+    /// 100 columns), whatever the environment: for tests and reports.
+    pub fn plain() -> Self {
+        Session {
+            sources: SourceMap::new(),
+            color: false,
+            width: 100,
+        }
+    }
+
+    /// The text [`Session::fail`] prints for a failure.
+    pub fn render_failure(&self, failure: &Failure) -> String {
+        match failure {
+            Failure::Input(diags) => diags.iter().map(|d| self.render(d)).collect(),
+            Failure::Io(msg) | Failure::Usage(msg) => format!("error: {msg}\n"),
+        }
+    }
+
     /// Renders one diagnostic (and, for a diagnostic that only groups others, each of them).
     pub fn render(&self, d: &Diag) -> String {
         let src = d.file.and_then(|f| self.sources.named_source(f));
@@ -116,23 +134,13 @@ impl Session {
 
     /// Prints a failure and returns its exit code.
     pub fn fail(&self, failure: Failure) -> ExitCode {
-        let mut err = std::io::stderr().lock();
-        match failure {
-            Failure::Input(diags) => {
-                for d in &diags {
-                    let _ = err.write_all(self.render(d).as_bytes());
-                }
-                ExitCode::from(EXIT_INPUT)
-            }
-            Failure::Io(msg) => {
-                let _ = writeln!(err, "error: {msg}");
-                ExitCode::from(EXIT_INPUT)
-            }
-            Failure::Usage(msg) => {
-                let _ = writeln!(err, "error: {msg}");
-                ExitCode::from(EXIT_USAGE)
-            }
-        }
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(self.render_failure(&failure).as_bytes());
+        ExitCode::from(match failure {
+            Failure::Input(_) | Failure::Io(_) => EXIT_INPUT,
+            Failure::Usage(_) => EXIT_USAGE,
+        })
     }
 }
 

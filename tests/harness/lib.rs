@@ -1,1 +1,84 @@
-//! Shared helpers of the integration tests.
+//! Shared helpers of the integration tests: fixture and corpus discovery, rendering
+#![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
+//! diagnostics exactly as the CLI does (fixed width, no colour), running the built binary.
+
+use std::path::{Path, PathBuf};
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is inside the workspace")
+        .to_path_buf()
+}
+
+/// `tests/fixtures/<sub>`.
+pub fn fixtures(sub: &str) -> PathBuf {
+    root().join("tests/fixtures").join(sub)
+}
+
+/// The files of a fixture directory with the given extension, sorted by name. Panics when the
+/// directory is missing or empty, so a misplaced fixture directory cannot silently test nothing.
+pub fn fixture_files(sub: &str, ext: &str) -> Vec<PathBuf> {
+    let dir = fixtures(sub);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("fixture directory {}: {e}", dir.display()))
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty(), "no .{ext} fixtures in {}", dir.display());
+    files
+}
+
+/// The shared third-party corpus (`../shared/corpus` next to the workspace), if present. Tests
+/// that need it print a line and return when it is absent (CI machines may not have it).
+pub fn corpus() -> Option<PathBuf> {
+    let dir = root().join("../shared/corpus");
+    dir.is_dir().then(|| dir.canonicalize().unwrap_or(dir))
+}
+
+/// `corpus()/<sub>` files with extension `ext`, sorted; `None` when the corpus is absent.
+pub fn corpus_files(sub: &str, ext: &str) -> Option<Vec<PathBuf>> {
+    let dir = corpus()?.join(sub);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .ok()?
+        .map(|e| e.expect("directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// Prints why a corpus test did nothing.
+pub fn skip_without_corpus(test: &str) {
+    println!("{test}: skipped, ../shared/corpus is not present on this machine");
+}
+
+/// The file name of a path, for snapshot names and messages.
+pub fn name(path: &Path) -> String {
+    path.file_name()
+        .expect("file name")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Renders a diagnostic about `text` (named `name`) as the CLI does without a terminal.
+pub fn render(diag: &dyn miette::Diagnostic, name: &str, text: &str) -> String {
+    let src = miette::NamedSource::new(name, text.to_owned());
+    rgt::report::render_with(diag, Some(&src), false, 100)
+}
+
+/// Loads a game from text through the CLI's pipeline (front-end, builtins, checks) at `-O0`.
+/// On failure returns the diagnostics rendered exactly as the CLI prints them.
+pub fn load(lang: rgt::lang::Lang, name: &str, text: &str) -> Result<rg_core::Game, String> {
+    let mut session = rgt::report::Session::plain();
+    rgt::pipeline::load_text(
+        &mut session,
+        lang,
+        name.to_owned(),
+        text.to_owned(),
+        rgt::pipeline::OptLevel::O0,
+    )
+    .map_err(|f| session.render_failure(&f))
+}

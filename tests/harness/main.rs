@@ -1,1 +1,4 @@
-//! The one integration test binary.
+//! The one integration test binary: one module per suite.
+#![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
+
+mod rg;

@@ -107,6 +107,9 @@ pub enum SyntaxError {
         expected: String,
         #[label("unexpected {found}")]
         span: SourceSpan,
+        /// Where a missing `;` belongs (after the previous token), when `;` was expected.
+        #[label("perhaps a `;` is missing here")]
+        semicolon: Option<SourceSpan>,
         #[help]
         help: Option<String>,
     },
@@ -258,12 +261,19 @@ fn convert(file: FileId, text: &str, e: ParseError<usize, Tok<'_>, Never>) -> Sy
             found: tok.to_string(),
             expected: expected_list(&expected),
             span: sp(file, l, r).into(),
+            semicolon: expected
+                .iter()
+                .any(|e| e == "\";\"")
+                .then(|| previous_token_end(text, l))
+                .flatten()
+                .map(|p| sp(file, p, p).into()),
             help: token_help(tok, &expected),
         },
         ParseError::ExtraToken { token: (l, tok, r) } => SyntaxError::UnexpectedToken {
             found: tok.to_string(),
             expected: "the end of the file".into(),
             span: sp(file, l, r).into(),
+            semicolon: None,
             help: None,
         },
         ParseError::UnrecognizedEof { location, expected } => SyntaxError::UnexpectedEof {
@@ -280,6 +290,28 @@ fn convert(file: FileId, text: &str, e: ParseError<usize, Tok<'_>, Never>) -> Sy
         },
         ParseError::User { error } => match error {},
     }
+}
+
+/// The end of the token before offset `at` when trivia separates them (a line break or a comment
+/// in between), i.e. where a forgotten `;` would go; `None` when the tokens are adjacent.
+fn previous_token_end(text: &str, at: usize) -> Option<usize> {
+    let before = &text[..at];
+    // Walk back over whitespace and whole-line comments.
+    let mut end = before.len();
+    loop {
+        let trimmed = before[..end].trim_end();
+        let line_start = trimmed.rfind(['\n', '\r']).map_or(0, |p| p + 1);
+        match trimmed[line_start..].find("//") {
+            Some(c) if !trimmed[line_start..line_start + c].contains('@') => {
+                end = line_start + c;
+            }
+            _ => {
+                end = trimmed.len();
+                break;
+            }
+        }
+    }
+    (end < at && text[end..at].contains(['\n', '\r'])).then_some(end)
 }
 
 /// A readable list of what the grammar expected, e.g. "`;`, `=` or a name".

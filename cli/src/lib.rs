@@ -1,0 +1,59 @@
+//! `rgt`: translate games written in any GGP language into checked Regular Games (RG).
+//!
+//! The binary is a thin wrapper around [`run`]; the library exposes the command-line definition
+//! (for completions and man pages), the loading pipeline and the diagnostic renderer (used by the
+//! integration tests so they snapshot exactly what users see).
+#![allow(clippy::print_stdout, clippy::print_stderr)] // the CLI is where output happens
+
+pub mod cmd;
+pub mod io;
+pub mod lang;
+pub mod pipeline;
+pub mod report;
+
+use clap::{Parser, Subcommand};
+use report::{ColorChoice, Session};
+use std::process::ExitCode;
+
+/// rgt — the assembler for General Game Playing.
+///
+/// Reads a game in RG (.rg), HRG (.hrg), RBG (.rbg), GDL/KIF (.kif) or LineGames (.lg), checks it
+/// and writes one low-level Regular Games description of it.
+///
+/// Exit status: 0 success; 1 the input has errors (diagnostics are printed) or a file could not be
+/// read or written; 2 usage error; 3 internal error (a bug in rgt: please report it).
+#[derive(Debug, Parser)]
+#[command(name = "rgt", version, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+
+    /// When to colour diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Translate(cmd::translate::Args),
+    Fmt(cmd::fmt::Args),
+    Stats(cmd::stats::Args),
+}
+
+/// Parses the command line, runs the command and returns the exit status.
+pub fn run() -> ExitCode {
+    report::install_panic_hook();
+    let cli = Cli::parse();
+    let mut session = Session::new(cli.color);
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
+        Command::Translate(args) => cmd::translate::run(&mut session, args),
+        Command::Fmt(args) => cmd::fmt::run(&mut session, args),
+        Command::Stats(args) => cmd::stats::run(&mut session, args),
+    }));
+    match result {
+        Ok(Ok(code)) => code,
+        Ok(Err(failure)) => session.fail(failure),
+        Err(_) => ExitCode::from(report::EXIT_INTERNAL),
+    }
+}

@@ -1,0 +1,208 @@
+//! End-to-end tests of the `rgt` binary: exit codes, standard input/output, output files,
+//! formatting and statistics. Snapshots live in tests/snapshots/cli at the workspace root.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn rgt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rgt"))
+}
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/rg")
+        .join(name)
+}
+
+fn run(cmd: &mut Command, stdin: Option<&str>) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rgt starts");
+    let mut input = child.stdin.take().expect("stdin");
+    if let Some(text) = stdin {
+        input.write_all(text.as_bytes()).expect("write stdin");
+    }
+    drop(input);
+    child.wait_with_output().expect("rgt finishes")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("UTF-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("UTF-8 stderr")
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../../tests/snapshots/cli");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+#[test]
+fn translate_writes_canonical_rg_to_stdout_and_reads_stdin() {
+    let path = fixture("valid/nim_counter.rg");
+    let out = run(rgt().args(["translate"]).arg(&path).arg("-O0"), None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first = stdout(&out);
+    assert!(first.contains("var player: PlayerOrSystem = keeper;"));
+    // Translating the output again from standard input is a fixed point.
+    let again = run(rgt().args(["translate", "-", "-O0"]), Some(&first));
+    assert_eq!(again.status.code(), Some(0));
+    assert_eq!(stdout(&again), first);
+}
+
+#[test]
+fn translate_writes_output_files_atomically_and_never_the_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let input = dir.path().join("game.rg");
+    std::fs::copy(fixture("valid/minimal_solo.rg"), &input).expect("copy");
+    let out_path = dir.path().join("out.rg");
+    let out = run(
+        rgt().arg("translate").arg(&input).arg("-o").arg(&out_path),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        std::fs::read_to_string(&out_path)
+            .unwrap()
+            .contains("begin, end: player = keeper;")
+    );
+    assert!(stdout(&out).is_empty());
+
+    // Refuses to overwrite the input, even spelled differently; the input is untouched.
+    let before = std::fs::read_to_string(&input).unwrap();
+    let sneaky = dir.path().join(".").join("game.rg");
+    let out = run(
+        rgt().arg("translate").arg(&input).arg("-o").arg(&sneaky),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("refusing to overwrite the input file"));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), before);
+
+    // A failing run leaves no output file and no temporary file behind.
+    let bad = dir.path().join("bad.rg");
+    std::fs::write(&bad, "type Player = { p };\nbegin, end: ;\n").unwrap();
+    let failed_out = dir.path().join("failed.rg");
+    let out = run(
+        rgt().arg("translate").arg(&bad).arg("-o").arg(&failed_out),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!failed_out.exists());
+    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".rgt-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn exit_codes_distinguish_input_errors_from_usage_errors() {
+    settings().bind(|| {
+        let out = run(
+            rgt()
+                .arg("translate")
+                .arg(fixture("invalid/type_mismatches.rg")),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert!(stdout(&out).is_empty());
+        insta::assert_snapshot!("type_errors_stderr", stderr(&out));
+
+        let out = run(rgt().args(["translate", "game.unknown"]), None);
+        assert_eq!(out.status.code(), Some(2));
+        insta::assert_snapshot!("unknown_extension_stderr", stderr(&out));
+
+        let out = run(rgt().args(["translate", "/nonexistent/game.rg"]), None);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(stderr(&out).starts_with("error: cannot read `/nonexistent/game.rg`"));
+
+        let out = run(rgt().args(["translate", "--emit", "svg", "x.rg"]), None);
+        assert_eq!(out.status.code(), Some(2));
+
+        let out = run(rgt().args(["translate", "x.rg", "-O7"]), None);
+        assert_eq!(out.status.code(), Some(2));
+    });
+}
+
+#[test]
+fn emit_dot_and_json() {
+    let path = fixture("valid/minimal_solo.rg");
+    let dot = run(
+        rgt().arg("translate").arg(&path).args(["--emit", "dot"]),
+        None,
+    );
+    assert_eq!(dot.status.code(), Some(0));
+    assert!(stdout(&dot).starts_with("digraph game {"));
+    let json = run(
+        rgt().arg("translate").arg(&path).args(["--emit", "json"]),
+        None,
+    );
+    assert_eq!(json.status.code(), Some(0));
+    assert!(
+        stdout(&json).starts_with("{\"constants\":[],\"edges\":[{\"kind\":\"EdgeDeclaration\"")
+    );
+}
+
+#[test]
+fn stats_text_and_json() {
+    settings().bind(|| {
+        let path = fixture("valid/tictactoe.rg");
+        let out = run(rgt().arg("stats").arg(&path).arg("-O0"), None);
+        assert_eq!(out.status.code(), Some(0));
+        insta::assert_snapshot!("stats_tictactoe", stdout(&out));
+        let out = run(rgt().arg("stats").arg(&path).args(["--json", "-O0"]), None);
+        assert_eq!(out.status.code(), Some(0));
+        insta::assert_snapshot!("stats_tictactoe_json", stdout(&out));
+    });
+}
+
+#[test]
+fn fmt_prints_checks_and_rewrites() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("messy.rg");
+    std::fs::write(&file, "type T={a};   // comment\nbegin,end:;\n").unwrap();
+
+    let out = run(rgt().arg("fmt").arg(&file), None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stdout(&out), "type T = { a };\nbegin, end: ;\n");
+
+    let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("is not in canonical form"));
+
+    let out = run(rgt().arg("fmt").arg("--write").arg(&file), None);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "type T = { a };\nbegin, end: ;\n"
+    );
+
+    let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
+    assert_eq!(out.status.code(), Some(0));
+
+    // fmt does not add builtins or type check: only syntax errors fail it.
+    let out = run(rgt().args(["fmt", "-"]), Some("begin, end: x = y;"));
+    assert_eq!(out.status.code(), Some(0));
+    let out = run(rgt().args(["fmt", "-"]), Some("begin, end: x"));
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn help_mentions_the_optimisation_levels_honestly() {
+    let out = run(rgt().args(["translate", "--help"]), None);
+    assert_eq!(out.status.code(), Some(0));
+    let help = stdout(&out);
+    assert!(help.contains("-O <LEVEL>"));
+    assert!(help.contains("not part of this build yet"));
+}

@@ -1,0 +1,1 @@
+//! GDL (KIF, GDL-II) front-end: reader, validation, grounding, lowering to RG.

@@ -1,0 +1,1 @@
+//! High-level Regular Games (HRG) front-end: parser, static semantics, lowering to RG.

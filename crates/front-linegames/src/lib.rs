@@ -1,0 +1,1 @@
+//! LineGames (.lg) front-end: parser and lowering through HRG.

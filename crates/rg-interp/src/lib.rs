@@ -1,0 +1,1 @@
+//! RG interpreter: flat runtime form, legal moves, perft, seeded random playouts, equivalence oracle.

@@ -1,0 +1,1 @@
+//! RG optimisation passes, analyses and the pass manager.

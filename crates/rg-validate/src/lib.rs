@@ -1,0 +1,1 @@
+//! Validators for RG games: every reference check plus static lints, as spanned diagnostics.

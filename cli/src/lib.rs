@@ -39,6 +39,7 @@ pub enum Command {
     Translate(cmd::translate::Args),
     Fmt(cmd::fmt::Args),
     Stats(cmd::stats::Args),
+    Completions(cmd::completions::Args),
 }
 
 /// Parses the command line, runs the command and returns the exit status.
@@ -50,6 +51,7 @@ pub fn run() -> ExitCode {
         Command::Translate(args) => cmd::translate::run(&mut session, args),
         Command::Fmt(args) => cmd::fmt::run(&mut session, args),
         Command::Stats(args) => cmd::stats::run(&mut session, args),
+        Command::Completions(args) => cmd::completions::run(args),
     }));
     match result {
         Ok(Ok(code)) => code,

@@ -59,8 +59,26 @@ pub fn load_text(
     text: String,
     opt: OptLevel,
 ) -> Result<Game, Failure> {
+    let mut game = translate_text(session, lang, name, text)?;
+    optimise(session, &mut game, opt)?;
+    Ok(game)
+}
+
+/// Optimises a checked game at level `opt`. Split from [`load_text`] so that library conversion
+/// can report statistics before and after optimisation.
+pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result<(), Failure> {
     // The optimiser is not part of this build yet: every level leaves the game as translated.
-    let _ = opt;
+    let _ = (session, game, opt);
+    Ok(())
+}
+
+/// Translates, completes and checks a source text named `name`: the game before optimisation.
+pub fn translate_text(
+    session: &mut Session,
+    lang: Lang,
+    name: String,
+    text: String,
+) -> Result<Game, Failure> {
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let lowered = lang.lower(file, text, &LowerOptions::default())?;

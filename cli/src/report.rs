@@ -6,6 +6,7 @@ use rg_core::{FileId, Game, Location, SourceMap, Violation};
 use std::fmt;
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Mutex;
 
 /// Exit status: the input has errors, or a file could not be read or written.
 pub const EXIT_INPUT: u8 = 1;
@@ -74,6 +75,26 @@ pub struct Session {
     pub sources: SourceMap,
     color: bool,
     width: usize,
+    /// When set, [`Session::emit`] records diagnostics here instead of printing them (a batch
+    /// worker puts them in its per-game report).
+    captured: Option<Mutex<Vec<DiagRecord>>>,
+}
+
+/// A diagnostic reduced to plain data, for machine-readable reports.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct DiagRecord {
+    /// `error`, `warning` or `advice`.
+    pub severity: String,
+    /// The stable diagnostic code, e.g. `rg::types::not-assignable`.
+    pub code: Option<String>,
+    /// The one-line message.
+    pub message: String,
+    /// 1-based line of the primary label, when the diagnostic points into the source.
+    pub line: Option<usize>,
+    /// 1-based column (in characters) of the primary label.
+    pub column: Option<usize>,
+    /// The diagnostic as `rgt` prints it (no colour).
+    pub rendered: String,
 }
 
 impl Session {
@@ -97,6 +118,7 @@ impl Session {
             sources: SourceMap::new(),
             color,
             width,
+            captured: None,
         }
     }
 
@@ -107,6 +129,72 @@ impl Session {
             sources: SourceMap::new(),
             color: false,
             width: 100,
+            captured: None,
+        }
+    }
+
+    /// From now on, [`Session::emit`] records diagnostics (see [`Session::take_captured`])
+    /// instead of printing them.
+    pub fn capture_diagnostics(&mut self) {
+        self.captured = Some(Mutex::new(Vec::new()));
+    }
+
+    /// The diagnostics recorded since [`Session::capture_diagnostics`].
+    pub fn take_captured(&mut self) -> Vec<DiagRecord> {
+        self.captured
+            .as_mut()
+            .map(|c| std::mem::take(c.get_mut().unwrap_or_else(|e| e.into_inner())))
+            .unwrap_or_default()
+    }
+
+    /// A diagnostic as plain data; a diagnostic that only groups others gives one record each.
+    pub fn records(&self, d: &Diag) -> Vec<DiagRecord> {
+        let src = d.file.and_then(|f| self.sources.named_source(f));
+        let text = d
+            .file
+            .and_then(|f| self.sources.get(f))
+            .map(|s| s.text.as_str());
+        let record = |diag: &dyn Diagnostic| {
+            let offset = diag.labels().and_then(|labels| {
+                let labels: Vec<LabeledSpan> = labels.collect();
+                labels
+                    .iter()
+                    .find(|l| l.primary())
+                    .or(labels.first())
+                    .map(|l| l.offset())
+            });
+            let (line, column) = match (offset, text) {
+                (Some(off), Some(text)) => {
+                    let (line, column) = line_column(text, off);
+                    (Some(line), Some(column))
+                }
+                _ => (None, None),
+            };
+            DiagRecord {
+                severity: match diag.severity().unwrap_or(miette::Severity::Error) {
+                    miette::Severity::Error => "error",
+                    miette::Severity::Warning => "warning",
+                    miette::Severity::Advice => "advice",
+                }
+                .to_owned(),
+                code: diag.code().map(|c| c.to_string()),
+                message: diag.to_string(),
+                line,
+                column,
+                rendered: render_with(diag, src.as_ref(), false, self.width),
+            }
+        };
+        let diag = d.diag.as_ref();
+        match (diag.labels(), diag.related()) {
+            (None, Some(related)) => {
+                let group: Vec<DiagRecord> = related.map(record).collect();
+                if group.is_empty() {
+                    vec![record(diag)]
+                } else {
+                    group
+                }
+            }
+            _ => vec![record(diag)],
         }
     }
 
@@ -126,6 +214,14 @@ impl Session {
 
     /// Prints diagnostics (warnings, notes) to standard error.
     pub fn emit(&self, diags: &[Diag]) {
+        if let Some(captured) = &self.captured {
+            let records = diags.iter().flat_map(|d| self.records(d));
+            captured
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend(records);
+            return;
+        }
         let mut err = std::io::stderr().lock();
         for d in diags {
             let _ = err.write_all(self.render(d).as_bytes());
@@ -142,6 +238,18 @@ impl Session {
             Failure::Usage(_) => EXIT_USAGE,
         })
     }
+}
+
+/// The 1-based line and column (in characters) of byte `offset` in `text` (clamped to the text).
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[start..].chars().count() + 1)
 }
 
 /// Renders a diagnostic with `src` attached. A diagnostic without labels that only groups

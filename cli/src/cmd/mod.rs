@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod batch;
+pub mod completions;
 pub mod fmt;
 pub mod stats;
 pub mod translate;

@@ -27,15 +27,25 @@ impl Emit {
     }
 }
 
-/// Translate a game into checked RG.
+/// Translate a game into checked RG, or a whole library of games with --out-dir.
 ///
 /// Reads INPUT (its language chosen by extension or --from), adds the built-in definitions,
 /// checks the game and writes it to OUT (standard output by default). Output files are written
 /// atomically: a failed run never leaves a partial file, and the input is never overwritten.
+///
+/// With --out-dir DIR, each INPUT may be a file or a directory (searched recursively) and every
+/// game found is translated into DIR, in parallel, each in its own process under a time (and
+/// optionally memory) limit. A summary table is printed at the end; --report writes one JSON
+/// record per game. Exit status: 0 when every game succeeded (or was skipped), 1 when any failed,
+/// timed out, hit the memory limit or crashed (0 with --allow-failures), 2 usage error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
     pub game: GameArgs,
+
+    /// More inputs (files or directories); several inputs need --out-dir.
+    #[arg(value_name = "INPUT")]
+    pub more_inputs: Vec<String>,
 
     /// Write the result here (`-` = standard output, the default).
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -44,10 +54,42 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Emit::Rg)]
     pub emit: Emit,
+
+    #[command(flatten)]
+    pub batch: crate::cmd::batch::BatchArgs,
 }
 
 /// Runs `rgt translate`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
+    if let Some(out_dir) = &args.batch.out_dir {
+        use crate::cmd::batch::worker;
+        if let (Some(game), Some(output)) = (
+            std::env::var_os(worker::ENV_GAME),
+            std::env::var_os(worker::ENV_OUTPUT),
+        ) {
+            return worker::run(
+                session,
+                &args.game,
+                args.emit,
+                std::path::Path::new(&game),
+                std::path::Path::new(&output),
+            );
+        }
+        let mut inputs = vec![args.game.input.clone()];
+        inputs.extend(args.more_inputs.iter().cloned());
+        return crate::cmd::batch::run(&inputs, args.game.from, args.emit, out_dir, &args.batch);
+    }
+    if !args.more_inputs.is_empty() {
+        return Err(Failure::Usage(
+            "several inputs are translated into a directory: add --out-dir DIR".to_owned(),
+        ));
+    }
+    if std::path::Path::new(&args.game.input).is_dir() {
+        return Err(Failure::Usage(format!(
+            "`{}` is a directory: translate a library with --out-dir DIR",
+            args.game.input
+        )));
+    }
     let game = load(session, &args.game)?;
     let text = rg_fmt::emit_to_string(args.emit.emitter(), &game);
     let target = output_target(args.output.as_deref());

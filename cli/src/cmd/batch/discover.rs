@@ -1,0 +1,174 @@
+//! Finding the games of a library and where each one's output goes.
+
+use super::glob::Glob;
+use crate::lang::Lang;
+use crate::report::Failure;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// One game to convert.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// The input file, as reached from the INPUT argument (used in messages and the report).
+    pub input: PathBuf,
+    /// The language (by extension, or `--from`).
+    pub lang: Lang,
+    /// The output file: `--out-dir` joined with the path relative to the INPUT directory (the
+    /// file name for a file INPUT), with the extension of `--emit`.
+    pub output: PathBuf,
+    /// Size of the input in bytes (largest games are started first).
+    pub size: u64,
+}
+
+/// Expands the INPUT arguments into the sorted list of games.
+///
+/// Directories are searched recursively for files whose extension names a language; hidden
+/// entries (names starting with `.`), symbolic links to directories and the output directory
+/// itself are not entered. `--glob` narrows directory searches; files named explicitly are always
+/// taken. Fails (usage error) when two games would write the same output, when an output would
+/// overwrite its input, or when nothing is found.
+pub fn discover(
+    inputs: &[String],
+    globs: &[Glob],
+    from: Option<Lang>,
+    out_dir: &Path,
+    extension: &str,
+) -> Result<Vec<Job>, Failure> {
+    let out_canon = out_dir.canonicalize().ok();
+    let mut jobs = Vec::new();
+    for input in inputs {
+        let path = PathBuf::from(input);
+        let meta = std::fs::metadata(&path)
+            .map_err(|e| Failure::Io(format!("cannot read `{input}`: {e}")))?;
+        if meta.is_dir() {
+            let mut found = Vec::new();
+            walk(&path, "", out_canon.as_deref(), &mut found)
+                .map_err(|e| Failure::Io(format!("cannot search `{input}`: {e}")))?;
+            for (relative, file, size) in found {
+                let Some(lang) = Lang::from_path(&file) else {
+                    continue;
+                };
+                if !globs.is_empty() && !globs.iter().any(|g| g.matches_path(&relative)) {
+                    continue;
+                }
+                let output = out_dir.join(Path::new(&relative).with_extension(extension));
+                jobs.push(Job {
+                    input: file,
+                    lang: from.unwrap_or(lang),
+                    output,
+                    size,
+                });
+            }
+        } else {
+            let lang = Lang::detect(input, from)?;
+            let name = path
+                .file_name()
+                .ok_or_else(|| Failure::Usage(format!("`{input}` names no file")))?;
+            jobs.push(Job {
+                output: out_dir.join(Path::new(name).with_extension(extension)),
+                input: path,
+                lang,
+                size: meta.len(),
+            });
+        }
+    }
+    if jobs.is_empty() {
+        let known: Vec<String> = Lang::ALL
+            .iter()
+            .flat_map(|l| l.extensions().iter().map(|e| format!(".{e}")))
+            .collect();
+        let narrowed = if globs.is_empty() {
+            String::new()
+        } else {
+            let pats: Vec<&str> = globs.iter().map(Glob::as_str).collect();
+            format!(" matching --glob {}", pats.join(", "))
+        };
+        return Err(Failure::Usage(format!(
+            "no games found{narrowed} (looked for {} files)",
+            known.join(" ")
+        )));
+    }
+    jobs.sort_by(|a, b| a.input.cmp(&b.input).then(a.output.cmp(&b.output)));
+    dedupe_and_check(jobs)
+}
+
+/// Drops a game reached twice for the same output; rejects two games for one output and an output
+/// that is its own input.
+fn dedupe_and_check(jobs: Vec<Job>) -> Result<Vec<Job>, Failure> {
+    let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let mut by_output: BTreeMap<PathBuf, Vec<Job>> = BTreeMap::new();
+    for job in jobs {
+        let key = match (job.output.parent(), job.output.file_name()) {
+            (Some(dir), Some(name)) => canon(dir).join(name),
+            _ => job.output.clone(),
+        };
+        let same: &mut Vec<Job> = by_output.entry(key).or_default();
+        if !same.iter().any(|j| canon(&j.input) == canon(&job.input)) {
+            same.push(job);
+        }
+    }
+    let mut problems = Vec::new();
+    let mut out = Vec::new();
+    for (output, mut same) in by_output {
+        if same.len() > 1 {
+            let names: Vec<String> = same
+                .iter()
+                .map(|j| format!("`{}`", j.input.display()))
+                .collect();
+            problems.push(format!(
+                "{} would all be written to `{}`",
+                names.join(" and "),
+                same[0].output.display()
+            ));
+        } else if canon(&same[0].input) == output {
+            problems.push(format!(
+                "refusing to overwrite the input file `{}`; choose another --out-dir",
+                same[0].input.display()
+            ));
+        } else {
+            out.append(&mut same);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failure::Usage(problems.join("\nerror: ")));
+    }
+    out.sort_by(|a, b| a.input.cmp(&b.input).then(a.output.cmp(&b.output)));
+    Ok(out)
+}
+
+/// Collects `(relative path with '/', path, size)` of every regular file under `dir`, sorted.
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    skip: Option<&Path>,
+    out: &mut Vec<(String, PathBuf, u64)>,
+) -> std::io::Result<()> {
+    if let Some(skip) = skip
+        && dir.canonicalize().is_ok_and(|c| c == skip)
+    {
+        return Ok(());
+    }
+    let mut entries: Vec<(String, PathBuf)> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| (e.file_name().to_string_lossy().into_owned(), e.path())))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for (name, path) in entries {
+        if name.starts_with('.') {
+            continue;
+        }
+        let relative = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let link = std::fs::symlink_metadata(&path)?;
+        if link.is_dir() {
+            walk(&path, &relative, skip, out)?;
+        } else if let Ok(meta) = std::fs::metadata(&path)
+            && meta.is_file()
+        {
+            out.push((relative, path, meta.len()));
+        }
+    }
+    Ok(())
+}

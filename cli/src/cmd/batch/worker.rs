@@ -1,0 +1,175 @@
+//! The worker side: one `rgt` child process translates one game.
+//!
+//! Protocol (one JSON object per line on the worker's standard output):
+//! 1. the worker translates the game and prints a [`WorkerRecord`] (status, statistics,
+//!    diagnostics); it writes nothing to disk yet;
+//! 2. for a successful game it waits for the supervisor to send `commit` on its standard input,
+//!    then writes the output atomically and prints a [`WriteOutcome`].
+//!
+//! If standard input ends (or says anything else) before `commit`, the supervisor has given up on
+//! this game (timeout, memory limit) or has itself died (SIGINT): the worker exits at once without
+//! writing. So a file is only ever written for a game the supervisor has accepted, and a worker
+//! never outlives its supervisor by more than the write it was told to do.
+
+use super::Stats;
+use crate::cmd::translate::Emit;
+use crate::io::{read_input, write_atomically};
+use crate::lang::Lang;
+use crate::pipeline::{GameArgs, optimise, translate_text};
+use crate::report::{DiagRecord, Failure, Session};
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Environment variable naming the game a worker translates (set by the supervisor only).
+pub const ENV_GAME: &str = "RGT_BATCH_WORKER_GAME";
+/// Environment variable naming the worker's output file.
+pub const ENV_OUTPUT: &str = "RGT_BATCH_WORKER_OUTPUT";
+/// Exit status of a worker whose supervisor gave up on it.
+const EXIT_ABANDONED: i32 = 4;
+
+/// What a worker reports after translating.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct WorkerRecord {
+    /// Whether the game translated and checked.
+    pub ok: bool,
+    /// Statistics before optimisation.
+    pub stats_before: Option<Stats>,
+    /// Statistics after optimisation.
+    pub stats_after: Option<Stats>,
+    /// Errors (for a failed game) and warnings.
+    pub diagnostics: Vec<DiagRecord>,
+    /// Peak resident memory of the worker, when the platform tells it.
+    pub peak_rss_bytes: Option<u64>,
+}
+
+/// What a worker reports after `commit`.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct WriteOutcome {
+    /// The error message, if the output could not be written.
+    pub error: Option<String>,
+}
+
+/// Runs as a worker: translates `input` with the user's options and, once told to, writes
+/// `output`.
+pub fn run(
+    session: &mut Session,
+    game: &GameArgs,
+    emit: Emit,
+    input: &Path,
+    output: &Path,
+) -> Result<ExitCode, Failure> {
+    session.capture_diagnostics();
+    let (commit_tx, commit_rx) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let read = std::io::stdin().lock().read_line(&mut line);
+        if read.is_ok_and(|n| n > 0) && line.trim_end() == "commit" {
+            let _ = commit_tx.send(());
+        } else {
+            std::process::exit(EXIT_ABANDONED);
+        }
+    });
+
+    let result = translate(session, game, emit, input);
+    let mut diagnostics = session.take_captured();
+    let (ok, text, stats_before, stats_after) = match result {
+        Ok((text, before, after)) => (true, Some(text), Some(before), Some(after)),
+        Err(failure) => {
+            diagnostics.extend(failure_records(session, &failure));
+            (false, None, None, None)
+        }
+    };
+    let record = WorkerRecord {
+        ok,
+        stats_before,
+        stats_after,
+        diagnostics,
+        peak_rss_bytes: peak_rss(),
+    };
+    send(&record)?;
+    let Some(text) = text else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    if commit_rx.recv().is_err() {
+        std::process::exit(EXIT_ABANDONED);
+    }
+    let error = write(output, text.as_bytes()).err();
+    send(&WriteOutcome { error })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn translate(
+    session: &mut Session,
+    game: &GameArgs,
+    emit: Emit,
+    input: &Path,
+) -> Result<(String, Stats, Stats), Failure> {
+    let path = input.to_string_lossy().into_owned();
+    let lang = Lang::detect(&path, game.from)?;
+    let (name, text) = read_input(&path)?;
+    let mut g = translate_text(session, lang, name, text)?;
+    let before = Stats::of(&g);
+    optimise(session, &mut g, game.opt)?;
+    let after = Stats::of(&g);
+    Ok((rg_fmt::emit_to_string(emit.emitter(), &g), before, after))
+}
+
+fn write(output: &Path, bytes: &[u8]) -> Result<(), String> {
+    if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
+    }
+    write_atomically(output, bytes).map_err(|f| match f {
+        Failure::Io(m) | Failure::Usage(m) => m,
+        Failure::Input(_) => format!("cannot write `{}`", output.display()),
+    })
+}
+
+/// A failure as report records (the same text `rgt translate` prints for it).
+pub fn failure_records(session: &Session, failure: &Failure) -> Vec<DiagRecord> {
+    match failure {
+        Failure::Input(diags) => diags.iter().flat_map(|d| session.records(d)).collect(),
+        Failure::Io(m) => vec![plain_record("rgt::io", m)],
+        Failure::Usage(m) => vec![plain_record("rgt::usage", m)],
+    }
+}
+
+/// A record for a diagnostic that points at no source.
+pub fn plain_record(code: &str, message: &str) -> DiagRecord {
+    DiagRecord {
+        severity: "error".to_owned(),
+        code: Some(code.to_owned()),
+        message: message.to_owned(),
+        line: None,
+        column: None,
+        rendered: format!("error: {message}\n"),
+    }
+}
+
+fn send<T: serde::Serialize>(msg: &T) -> Result<(), Failure> {
+    let mut line = serde_json::to_string(msg).expect("records serialise");
+    line.push('\n');
+    let mut out = std::io::stdout().lock();
+    out.write_all(line.as_bytes())
+        .and_then(|()| out.flush())
+        // The supervisor is gone: nothing more to do.
+        .map_err(|_| std::process::exit(EXIT_ABANDONED))
+}
+
+/// Peak resident set size of this process (Linux), in bytes.
+fn peak_rss() -> Option<u64> {
+    proc_status_kib(Path::new("/proc/self/status"), "VmHWM:").map(|k| k * 1024)
+}
+
+/// Reads one `kB` field of a `/proc/*/status` file.
+pub fn proc_status_kib(path: &Path, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(path).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..]
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()
+}

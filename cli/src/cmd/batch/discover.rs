@@ -24,7 +24,7 @@ pub struct Job {
 ///
 /// Directories are searched recursively for files whose extension names a language; hidden
 /// entries (names starting with `.`), symbolic links to directories and the output directory
-/// itself are not entered. `--glob` narrows directory searches; files named explicitly are always
+/// (when inside an INPUT directory) are not entered. `--glob` narrows directory searches; files named explicitly are always
 /// taken. Fails (usage error) when two games would write the same output, when an output would
 /// overwrite its input, or when nothing is found.
 pub fn discover(
@@ -143,7 +143,10 @@ fn walk(
     skip: Option<&Path>,
     out: &mut Vec<(String, PathBuf, u64)>,
 ) -> std::io::Result<()> {
+    // The output directory is skipped inside an INPUT directory, not when it is the INPUT itself
+    // (then `--emit rg` of .rg games is refused below as overwriting its inputs).
     if let Some(skip) = skip
+        && !prefix.is_empty()
         && dir.canonicalize().is_ok_and(|c| c == skip)
     {
         return Ok(());

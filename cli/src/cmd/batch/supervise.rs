@@ -94,18 +94,7 @@ impl Supervisor {
             }
             Wait::Memory(rss) => {
                 kill(&mut child);
-                record.status = Status::MemoryLimit;
-                record.seconds = start.elapsed().as_secs_f64();
-                record.peak_rss_bytes = Some(rss);
-                record.diagnostics.push(plain_record(
-                    "rgt::batch::memory-limit",
-                    &format!(
-                        "translation used {} MiB, over the limit of {} MiB (--max-memory); nothing was written",
-                        rss >> 20,
-                        self.max_memory.unwrap_or(0) >> 20
-                    ),
-                ));
-                return record;
+                return self.over_memory(record, start, rss);
             }
         };
         record.seconds = start.elapsed().as_secs_f64();
@@ -121,6 +110,15 @@ impl Supervisor {
         record.peak_rss_bytes = worker.peak_rss_bytes;
         record.diagnostics = worker.diagnostics;
         let mut stdin = child.stdin.take().expect("piped stdin");
+        // A game can finish between two memory samples: its own peak decides then.
+        if let (Some(limit), Some(peak)) = (self.max_memory, worker.peak_rss_bytes)
+            && peak > limit
+        {
+            drop(stdin);
+            let _ = child.wait();
+            record.diagnostics.clear();
+            return self.over_memory(record, start, peak);
+        }
         if !worker.ok {
             drop(stdin);
             let _ = child.wait();
@@ -146,6 +144,23 @@ impl Supervisor {
             }
             _ => return record.internal(start, crash_message(job, status.ok(), &err)),
         }
+        record
+    }
+
+    fn over_memory(&self, mut record: GameRecord, start: Instant, rss: u64) -> GameRecord {
+        record.status = Status::MemoryLimit;
+        record.seconds = start.elapsed().as_secs_f64();
+        record.peak_rss_bytes = Some(rss);
+        record.stats_before = None;
+        record.stats_after = None;
+        record.diagnostics.push(plain_record(
+            "rgt::batch::memory-limit",
+            &format!(
+                "translation used {:.1} MiB, over the limit of {:.1} MiB (--max-memory); nothing was written",
+                rss as f64 / 1048576.0,
+                self.max_memory.unwrap_or(0) as f64 / 1048576.0
+            ),
+        ));
         record
     }
 

@@ -1,0 +1,697 @@
+//! End-to-end tests of library conversion (`rgt translate INPUT... --out-dir DIR`): statuses,
+//! exit codes, the JSON report, determinism across --jobs, --skip-existing, time and memory
+//! limits, crash isolation, and that nothing partial is ever written. The fixture library is
+//! tests/fixtures/batch; snapshots live in tests/snapshots/batch.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const LIBRARY: &str = "tests/fixtures/batch/library";
+/// The games of the library that translate, relative to it.
+const GOOD: [&str; 2] = ["board/race.rg", "countdown.rg"];
+/// The games of the library that have errors.
+const BAD: [&str; 2] = ["board/broken.rg", "types/mistyped.rg"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// `rgt` run from the workspace root, so relative paths in its output do not depend on the
+/// checkout.
+fn rgt() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_rgt"));
+    c.current_dir(root()).stdin(Stdio::null());
+    c
+}
+
+fn run(cmd: &mut Command) -> Output {
+    cmd.output().expect("rgt runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8(b.to_vec()).expect("UTF-8 output")
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../../tests/snapshots/batch");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+/// The summary without its timing lines (`time:` and `slowest:` come last by design).
+fn untimed(summary: &str) -> String {
+    summary
+        .lines()
+        .filter(|l| !l.starts_with("time:") && !l.starts_with("slowest:"))
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// The report with everything that depends on timing or on the temporary directory masked.
+fn normalized_report(path: &Path, out_dir: &Path) -> Value {
+    let raw = std::fs::read_to_string(path).expect("report written");
+    let raw = raw.replace(&out_dir.display().to_string(), "<out>");
+    let mut v: Value = serde_json::from_str(&raw).expect("report is JSON");
+    v["summary"]["seconds"] = Value::from(0);
+    v["summary"]["jobs"] = Value::from(0);
+    for g in v["games"].as_array_mut().expect("games") {
+        g["seconds"] = Value::from(0);
+        // Measured on Linux only.
+        g["peak_rss_bytes"] = Value::from(0);
+    }
+    v
+}
+
+/// Every file under `dir`, relative, sorted.
+fn files(dir: &Path) -> Vec<String> {
+    fn walk(base: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in entries {
+            let p = e.expect("entry").path();
+            if p.is_dir() {
+                walk(base, &p, out);
+            } else {
+                let rel = p.strip_prefix(base).expect("under base");
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// What `rgt translate FILE` prints for one game.
+fn single(path: &Path) -> String {
+    let out = run(rgt().arg("translate").arg(path));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn statuses(report: &Value) -> Vec<(String, String)> {
+    report["games"]
+        .as_array()
+        .expect("games")
+        .iter()
+        .map(|g| {
+            (
+                g["path"].as_str().expect("path").to_owned(),
+                g["status"].as_str().expect("status").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn converts_a_library_and_reports_every_game() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("report.json");
+    let out = run(rgt()
+        .args(["translate", LIBRARY, "--out-dir"])
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report)
+        // -O0: the snapshots show the translation, whatever the optimiser makes of it.
+        .args(["--jobs", "2", "-O0"]));
+    // Two games have errors: exit status 1.
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+
+    // Good games are written with their relative path; failed ones leave nothing, not even
+    // their directory, and no temporary file is left behind.
+    let expected: Vec<String> = GOOD.iter().map(|g| (*g).to_owned()).collect();
+    assert_eq!(files(&out_dir), expected);
+    assert!(!out_dir.join("types").exists());
+    for g in GOOD {
+        let written = std::fs::read_to_string(out_dir.join(g)).expect("output");
+        let out = run(rgt()
+            .arg("translate")
+            .arg(root().join(LIBRARY).join(g))
+            .arg("-O0"));
+        assert_eq!(written, text(&out.stdout), "{g}");
+    }
+
+    // Not a terminal: one plain line per game on standard error.
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.lines().count(), 4, "{stderr}");
+    for g in GOOD.iter().chain(&BAD) {
+        assert!(stderr.contains(&format!("{LIBRARY}/{g}")), "{g}: {stderr}");
+    }
+
+    let summary = text(&out.stdout);
+    assert!(summary.contains("\ntime: "), "{summary}");
+    assert!(summary.contains("\nslowest: "), "{summary}");
+    settings().bind(|| {
+        insta::assert_snapshot!("library_summary", untimed(&summary));
+        let report = normalized_report(&report, &out_dir);
+        insta::assert_snapshot!(
+            "library_report",
+            serde_json::to_string_pretty(&report).unwrap()
+        );
+    });
+}
+
+#[test]
+fn report_schema() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    run(rgt()
+        .args(["translate", LIBRARY, "--out-dir"])
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report)
+        .arg("--quiet"));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let summary = &v["summary"];
+    assert_eq!(summary["games"], 4);
+    assert_eq!(summary["failures"], 2);
+    for s in [
+        "ok",
+        "failed",
+        "timeout",
+        "memory-limit",
+        "internal-error",
+        "skipped",
+    ] {
+        assert!(summary["statuses"][s].is_u64(), "{s}");
+    }
+    assert!(summary["seconds"].is_f64());
+    let games = v["games"].as_array().unwrap();
+    // Ordered by path.
+    let paths: Vec<&str> = games.iter().map(|g| g["path"].as_str().unwrap()).collect();
+    let mut sorted = paths.clone();
+    sorted.sort();
+    assert_eq!(paths, sorted);
+    for g in games {
+        assert_eq!(g["language"], "rg");
+        assert!(g["seconds"].as_f64().is_some_and(|s| s >= 0.0));
+        assert!(g["output"].as_str().unwrap().ends_with(".rg"));
+        let ok = g["status"] == "ok";
+        for key in ["stats_before", "stats_after"] {
+            let stats = &g[key];
+            assert_eq!(stats.is_object(), ok, "{key} of {g}");
+            if ok {
+                for field in ["nodes", "edges", "variables", "constants", "pragmas"] {
+                    assert!(stats[field].is_u64(), "{field}");
+                }
+            }
+        }
+        let diags = g["diagnostics"].as_array().unwrap();
+        assert_eq!(diags.is_empty(), ok);
+        for d in diags {
+            assert_eq!(d["severity"], "error");
+            assert!(d["code"].as_str().is_some_and(|c| c.starts_with("rg::")));
+            assert!(d["message"].is_string());
+            assert!(d["line"].as_u64().is_some_and(|l| l >= 1));
+            assert!(
+                d["rendered"]
+                    .as_str()
+                    .is_some_and(|r| r.contains(g["path"].as_str().unwrap()))
+            );
+        }
+    }
+}
+
+#[test]
+fn output_does_not_depend_on_jobs() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut reports = Vec::new();
+    let mut trees = Vec::new();
+    for jobs in ["1", "3"] {
+        let out_dir = tmp.path().join(format!("out{jobs}"));
+        let report = tmp.path().join(format!("r{jobs}.json"));
+        let out = run(rgt()
+            .args(["translate", LIBRARY, "--out-dir"])
+            .arg(&out_dir)
+            .arg("--report")
+            .arg(&report)
+            .args(["-q", "-j", jobs]));
+        assert_eq!(out.status.code(), Some(1));
+        reports.push(normalized_report(&report, &out_dir));
+        trees.push(
+            files(&out_dir)
+                .into_iter()
+                .map(|f| {
+                    let body = std::fs::read(out_dir.join(&f)).unwrap();
+                    (f, body)
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert_eq!(reports[0], reports[1]);
+    assert_eq!(trees[0], trees[1]);
+}
+
+#[test]
+fn exit_status_glob_and_allow_failures() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    // Only the good games: exit 0.
+    let out = run(rgt()
+        .args(["translate", LIBRARY, "--out-dir"])
+        .arg(&out_dir)
+        .args(["--glob", "countdown.rg", "--glob", "board/r*.rg", "-q"]));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert_eq!(files(&out_dir), GOOD.to_vec());
+
+    // `**` crosses directories; a name pattern matches in every directory.
+    let out_dir = tmp.path().join("out2");
+    let out = run(rgt()
+        .args(["translate", LIBRARY, "--out-dir"])
+        .arg(&out_dir)
+        .args(["--glob", "**/b*.rg", "-q", "--allow-failures"]));
+    // broken.rg fails, but --allow-failures: exit 0, the failure still in the summary.
+    assert_eq!(out.status.code(), Some(0));
+    let summary = text(&out.stdout);
+    assert!(summary.contains("failed                1"), "{summary}");
+    assert!(summary.contains("board/broken.rg"), "{summary}");
+    assert!(files(&out_dir).is_empty());
+
+    // --emit changes the extension.
+    let out_dir = tmp.path().join("out3");
+    let out = run(rgt()
+        .args(["translate", LIBRARY, "--out-dir"])
+        .arg(&out_dir)
+        .args(["--glob", "race.*", "--emit", "json", "-q"]));
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(files(&out_dir), vec!["board/race.json".to_owned()]);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("board/race.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["kind"], "GameDeclaration");
+}
+
+#[test]
+fn a_file_in_a_language_without_front_end_or_with_garbage_fails_alone() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    let out = run(rgt()
+        .args([
+            "translate",
+            "tests/fixtures/batch/other/garbage.hrg",
+            "tests/fixtures/batch/library/countdown.rg",
+            "--out-dir",
+        ])
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report));
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(
+        statuses(&v),
+        vec![
+            (
+                "tests/fixtures/batch/library/countdown.rg".to_owned(),
+                "ok".to_owned()
+            ),
+            (
+                "tests/fixtures/batch/other/garbage.hrg".to_owned(),
+                "failed".to_owned()
+            ),
+        ]
+    );
+    assert_eq!(v["games"][1]["language"], "hrg");
+    assert!(!v["games"][1]["diagnostics"].as_array().unwrap().is_empty());
+    // Explicit files are written under their file name.
+    assert_eq!(files(&out_dir), vec!["countdown.rg".to_owned()]);
+}
+
+#[test]
+fn skip_existing_skips_up_to_date_outputs_only() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(lib.join("board")).unwrap();
+    for g in ["countdown.rg", "board/race.rg", "board/broken.rg"] {
+        std::fs::copy(root().join(LIBRARY).join(g), lib.join(g)).unwrap();
+    }
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    let batch = || {
+        let out = run(rgt()
+            .arg("translate")
+            .arg(&lib)
+            .arg("--out-dir")
+            .arg(&out_dir)
+            .arg("--report")
+            .arg(&report)
+            .args(["--skip-existing", "-q"]));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let s: Vec<String> = statuses(&v).into_iter().map(|(_, s)| s).collect();
+        (out.status.code(), s)
+    };
+    // board/broken.rg, board/race.rg, countdown.rg
+    assert_eq!(
+        batch(),
+        (Some(1), vec!["failed".into(), "ok".into(), "ok".into()])
+    );
+    assert_eq!(
+        batch(),
+        (
+            Some(1),
+            vec!["failed".into(), "skipped".into(), "skipped".into()]
+        )
+    );
+
+    // An input edited after its output was written is translated again.
+    let earlier = std::time::SystemTime::now() - Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(out_dir.join("countdown.rg"))
+        .unwrap()
+        .set_modified(earlier)
+        .unwrap();
+    assert_eq!(
+        batch(),
+        (
+            Some(1),
+            vec!["failed".into(), "skipped".into(), "ok".into()]
+        )
+    );
+
+    // With the failing game fixed, every game is fine: exit 0.
+    std::fs::copy(
+        root().join(LIBRARY).join("board/race.rg"),
+        lib.join("board/broken.rg"),
+    )
+    .unwrap();
+    assert_eq!(
+        batch(),
+        (
+            Some(0),
+            vec!["ok".into(), "skipped".into(), "skipped".into()]
+        )
+    );
+}
+
+#[test]
+fn usage_errors() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let code = |args: &[&str], with_out: bool| {
+        let mut c = rgt();
+        c.arg("translate").args(args);
+        if with_out {
+            c.arg("--out-dir").arg(&out_dir);
+        }
+        let o = run(&mut c);
+        (o.status.code(), text(&o.stderr))
+    };
+    // Several inputs, or a directory, need --out-dir.
+    let (c, e) = code(&[LIBRARY], false);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--out-dir"), "{e}");
+    let (c, _) = code(&["a.rg", "b.rg"], false);
+    assert_eq!(c, Some(2));
+    // Batch options need --out-dir.
+    let (c, _) = code(&["a.rg", "--jobs", "2"], false);
+    assert_eq!(c, Some(2));
+    // --out-dir and -o exclude each other.
+    let (c, _) = code(&[LIBRARY, "-o", "x.rg"], true);
+    assert_eq!(c, Some(2));
+    // Nothing found.
+    let (c, e) = code(&[LIBRARY, "--glob", "*.nothing"], true);
+    assert_eq!(c, Some(2));
+    assert!(
+        e.contains("no games found matching --glob *.nothing"),
+        "{e}"
+    );
+    // A malformed pattern.
+    let (c, e) = code(&[LIBRARY, "--glob", "{a,b"], true);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("invalid --glob pattern"), "{e}");
+    // Two games for one output.
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::copy(root().join(LIBRARY).join("countdown.rg"), lib.join("g.rg")).unwrap();
+    std::fs::write(lib.join("g.kif"), "(role a)").unwrap();
+    let (c, e) = code(&[lib.to_str().unwrap()], true);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("would all be written to"), "{e}");
+    std::fs::remove_file(lib.join("g.kif")).unwrap();
+    // Translating a library of .rg files into itself would overwrite the inputs.
+    let o = run(rgt().arg("translate").arg(&lib).arg("--out-dir").arg(&lib));
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("refusing to overwrite the input file"));
+    assert!(!out_dir.exists(), "nothing is created for a usage error");
+    // The output directory inside the searched one is not searched.
+    let o = run(rgt()
+        .arg("translate")
+        .arg(&lib)
+        .arg("--out-dir")
+        .arg(lib.join("out"))
+        .arg("-q"));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let o = run(rgt()
+        .arg("translate")
+        .arg(&lib)
+        .arg("--out-dir")
+        .arg(lib.join("out"))
+        .arg("-q"));
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o.stdout).contains("total                 1"));
+}
+
+/// A named pipe nobody writes to: reading it blocks forever, so its translation never ends.
+#[cfg(unix)]
+fn hanging_game(dir: &Path) -> PathBuf {
+    let path = dir.join("hangs.rg");
+    let st = Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+    assert!(st.success());
+    path
+}
+
+#[cfg(unix)]
+#[test]
+fn a_game_over_the_time_limit_is_stopped_and_the_batch_goes_on() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let hang = hanging_game(tmp.path());
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    let start = Instant::now();
+    let out = run(rgt()
+        .arg("translate")
+        .arg(&hang)
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report)
+        .args(["--timeout", "0.5", "-q"]));
+    assert!(start.elapsed() < Duration::from_secs(30));
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let hung = v["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["path"].as_str().unwrap().ends_with("hangs.rg"))
+        .unwrap();
+    assert_eq!(hung["status"], "timeout");
+    assert_eq!(hung["diagnostics"][0]["code"], "rgt::batch::timeout");
+    assert!(hung["seconds"].as_f64().unwrap() >= 0.5);
+    assert_eq!(v["summary"]["statuses"]["timeout"], 1);
+    assert_eq!(v["summary"]["statuses"]["ok"], 2);
+    assert_eq!(files(&out_dir), GOOD.to_vec());
+    assert!(text(&out.stdout).contains("timeout               1"));
+}
+
+/// The processes whose parent is `pid`.
+#[cfg(target_os = "linux")]
+fn children(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        let Some(after) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+        if ppid == Some(pid)
+            && let Ok(child) = e.file_name().to_string_lossy().parse()
+        {
+            out.push(child);
+        }
+    }
+    out
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_crashing_game_is_an_internal_error_of_that_game_only() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let hang = hanging_game(tmp.path());
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    let mut batch = rgt()
+        .arg("translate")
+        .arg(&hang)
+        .arg(root().join(LIBRARY).join("countdown.rg"))
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .arg("--report")
+        .arg(&report)
+        .args(["-q", "-j", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rgt starts");
+    // Its worker blocks on the pipe; kill it as a crash would (SIGKILL, like the OOM killer).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let worker = loop {
+        let hanging = children(batch.id()).into_iter().find(|&c| {
+            std::fs::read(format!("/proc/{c}/environ"))
+                .is_ok_and(|env| String::from_utf8_lossy(&env).contains("hangs.rg"))
+        });
+        if let Some(w) = hanging {
+            break w;
+        }
+        assert!(Instant::now() < deadline, "no worker started");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let st = Command::new("kill")
+        .args(["-KILL", &worker.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let status = batch.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let games = v["games"].as_array().unwrap();
+    let by_name = |name: &str| {
+        games
+            .iter()
+            .find(|g| g["path"].as_str().unwrap().ends_with(name))
+            .unwrap()
+    };
+    assert_eq!(by_name("countdown.rg")["status"], "ok");
+    assert_eq!(by_name("hangs.rg")["status"], "internal-error");
+    let d = &by_name("hangs.rg")["diagnostics"][0];
+    assert_eq!(d["code"], "rgt::internal");
+    let msg = d["message"].as_str().unwrap();
+    assert!(msg.contains("killed by signal 9"), "{msg}");
+    assert!(msg.contains("reproduce it with `rgt translate"), "{msg}");
+    assert_eq!(files(&out_dir), vec!["countdown.rg".to_owned()]);
+}
+
+/// A valid RG game with a chain of `n` edges (about 2 MB of output for 50 000).
+fn big_game(n: usize) -> String {
+    let mut s = String::from(
+        "type Player = { p };\ntype Score = { 0 };\ntype V = { a, b };\nvar x: V = a;\nbegin, n0: ;\n",
+    );
+    for i in 0..n {
+        s.push_str(&format!("n{i}, n{}: x = b;\n", i + 1));
+    }
+    s.push_str(&format!("n{n}, end: player = keeper;\n"));
+    s
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_game_over_the_memory_limit_is_stopped() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    std::fs::write(lib.join("big.rg"), big_game(20_000)).unwrap();
+    let out_dir = tmp.path().join("out");
+    let report = tmp.path().join("r.json");
+    let batch = |limit: &str| {
+        let out = run(rgt()
+            .arg("translate")
+            .arg(&lib)
+            .arg("--out-dir")
+            .arg(&out_dir)
+            .arg("--report")
+            .arg(&report)
+            .args(["--max-memory", limit, "-q"]));
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        (out.status.code(), v["games"][0].clone())
+    };
+    // No process fits in a megabyte.
+    let (code, game) = batch("1M");
+    assert_eq!(code, Some(1));
+    assert_eq!(game["status"], "memory-limit");
+    assert!(game["peak_rss_bytes"].as_u64().unwrap() > 1 << 20);
+    assert!(files(&out_dir).is_empty());
+    let (code, game) = batch("4G");
+    assert_eq!(code, Some(0));
+    assert_eq!(game["status"], "ok");
+    assert_eq!(files(&out_dir), vec!["big.rg".to_owned()]);
+
+    let out = run(rgt()
+        .arg("translate")
+        .arg(&lib)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["--max-memory", "lots"]));
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[cfg(unix)]
+#[test]
+fn sigint_mid_run_leaves_no_partial_file() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let lib = tmp.path().join("lib");
+    std::fs::create_dir_all(&lib).unwrap();
+    let game = big_game(20_000);
+    for i in 0..24 {
+        std::fs::write(lib.join(format!("g{i:02}.rg")), &game).unwrap();
+    }
+    let expected = single(&lib.join("g00.rg"));
+    let out_dir = tmp.path().join("out");
+    let mut batch = rgt()
+        .arg("translate")
+        .arg(&lib)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["-q", "-j", "2"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("rgt starts");
+    // Interrupt once the first games are written, while others are being translated.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while files(&out_dir)
+        .iter()
+        .filter(|f| f.ends_with(".rg"))
+        .count()
+        < 2
+    {
+        assert!(Instant::now() < deadline, "no output appeared");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let st = Command::new("kill")
+        .args(["-INT", &batch.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let status = batch.wait().unwrap();
+    assert!(!status.success());
+    // Workers that were told to write finish their rename; the others exit without writing.
+    std::thread::sleep(Duration::from_millis(1500));
+    let written = files(&out_dir);
+    assert!(written.len() < 24, "the batch was interrupted: {written:?}");
+    for f in &written {
+        assert!(
+            f.ends_with(".rg") && !f.contains(".rgt-"),
+            "left behind: {f}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(out_dir.join(f)).unwrap(),
+            expected,
+            "{f}"
+        );
+    }
+    // And nothing appears later.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(files(&out_dir), written);
+}

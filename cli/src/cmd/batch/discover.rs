@@ -37,6 +37,12 @@ pub fn discover(
     let out_canon = out_dir.canonicalize().ok();
     let mut jobs = Vec::new();
     for input in inputs {
+        if input == "-" {
+            return Err(Failure::Usage(
+                "standard input (`-`) cannot be translated into a directory; name the files"
+                    .to_owned(),
+            ));
+        }
         let path = PathBuf::from(input);
         let meta = std::fs::metadata(&path)
             .map_err(|e| Failure::Io(format!("cannot read `{input}`: {e}")))?;

@@ -38,7 +38,7 @@ impl Progress {
                 ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
             bar.set_style(
                 ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30.cyan/blue}] {pos}/{len} games, {prefix} {wide_msg}",
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} games, {prefix} {wide_msg}",
                 )
                 .expect("valid template")
                 .progress_chars("=> "),

@@ -67,11 +67,11 @@ impl Progress {
     /// A game is finished.
     pub fn finish(&self, record: &GameRecord) {
         let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-        let failures =
-            self.failures.load(Ordering::SeqCst) + usize::from(record.status.is_failure());
-        if record.status.is_failure() {
-            self.failures.fetch_add(1, Ordering::SeqCst);
-        }
+        let failures = if record.status.is_failure() {
+            self.failures.fetch_add(1, Ordering::SeqCst) + 1
+        } else {
+            self.failures.load(Ordering::SeqCst)
+        };
         match self.mode {
             Mode::Bar => {
                 if let Some(bar) = &self.bar {

@@ -460,6 +460,16 @@ fn usage_errors() {
     assert!(text(&o.stdout).contains("total                 1"));
 }
 
+/// Sends a signal with the shell's built-in `kill` (no procps needed).
+#[cfg(unix)]
+fn signal(name: &str, pid: u32) -> std::process::ExitStatus {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -s {name} {pid}"))
+        .status()
+        .expect("sh runs")
+}
+
 /// A named pipe nobody writes to: reading it blocks forever, so its translation never ends.
 #[cfg(unix)]
 fn hanging_game(dir: &Path) -> PathBuf {
@@ -558,10 +568,7 @@ fn a_crashing_game_is_an_internal_error_of_that_game_only() {
         assert!(Instant::now() < deadline, "no worker started");
         std::thread::sleep(Duration::from_millis(20));
     };
-    let st = Command::new("kill")
-        .args(["-KILL", &worker.to_string()])
-        .status()
-        .unwrap();
+    let st = signal("KILL", worker);
     assert!(st.success());
     let status = batch.wait().unwrap();
     assert_eq!(status.code(), Some(1));
@@ -669,10 +676,7 @@ fn sigint_mid_run_leaves_no_partial_file() {
         assert!(Instant::now() < deadline, "no output appeared");
         std::thread::sleep(Duration::from_millis(5));
     }
-    let st = Command::new("kill")
-        .args(["-INT", &batch.id().to_string()])
-        .status()
-        .unwrap();
+    let st = signal("INT", batch.id());
     assert!(st.success());
     let status = batch.wait().unwrap();
     assert!(!status.success());

@@ -18,7 +18,7 @@
 
 use super::discover::Job;
 use super::worker::{
-    ENV_GAME, ENV_OUTPUT, WorkerRecord, WriteOutcome, plain_record, proc_status_kib,
+    ENV_GAME, ENV_OUTPUT, PREFIX, WorkerRecord, WriteOutcome, plain_record, proc_status_kib,
 };
 use super::{GameRecord, Status};
 use std::ffi::OsString;
@@ -231,13 +231,17 @@ fn crash_message(job: &Job, status: Option<std::process::ExitStatus>, stderr: &s
     )
 }
 
-/// Sends each line of `r` to the returned channel (closed at end of input).
+/// Sends each protocol line of `r`, without its prefix, to the returned channel (closed at end
+/// of input).
 fn read_lines(r: impl Read + Send + 'static) -> Receiver<String> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(r).lines() {
             let Ok(line) = line else { break };
-            if tx.send(line).is_err() {
+            let Some(msg) = line.strip_prefix(PREFIX) else {
+                continue;
+            };
+            if tx.send(msg.to_owned()).is_err() {
                 break;
             }
         }

@@ -1,6 +1,7 @@
 //! The worker side: one `rgt` child process translates one game.
 //!
-//! Protocol (one JSON object per line on the worker's standard output):
+//! Protocol (one JSON object per line on the worker's standard output, after the prefix
+//! [`PREFIX`]; other lines are ignored, so a stray print cannot be taken for a result):
 //! 1. the worker translates the game and prints a [`WorkerRecord`] (status, statistics,
 //!    diagnostics); it writes nothing to disk yet;
 //! 2. for a successful game it waits for the supervisor to send `commit` on its standard input,
@@ -25,6 +26,8 @@ use std::process::ExitCode;
 pub const ENV_GAME: &str = "RGT_BATCH_WORKER_GAME";
 /// Environment variable naming the worker's output file.
 pub const ENV_OUTPUT: &str = "RGT_BATCH_WORKER_OUTPUT";
+/// The prefix of protocol lines.
+pub const PREFIX: &str = "@rgt-worker ";
 /// Exit status of a worker whose supervisor gave up on it.
 const EXIT_ABANDONED: i32 = 4;
 
@@ -148,7 +151,8 @@ pub fn plain_record(code: &str, message: &str) -> DiagRecord {
 }
 
 fn send<T: serde::Serialize>(msg: &T) -> Result<(), Failure> {
-    let mut line = serde_json::to_string(msg).expect("records serialise");
+    let mut line = PREFIX.to_owned();
+    line.push_str(&serde_json::to_string(msg).expect("records serialise"));
     line.push('\n');
     let mut out = std::io::stdout().lock();
     out.write_all(line.as_bytes())

@@ -173,6 +173,8 @@ fn report_schema() {
     let summary = &v["summary"];
     assert_eq!(summary["games"], 4);
     assert_eq!(summary["failures"], 2);
+    assert_eq!(summary["languages"]["rg"]["ok"], 2);
+    assert_eq!(summary["languages"]["rg"]["failed"], 2);
     for s in [
         "ok",
         "failed",
@@ -271,7 +273,10 @@ fn exit_status_glob_and_allow_failures() {
     // broken.rg fails, but --allow-failures: exit 0, the failure still in the summary.
     assert_eq!(out.status.code(), Some(0));
     let summary = text(&out.stdout);
-    assert!(summary.contains("failed                1"), "{summary}");
+    assert!(
+        summary.contains("\nfailed                1       1\n"),
+        "{summary}"
+    );
     assert!(summary.contains("board/broken.rg"), "{summary}");
     assert!(files(&out_dir).is_empty());
 
@@ -457,7 +462,7 @@ fn usage_errors() {
         .arg(lib.join("out"))
         .arg("-q"));
     assert_eq!(o.status.code(), Some(0));
-    assert!(text(&o.stdout).contains("total                 1"));
+    assert!(text(&o.stdout).contains("\ntotal                 1       1\n"));
 }
 
 /// Sends a signal with the shell's built-in `kill` (no procps needed).
@@ -511,7 +516,7 @@ fn a_game_over_the_time_limit_is_stopped_and_the_batch_goes_on() {
     assert_eq!(v["summary"]["statuses"]["timeout"], 1);
     assert_eq!(v["summary"]["statuses"]["ok"], 2);
     assert_eq!(files(&out_dir), GOOD.to_vec());
-    assert!(text(&out.stdout).contains("timeout               1"));
+    assert!(text(&out.stdout).contains("\ntimeout               1       1\n"));
 }
 
 /// The processes whose parent is `pid`.

@@ -375,6 +375,8 @@ fn up_to_date(job: &Job) -> bool {
 #[derive(Debug, Default)]
 struct Summary {
     counts: [usize; Status::ALL.len()],
+    /// Counts per language present, in `Lang::ALL` order.
+    by_lang: Vec<(&'static str, [usize; Status::ALL.len()])>,
     before: (u64, u64),
     after: (u64, u64),
     with_stats: usize,
@@ -390,6 +392,14 @@ impl Summary {
                 .position(|&x| x == r.status)
                 .expect("every status is listed");
             s.counts[k] += 1;
+            match s.by_lang.iter_mut().find(|(l, _)| *l == r.language) {
+                Some((_, counts)) => counts[k] += 1,
+                None => {
+                    let mut counts = [0; Status::ALL.len()];
+                    counts[k] = 1;
+                    s.by_lang.push((r.language, counts));
+                }
+            }
             s.game_seconds += r.seconds;
             if r.status == Status::Ok
                 && let (Some(b), Some(a)) = (r.stats_before, r.stats_after)
@@ -401,6 +411,8 @@ impl Summary {
                 s.after.1 += a.edges as u64;
             }
         }
+        let rank = |l: &str| Lang::ALL.iter().position(|x| x.name() == l);
+        s.by_lang.sort_by_key(|(l, _)| rank(l));
         s
     }
 
@@ -427,6 +439,19 @@ impl Summary {
             .map(|&s| (s.as_str().to_owned(), self.count(s).into()))
             .collect();
         m.insert("statuses".into(), statuses.into());
+        let languages: serde_json::Map<String, serde_json::Value> = self
+            .by_lang
+            .iter()
+            .map(|(lang, counts)| {
+                let statuses: serde_json::Map<String, serde_json::Value> = Status::ALL
+                    .iter()
+                    .zip(counts)
+                    .map(|(s, &n)| (s.as_str().to_owned(), n.into()))
+                    .collect();
+                ((*lang).to_owned(), statuses.into())
+            })
+            .collect();
+        m.insert("languages".into(), languages.into());
         m.insert("failures".into(), self.failures().into());
         m.insert("nodes_before".into(), self.before.0.into());
         m.insert("edges_before".into(), self.before.1.into());
@@ -442,11 +467,24 @@ impl Summary {
     fn render(&self, records: &[GameRecord], wall: Duration, threads: usize) -> String {
         let total: usize = self.counts.iter().sum();
         let mut out = String::new();
-        let _ = writeln!(out, "status            games");
-        for s in Status::ALL {
-            let _ = writeln!(out, "{:<15} {:>7}", s.as_str(), self.count(s));
+        // Games per status (rows) and language (columns).
+        let _ = write!(out, "{:<15}", "games");
+        for (lang, _) in &self.by_lang {
+            let _ = write!(out, " {lang:>7}");
         }
-        let _ = writeln!(out, "{:<15} {:>7}", "total", total);
+        let _ = writeln!(out, " {:>7}", "total");
+        for (k, s) in Status::ALL.iter().enumerate() {
+            let _ = write!(out, "{:<15}", s.as_str());
+            for (_, counts) in &self.by_lang {
+                let _ = write!(out, " {:>7}", counts[k]);
+            }
+            let _ = writeln!(out, " {:>7}", self.counts[k]);
+        }
+        let _ = write!(out, "{:<15}", "total");
+        for (_, counts) in &self.by_lang {
+            let _ = write!(out, " {:>7}", counts.iter().sum::<usize>());
+        }
+        let _ = writeln!(out, " {total:>7}");
         if self.with_stats > 0 {
             let _ = writeln!(
                 out,

@@ -39,6 +39,7 @@ pub enum Command {
     Translate(cmd::translate::Args),
     Fmt(cmd::fmt::Args),
     Stats(cmd::stats::Args),
+    Perft(cmd::perft::Args),
     Completions(cmd::completions::Args),
 }
 
@@ -51,6 +52,7 @@ pub fn run() -> ExitCode {
         Command::Translate(args) => cmd::translate::run(&mut session, args),
         Command::Fmt(args) => cmd::fmt::run(&mut session, args),
         Command::Stats(args) => cmd::stats::run(&mut session, args),
+        Command::Perft(args) => cmd::perft::run(&mut session, args),
         Command::Completions(args) => cmd::completions::run(args),
     }));
     match result {

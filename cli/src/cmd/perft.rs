@@ -1,0 +1,115 @@
+//! `rgt perft`: count the game tree (rg.md §12.11).
+
+use crate::pipeline::{GameArgs, load};
+use crate::report::{Diag, Failure, Session};
+use rg_core::Game;
+use rg_interp::{CompileOptions, Machine, PathError, Program, RuntimeError, State};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// Count the leaves of the game tree to a depth (perft).
+///
+/// A ply is a move of a real player or of `random`; keeper moves are free, and random outcomes
+/// that lead to equal states count once (rg.md §12.11). Each depth from 0 to N is computed from
+/// scratch and printed as `depth D: COUNT (T s, R nodes/s)`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// The deepest depth to count.
+    #[arg(long, short = 'd', value_name = "N")]
+    pub depth: usize,
+
+    /// Start after these moves, e.g. `//2 2/` (rg.md §12.9: tags separated by single spaces).
+    #[arg(long, value_name = "PATH", default_value = "/")]
+    pub after: String,
+
+    /// Print one JSON object `{"counts": [...], "seconds": [...], "nodes_per_second": X}`.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub interp: InterpArgs,
+}
+
+/// Options shared by the commands that play a game.
+#[derive(Clone, Debug, clap::Args)]
+pub struct InterpArgs {
+    /// Ignore the @disjoint, @unique and @repeat pragmas (the reference trusts them; comparing
+    /// with and without reveals a wrong pragma).
+    #[arg(long)]
+    pub ignore_pragmas: bool,
+}
+
+/// Compiles a loaded game into the interpreter's form.
+pub(crate) fn compile(game: &Game, args: &InterpArgs) -> Result<Program, Failure> {
+    Program::new(
+        game,
+        CompileOptions {
+            ignore_pragmas: args.ignore_pragmas,
+        },
+    )
+    .map_err(|e| {
+        let file = e.span().map(|s| s.file);
+        Failure::Input(vec![Diag::new(e, file)])
+    })
+}
+
+/// A run-time error as a failure.
+pub(crate) fn runtime_failure(e: RuntimeError) -> Failure {
+    let file = e.span.map(|s| s.file);
+    Failure::Input(vec![Diag::new(e, file)])
+}
+
+/// The state after `path`.
+pub(crate) fn start_state(m: &mut Machine<'_>, path: &str) -> Result<State, Failure> {
+    m.follow(path).map_err(|e| match e {
+        PathError::Runtime(r) => runtime_failure(*r),
+        PathError::Format(_) => Failure::Usage(e.to_string()),
+        other => Failure::Input(vec![Diag::new(other, None)]),
+    })
+}
+
+/// Runs `rgt perft`.
+pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
+    let game = load(session, &args.game)?;
+    let program = compile(&game, &args.interp)?;
+    let mut m = Machine::new(&program);
+    let start = start_state(&mut m, &args.after)?;
+    let mut counts = Vec::with_capacity(args.depth + 1);
+    let mut seconds = Vec::with_capacity(args.depth + 1);
+    let mut stdout = std::io::stdout().lock();
+    for d in 0..=args.depth {
+        let t = Instant::now();
+        let n = m.perft(&start, d).map_err(|e| runtime_failure(*e))?;
+        let s = t.elapsed().as_secs_f64();
+        counts.push(n);
+        seconds.push(s);
+        if !args.json {
+            let line = format!("depth {d}: {n} ({s:.3} s, {:.0} nodes/s)\n", rate(n, s));
+            stdout
+                .write_all(line.as_bytes())
+                .and_then(|()| stdout.flush())
+                .map_err(|e| Failure::Io(format!("cannot write to standard output: {e}")))?;
+        }
+    }
+    if args.json {
+        let last = args.depth;
+        let v = serde_json::json!({
+            "counts": counts,
+            "seconds": seconds,
+            "nodes_per_second": rate(counts[last], seconds[last]),
+        });
+        let text = format!("{v}\n");
+        stdout
+            .write_all(text.as_bytes())
+            .map_err(|e| Failure::Io(format!("cannot write to standard output: {e}")))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn rate(n: u64, s: f64) -> f64 {
+    if s > 0.0 { n as f64 / s } else { 0.0 }
+}

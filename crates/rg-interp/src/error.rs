@@ -1,0 +1,170 @@
+//! Errors of the interpreter: a game that cannot be loaded, and actions that cannot be evaluated.
+
+use miette::SourceSpan;
+use rg_core::{EdgeId, Span};
+
+/// Why a checked game cannot be turned into the runtime form (rg.md §12.13: the cases where the
+/// reference aborts while loading).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum CompileError {
+    /// The game has no `begin` node.
+    #[error("the game has no `begin` node")]
+    #[diagnostic(
+        code(rg::interp::no_begin),
+        help("every game starts at the node named `begin`")
+    )]
+    NoBegin,
+    /// A type, constant, variable or action the interpreter cannot represent.
+    #[error("{message}")]
+    #[diagnostic(code(rg::interp::unsupported))]
+    Unsupported {
+        message: String,
+        #[label("here")]
+        label: Option<SourceSpan>,
+        span: Option<Span>,
+        #[help]
+        help: Option<String>,
+    },
+}
+
+impl CompileError {
+    pub(crate) fn at(message: impl Into<String>, span: Option<Span>) -> Self {
+        CompileError::Unsupported {
+            message: message.into(),
+            label: span.map(Into::into),
+            span,
+            help: None,
+        }
+    }
+
+    pub(crate) fn with_help(mut self, text: impl Into<String>) -> Self {
+        if let CompileError::Unsupported { help, .. } = &mut self {
+            *help = Some(text.into());
+        }
+        self
+    }
+
+    /// The source span the error points at, if any.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            CompileError::NoBegin => None,
+            CompileError::Unsupported { span, .. } => *span,
+        }
+    }
+}
+
+/// What went wrong while evaluating an action (rg.md §11 condition 1, §12.13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// A map was indexed by a symbol outside its domain (reading gives the default in the
+    /// reference; storing cannot be represented). Reported when reading only in strict mode.
+    KeyOutsideDomain { key: String, write: bool },
+    /// A stored symbol is not a member of the location's set type (strict mode only).
+    ValueOutsideType { value: String, ty: String },
+    /// A reachability check that (transitively) re-enters itself never terminates.
+    RecursiveReachability,
+    /// A move search produced a walk with more tags than any real move (a cycle through tags).
+    TooManyTags { limit: usize },
+}
+
+impl std::fmt::Display for Fault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fault::KeyOutsideDomain { key, write: true } => {
+                write!(
+                    f,
+                    "store into a map at key `{key}`, which is outside the map's domain"
+                )
+            }
+            Fault::KeyOutsideDomain { key, write: false } => {
+                write!(
+                    f,
+                    "map accessed at key `{key}`, which is outside the map's domain"
+                )
+            }
+            Fault::ValueOutsideType { value, ty } => {
+                write!(f, "value `{value}` stored into a location of type `{ty}`")
+            }
+            Fault::RecursiveReachability => {
+                write!(
+                    f,
+                    "a reachability check reaches the node it is checked from"
+                )
+            }
+            Fault::TooManyTags { limit } => {
+                write!(
+                    f,
+                    "a move search produced a walk with more than {limit} tags"
+                )
+            }
+        }
+    }
+}
+
+/// An action that cannot be evaluated, with where it happened: the edge, its source span, and the
+/// moves (tag lists) played from the initial state before it.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[error("run-time error on edge `{edge_text}`: {fault}")]
+#[diagnostic(code(rg::interp::runtime))]
+pub struct RuntimeError {
+    pub fault: Fault,
+    pub edge: EdgeId,
+    /// The edge as printed (`a, b: label`).
+    pub edge_text: String,
+    #[label("{fault}")]
+    pub label: Option<SourceSpan>,
+    pub span: Option<Span>,
+    /// The moves played before the failing search, each a list of tags.
+    pub path: Vec<Vec<String>>,
+    #[help]
+    pub help: Option<String>,
+}
+
+impl RuntimeError {
+    /// The path in the `/m1/m2/` notation of rg.md §12.9.
+    pub fn path_text(&self) -> String {
+        format_path(&self.path)
+    }
+
+    pub(crate) fn finish_help(&mut self) {
+        self.help = Some(format!("reached after the moves {}", self.path_text()));
+    }
+}
+
+/// Writes a path of moves as `/m1/m2/…/` (rg.md §12.9).
+pub fn format_path(path: &[Vec<String>]) -> String {
+    let mut s = String::from("/");
+    for m in path {
+        s.push_str(&m.join(" "));
+        s.push('/');
+    }
+    s
+}
+
+/// Why a path (`--after`) cannot be followed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum PathError {
+    #[error("incorrect path format: `{0}`")]
+    #[diagnostic(
+        code(rg::interp::path_format),
+        help(
+            "a path starts and ends with `/`, e.g. `/` or `//2 2/` (moves are tags separated by single spaces)"
+        )
+    )]
+    Format(String),
+    #[error("unknown tag `{0}`")]
+    #[diagnostic(
+        code(rg::interp::path_tag),
+        help("tags are symbols or node names of the game")
+    )]
+    UnknownTag(String),
+    #[error("path `{path}` failed at `{mv}`: no legal move has these tags")]
+    #[diagnostic(
+        code(rg::interp::path_illegal),
+        help("`rgt moves GAME --after PATH` lists the legal moves at any point")
+    )]
+    Illegal { path: String, mv: String },
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Runtime(Box<RuntimeError>),
+}

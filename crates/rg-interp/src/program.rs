@@ -1,0 +1,868 @@
+//! The flat runtime form of a game (compiled once, then shared by every search).
+//!
+//! * Symbols are the game's own symbol ids (`u32`).
+//! * A game state is one `u32` slice: every variable in a fixed slot range. An element takes one
+//!   slot (its symbol). A map `K -> V` with `n = |K|` keys takes `size(V) + n * (1 + size(V))`
+//!   slots: its default value, then per key (in `K`'s order) a *present* flag and the entry's
+//!   value; an absent entry holds a copy of the default. This keeps the reference's runtime
+//!   values exactly (rg.md §12.1): `{ a: 0, :0 }` (present flag set) differs from `{ :0 }`, and
+//!   comparing two values of one layout is comparing their slots.
+//! * Ordinary variables come first and `goals`, `player`, `visible` last, so the values that
+//!   take part in the visited-state check (rg.md §12.6) are a prefix of the state.
+
+use crate::error::CompileError;
+use rg_core::typeck::{Resolved, TypeEnv};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, PragmaKind, Symbol, TypeId};
+use rg_core::{NodeId, Span, ValueData, ValueId};
+use std::collections::HashMap;
+
+/// "No index": a symbol outside a domain.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// The key set of a map type: its members in order and a symbol → position table.
+#[derive(Clone, Debug)]
+pub(crate) struct Domain {
+    pub members: Vec<u32>,
+    index: Vec<u32>,
+}
+
+impl Domain {
+    fn new(members: &[Symbol]) -> Self {
+        let max = members.iter().map(|s| s.index() + 1).max().unwrap_or(0);
+        let mut index = vec![NONE; max];
+        let mut list = Vec::with_capacity(members.len());
+        for s in members {
+            if index[s.index()] == NONE {
+                index[s.index()] = list.len() as u32;
+                list.push(s.0);
+            }
+        }
+        Domain {
+            members: list,
+            index,
+        }
+    }
+
+    /// The position of `sym`, or [`NONE`].
+    #[inline]
+    pub fn position(&self, sym: u32) -> u32 {
+        self.index.get(sym as usize).copied().unwrap_or(NONE)
+    }
+}
+
+/// The shape of a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Layout {
+    Elem,
+    Map { dom: u32, val: u32 },
+}
+
+/// Where a value lives while an expression is evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    State(u32),
+    Const(u32),
+    Sym(u32),
+}
+
+/// A compiled expression.
+#[derive(Clone, Debug)]
+pub(crate) enum Expr {
+    Var(u32),
+    Const(u32),
+    Sym(u32),
+    Access {
+        map: Box<Expr>,
+        key: Box<Expr>,
+        dom: u32,
+        /// Size of the map's values.
+        vsize: u32,
+    },
+}
+
+/// The left side of an assignment: a variable and the keys of the accesses into it.
+#[derive(Clone, Debug)]
+pub(crate) struct LPath {
+    pub root: u32,
+    /// Per access, outermost first: key, domain, size of the map's values.
+    pub steps: Vec<(Expr, u32, u32)>,
+    /// Size of the stored value.
+    pub size: u32,
+    /// For strict mode: the set type of the location (an index into `Program::sets`), when it
+    /// is an element.
+    pub check: Option<u32>,
+}
+
+/// A compiled edge label.
+#[derive(Clone, Debug)]
+pub(crate) enum Action {
+    Skip,
+    Tag(u32),
+    TagVar(u32),
+    Assign {
+        lhs: LPath,
+        rhs: Expr,
+        player: bool,
+    },
+    AssignAny {
+        lhs: LPath,
+        members: Vec<u32>,
+        player: bool,
+    },
+    Compare {
+        lhs: Expr,
+        rhs: Expr,
+        /// Slots compared; `None` when the shapes differ (never equal).
+        size: Option<u32>,
+        negated: bool,
+    },
+    Reach {
+        from: u32,
+        to: u32,
+        negated: bool,
+    },
+}
+
+/// A compiled edge.
+#[derive(Clone, Debug)]
+pub(crate) struct Edge {
+    pub target: u32,
+    pub action: Action,
+    pub id: EdgeId,
+}
+
+/// Per-node facts used by the search.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Node {
+    pub first_edge: u32,
+    pub end_edge: u32,
+    /// `@unique`: never subject to the visited-state check.
+    pub unique: bool,
+    /// `@repeat`: the slot ranges compared by the visited-state check (index into `repeats`).
+    pub repeat: Option<u32>,
+    /// A covering `@disjoint`: stop after the first edge that succeeds.
+    pub disjoint: bool,
+}
+
+/// Options of compilation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CompileOptions {
+    /// Ignore `@disjoint`, `@unique` and `@repeat` (the reference trusts them; a wrong pragma
+    /// then changes results, which comparing with this mode reveals).
+    pub ignore_pragmas: bool,
+}
+
+/// A game in runtime form.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub(crate) domains: Vec<Domain>,
+    pub(crate) layouts: Vec<Layout>,
+    pub(crate) sizes: Vec<u32>,
+    /// Set types used by strict-mode membership checks.
+    pub(crate) sets: Vec<(Domain, String)>,
+    pub(crate) consts: Vec<u32>,
+    pub(crate) init: Vec<u32>,
+    /// Slots of the ordinary variables (a prefix of the state).
+    pub(crate) ordinary: u32,
+    pub(crate) player: u32,
+    pub(crate) goals: Option<(u32, u32)>,
+    pub(crate) keeper: u32,
+    pub(crate) random: u32,
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) edges: Vec<Edge>,
+    pub(crate) repeats: Vec<Vec<(u32, u32)>>,
+    pub(crate) begin: u32,
+    pub(crate) end: u32,
+    /// Symbol names (for output and errors).
+    pub(crate) names: Vec<String>,
+    /// Symbols that may appear in a path: node names, symbols of values and tags of the game.
+    pub(crate) path_symbols: HashMap<String, u32>,
+    pub(crate) edge_texts: HashMap<EdgeId, (String, Option<Span>)>,
+}
+
+struct Builder<'g> {
+    game: &'g Game,
+    env: TypeEnv<'g>,
+    layouts: Vec<Layout>,
+    layout_ids: HashMap<Layout, u32>,
+    sizes: Vec<u32>,
+    domains: Vec<Domain>,
+    domain_ids: HashMap<Vec<u32>, u32>,
+    sets: Vec<(Domain, String)>,
+    set_ids: HashMap<TypeId, u32>,
+    /// Constants by name: offset and layout.
+    consts: HashMap<Symbol, (u32, u32)>,
+    const_slots: Vec<u32>,
+    /// Variables by name: offset and layout.
+    vars: HashMap<Symbol, (u32, u32)>,
+}
+
+const ELEM: u32 = 0;
+
+impl<'g> Builder<'g> {
+    fn layout_id(&mut self, l: Layout) -> u32 {
+        if let Some(&id) = self.layout_ids.get(&l) {
+            return id;
+        }
+        let size = match l {
+            Layout::Elem => 1,
+            Layout::Map { dom, val } => {
+                let v = self.sizes[val as usize];
+                let n = self.domains[dom as usize].members.len() as u32;
+                v.saturating_add(n.saturating_mul(v.saturating_add(1)))
+            }
+        };
+        let id = self.layouts.len() as u32;
+        self.layouts.push(l);
+        self.sizes.push(size);
+        self.layout_ids.insert(l, id);
+        id
+    }
+
+    fn domain_id(&mut self, members: &[Symbol]) -> u32 {
+        let key: Vec<u32> = members.iter().map(|s| s.0).collect();
+        if let Some(&id) = self.domain_ids.get(&key) {
+            return id;
+        }
+        let id = self.domains.len() as u32;
+        self.domains.push(Domain::new(members));
+        self.domain_ids.insert(key, id);
+        id
+    }
+
+    fn type_text(&self, t: TypeId) -> String {
+        rg_core::print::print_type(self.game, t)
+    }
+
+    /// The layout of a declared type.
+    fn layout_of(&mut self, t: TypeId, span: Option<Span>) -> Result<u32, CompileError> {
+        let resolved = self.env.resolve(t).map_err(|_| {
+            CompileError::at(
+                format!("type `{}` cannot be resolved", self.type_text(t)),
+                span,
+            )
+        })?;
+        match resolved {
+            Resolved::Set(_) => Ok(ELEM),
+            Resolved::Arrow(k, v) => {
+                let dom = match self.env.resolve(k) {
+                    Ok(Resolved::Set(ms)) => self.domain_id(ms.as_slice()),
+                    _ => {
+                        return Err(CompileError::at(
+                            format!("the keys of map type `{}` are not a set", self.type_text(t)),
+                            span,
+                        )
+                        .with_help("a map type's source must resolve to a set of symbols"));
+                    }
+                };
+                let val = self.layout_of(v, span)?;
+                let id = self.layout_id(Layout::Map { dom, val });
+                if self.sizes[id as usize] > (1 << 28) {
+                    return Err(CompileError::at(
+                        format!("map type `{}` is too large to store", self.type_text(t)),
+                        span,
+                    ));
+                }
+                Ok(id)
+            }
+        }
+    }
+
+    /// The set a location of type `t` may hold, for strict-mode checks.
+    fn set_of(&mut self, t: TypeId) -> Option<u32> {
+        if let Some(&id) = self.set_ids.get(&t) {
+            return Some(id);
+        }
+        let Ok(Resolved::Set(ms)) = self.env.resolve(t) else {
+            return None;
+        };
+        let id = self.sets.len() as u32;
+        self.sets
+            .push((Domain::new(ms.as_slice()), self.type_text(t)));
+        self.set_ids.insert(t, id);
+        Some(id)
+    }
+
+    /// Writes the runtime value of `v` (layout `layout`) into `out`. `visible` says whether a
+    /// constant name denotes that constant's value.
+    fn write_value(
+        &self,
+        v: ValueId,
+        layout: u32,
+        out: &mut [u32],
+        visible: &dyn Fn(Symbol) -> bool,
+        span: Option<Span>,
+    ) -> Result<(), CompileError> {
+        match self.game.value(v) {
+            ValueData::Element(s) => {
+                if visible(*s)
+                    && let Some(&(off, l)) = self.consts.get(s)
+                {
+                    if l != layout {
+                        return Err(CompileError::at(
+                            format!(
+                                "constant `{}` has another shape than the value expected here",
+                                self.game.name(*s)
+                            ),
+                            span,
+                        ));
+                    }
+                    let n = self.sizes[l as usize] as usize;
+                    out[..n].copy_from_slice(&self.const_slots[off as usize..off as usize + n]);
+                    return Ok(());
+                }
+                if layout != ELEM {
+                    return Err(CompileError::at(
+                        format!(
+                            "symbol `{}` given where a map is expected",
+                            self.game.name(*s)
+                        ),
+                        span,
+                    ));
+                }
+                out[0] = s.0;
+                Ok(())
+            }
+            ValueData::Map(entries) => {
+                let Layout::Map { dom, val } = self.layouts[layout as usize] else {
+                    return Err(CompileError::at(
+                        "a map value given where a symbol is expected",
+                        span,
+                    ));
+                };
+                let vsize = self.sizes[val as usize] as usize;
+                let Some(default) = entries.iter().find(|e| e.key.is_none()) else {
+                    return Err(CompileError::at(
+                        "a map value without a default entry",
+                        span,
+                    ));
+                };
+                self.write_value(default.value, val, &mut out[..vsize], visible, span)?;
+                let domain = &self.domains[dom as usize];
+                for i in 0..domain.members.len() {
+                    let at = vsize + i * (vsize + 1);
+                    out[at] = 0;
+                    out.copy_within(0..vsize, at + 1);
+                }
+                for e in entries.iter() {
+                    let Some(k) = e.key else { continue };
+                    let i = domain.position(k.0);
+                    if i == NONE {
+                        return Err(CompileError::at(
+                            format!(
+                                "map key `{}` is not a member of the map's key type",
+                                self.game.name(k)
+                            ),
+                            span,
+                        ));
+                    }
+                    let at = vsize + i as usize * (vsize + 1);
+                    out[at] = 1;
+                    self.write_value(
+                        e.value,
+                        val,
+                        &mut out[at + 1..at + 1 + vsize],
+                        visible,
+                        span,
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Compiles an expression; returns it with its layout.
+    fn expr(&self, e: ExprId, span: Option<Span>) -> Result<(Expr, u32), CompileError> {
+        let wk = self.game.well_known();
+        match self.game.expr(e) {
+            ExprData::Cast(_, inner) => self.expr(inner, span),
+            ExprData::Ref(x) => {
+                let special = x == wk.goals || x == wk.player || x == wk.visible;
+                if !special && let Some(&(off, l)) = self.consts.get(&x) {
+                    return Ok((Expr::Const(off), l));
+                }
+                if let Some(&(off, l)) = self.vars.get(&x) {
+                    return Ok((Expr::Var(off), l));
+                }
+                Ok((Expr::Sym(x.0), ELEM))
+            }
+            ExprData::Access(m, k) => {
+                let (map, ml) = self.expr(m, span)?;
+                let (key, kl) = self.expr(k, span)?;
+                let Layout::Map { dom, val } = self.layouts[ml as usize] else {
+                    return Err(CompileError::at("the accessed value is not a map", span));
+                };
+                if kl != ELEM {
+                    return Err(CompileError::at("a map used as an access key", span));
+                }
+                Ok((
+                    Expr::Access {
+                        map: Box::new(map),
+                        key: Box::new(key),
+                        dom,
+                        vsize: self.sizes[val as usize],
+                    },
+                    val,
+                ))
+            }
+        }
+    }
+
+    /// Compiles the left side of an assignment.
+    fn lpath(&mut self, e: ExprId, span: Option<Span>) -> Result<LPath, CompileError> {
+        let mut keys = Vec::new();
+        let mut cur = self.game.strip_casts(e);
+        loop {
+            match self.game.expr(cur) {
+                ExprData::Access(m, k) => {
+                    keys.push(k);
+                    cur = self.game.strip_casts(m);
+                }
+                ExprData::Ref(x) => {
+                    let wk = self.game.well_known();
+                    let special = x == wk.goals || x == wk.player || x == wk.visible;
+                    let is_const = !special && self.consts.contains_key(&x);
+                    let Some(&(root, mut layout)) = self.vars.get(&x).filter(|_| !is_const) else {
+                        return Err(CompileError::at(
+                            format!(
+                                "assignment to `{}`, which is not a variable",
+                                self.game.name(x)
+                            ),
+                            span,
+                        ));
+                    };
+                    let mut ty = self
+                        .game
+                        .variable(x)
+                        .map(|v| v.ty)
+                        .expect("a laid-out variable is declared");
+                    let mut steps = Vec::with_capacity(keys.len());
+                    for &k in keys.iter().rev() {
+                        let Layout::Map { dom, val } = self.layouts[layout as usize] else {
+                            return Err(CompileError::at("the accessed value is not a map", span));
+                        };
+                        let (key, kl) = self.expr(k, span)?;
+                        if kl != ELEM {
+                            return Err(CompileError::at("a map used as an access key", span));
+                        }
+                        steps.push((key, dom, self.sizes[val as usize]));
+                        layout = val;
+                        ty = match self.env.resolve(ty) {
+                            Ok(Resolved::Arrow(_, v)) => v,
+                            _ => ty,
+                        };
+                    }
+                    let check = if layout == ELEM {
+                        self.set_of(ty)
+                    } else {
+                        None
+                    };
+                    return Ok(LPath {
+                        root,
+                        steps,
+                        size: self.sizes[layout as usize],
+                        check,
+                    });
+                }
+                ExprData::Cast(..) => unreachable!("casts are stripped"),
+            }
+        }
+    }
+
+    fn lpath_layout(&self, p: &LPath) -> u32 {
+        // The layout of the location is found again from its size and shape when needed; for
+        // comparisons with the right side only the size matters.
+        p.size
+    }
+}
+
+impl Program {
+    /// Compiles a checked game (after the built-in definitions step and the type checker).
+    pub fn new(game: &Game, opts: CompileOptions) -> Result<Program, CompileError> {
+        let mut b = Builder {
+            game,
+            env: TypeEnv::new(game),
+            layouts: Vec::new(),
+            layout_ids: HashMap::new(),
+            sizes: Vec::new(),
+            domains: Vec::new(),
+            domain_ids: HashMap::new(),
+            sets: Vec::new(),
+            set_ids: HashMap::new(),
+            consts: HashMap::new(),
+            const_slots: Vec::new(),
+            vars: HashMap::new(),
+        };
+        b.layout_id(Layout::Elem);
+        let wk = *game.well_known();
+
+        // Constants, in order; each sees the earlier ones.
+        for c in &game.constants {
+            if b.consts.contains_key(&c.name) {
+                continue;
+            }
+            let span = c.spans.whole;
+            let l = b.layout_of(c.ty, span)?;
+            let n = b.sizes[l as usize] as usize;
+            let mut slots = vec![0; n];
+            let earlier: &HashMap<Symbol, (u32, u32)> = &b.consts;
+            let visible = |s: Symbol| earlier.contains_key(&s);
+            b.write_value(c.value, l, &mut slots, &visible, span)?;
+            let off = b.const_slots.len() as u32;
+            b.const_slots.extend_from_slice(&slots);
+            b.consts.insert(c.name, (off, l));
+        }
+
+        // Variables: ordinary ones first, then goals, player, visible.
+        let mut order: Vec<usize> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for (i, v) in game.variables.iter().enumerate() {
+            if seen.insert(v.name) {
+                order.push(i);
+            }
+        }
+        let is_special = |s: Symbol| s == wk.goals || s == wk.player || s == wk.visible;
+        order.sort_by_key(|&i| {
+            let n = game.variables[i].name;
+            (
+                is_special(n),
+                [wk.goals, wk.player, wk.visible]
+                    .iter()
+                    .position(|&s| s == n),
+            )
+        });
+        let mut init = Vec::new();
+        let mut ordinary = 0u32;
+        for &i in &order {
+            let v = &game.variables[i];
+            let span = v.spans.whole;
+            let l = b.layout_of(v.ty, span)?;
+            let n = b.sizes[l as usize] as usize;
+            let mut slots = vec![0; n];
+            let all = |s: Symbol| b.consts.contains_key(&s);
+            b.write_value(v.init, l, &mut slots, &all, span)?;
+            let off = init.len() as u32;
+            if !is_special(v.name) {
+                ordinary = off + n as u32;
+            }
+            init.extend_from_slice(&slots);
+            b.vars.insert(v.name, (off, l));
+        }
+        let player = match b.vars.get(&wk.player) {
+            Some(&(off, ELEM)) => off,
+            _ => {
+                return Err(CompileError::at(
+                    "the game has no variable `player` holding a symbol",
+                    None,
+                ));
+            }
+        };
+        let goals = b.vars.get(&wk.goals).map(|&(off, l)| (off, l));
+
+        // Nodes and edges.
+        let begin = game.begin().ok_or(CompileError::NoBegin)?;
+        let node_count = game.node_capacity();
+        let mut nodes: Vec<Node> = vec![Node::default(); node_count];
+        let mut edges = Vec::with_capacity(game.edge_count());
+        let mut edge_texts = HashMap::new();
+        for (n, nd) in nodes.iter_mut().enumerate() {
+            let nid = NodeId::new(n);
+            nd.first_edge = edges.len() as u32;
+            let mut out: Vec<EdgeId> = game.outgoing(nid).to_vec();
+            out.sort_unstable();
+            for e in out {
+                let data = game.edge(e);
+                let span = data.spans.whole;
+                edge_texts.insert(
+                    e,
+                    (
+                        format!(
+                            "{}, {}: {}",
+                            game.node_name(data.from),
+                            game.node_name(data.to),
+                            rg_core::print::print_label(game, &data.label)
+                        ),
+                        span,
+                    ),
+                );
+                let action = match data.label {
+                    Label::Skip => Action::Skip,
+                    Label::Tag(s) => Action::Tag(s.0),
+                    Label::TagVar(v) => match b.vars.get(&v) {
+                        Some(&(off, ELEM)) => Action::TagVar(off),
+                        Some(_) => {
+                            return Err(CompileError::at(
+                                format!("`$$ {}` tags with a map", game.name(v)),
+                                span,
+                            ));
+                        }
+                        None => {
+                            return Err(CompileError::at(
+                                format!("`$$ {}`: no such variable", game.name(v)),
+                                span,
+                            ));
+                        }
+                    },
+                    Label::Assign { lhs, rhs } => {
+                        let path = b.lpath(lhs, span)?;
+                        let (r, rl) = b.expr(rhs, span)?;
+                        if b.sizes[rl as usize] != b.lpath_layout(&path) {
+                            return Err(CompileError::at(
+                                "the assigned value has another shape than its location",
+                                span,
+                            ));
+                        }
+                        let player = path.root == player
+                            && path.steps.is_empty()
+                            && {
+                                matches!(game.expr(game.strip_casts(lhs)), ExprData::Ref(s) if s == wk.player)
+                            };
+                        Action::Assign {
+                            lhs: path,
+                            rhs: r,
+                            player,
+                        }
+                    }
+                    Label::AssignAny { lhs, ty } => {
+                        let path = b.lpath(lhs, span)?;
+                        let members = match b.env.resolve(ty) {
+                            Ok(Resolved::Set(ms)) => ms.as_slice().iter().map(|s| s.0).collect(),
+                            _ => {
+                                return Err(CompileError::at(
+                                    format!("`{}(*)` needs a set type", b.type_text(ty)),
+                                    span,
+                                ));
+                            }
+                        };
+                        if path.size != 1 {
+                            return Err(CompileError::at(
+                                "`T(*)` assigned to a map location",
+                                span,
+                            ));
+                        }
+                        let player = path.steps.is_empty()
+                            && {
+                                matches!(game.expr(game.strip_casts(lhs)), ExprData::Ref(s) if s == wk.player)
+                            };
+                        Action::AssignAny {
+                            lhs: path,
+                            members,
+                            player,
+                        }
+                    }
+                    Label::Compare { lhs, rhs, negated } => {
+                        let (l, ll) = b.expr(lhs, span)?;
+                        let (r, rl) = b.expr(rhs, span)?;
+                        let size = if ll == rl {
+                            Some(b.sizes[ll as usize])
+                        } else if ll == ELEM || rl == ELEM {
+                            None
+                        } else {
+                            return Err(CompileError::at(
+                                "comparison of maps of different types",
+                                span,
+                            ));
+                        };
+                        Action::Compare {
+                            lhs: l,
+                            rhs: r,
+                            size,
+                            negated,
+                        }
+                    }
+                    Label::Reach { from, to, negated } => Action::Reach {
+                        from: from.0,
+                        to: to.0,
+                        negated,
+                    },
+                };
+                edges.push(Edge {
+                    target: data.to.0,
+                    action,
+                    id: e,
+                });
+            }
+            nd.end_edge = edges.len() as u32;
+        }
+
+        // Pragmas the search uses.
+        let mut repeats = Vec::new();
+        if !opts.ignore_pragmas {
+            for p in &game.pragmas {
+                match &p.kind {
+                    PragmaKind::Unique(ns) => {
+                        for n in ns {
+                            nodes[n.index()].unique = true;
+                        }
+                    }
+                    PragmaKind::Repeat {
+                        nodes: ns,
+                        variables,
+                    } => {
+                        let ranges: Vec<(u32, u32)> = variables
+                            .iter()
+                            .filter(|v| !is_special(**v))
+                            .filter_map(|v| b.vars.get(v))
+                            .map(|&(off, l)| (off, b.sizes[l as usize]))
+                            .collect();
+                        let id = repeats.len() as u32;
+                        repeats.push(ranges);
+                        for n in ns {
+                            nodes[n.index()].repeat = Some(id);
+                        }
+                    }
+                    PragmaKind::Disjoint {
+                        node,
+                        nodes: targets,
+                    }
+                    | PragmaKind::DisjointExhaustive {
+                        node,
+                        nodes: targets,
+                    } => {
+                        let nd = &mut nodes[node.index()];
+                        if (nd.end_edge - nd.first_edge) as usize == targets.len() {
+                            nd.disjoint = true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        let names: Vec<String> = (0..game.symbols().len())
+            .map(|i| game.name(Symbol::new(i)).to_string())
+            .collect();
+        let path_symbols = path_symbols(game);
+        let end = game.end().map_or(NONE, |n| n.0);
+        Ok(Program {
+            domains: b.domains,
+            layouts: b.layouts,
+            sizes: b.sizes,
+            sets: b.sets,
+            consts: b.const_slots,
+            init,
+            ordinary,
+            player,
+            goals,
+            keeper: wk.keeper.0,
+            random: wk.random.0,
+            nodes,
+            edges,
+            repeats,
+            begin: begin.0,
+            end,
+            names,
+            path_symbols,
+            edge_texts,
+        })
+    }
+
+    /// Number of slots of one state.
+    pub fn state_size(&self) -> usize {
+        self.init.len()
+    }
+
+    /// The name of a symbol.
+    pub fn name(&self, sym: u32) -> &str {
+        self.names.get(sym as usize).map_or("?", String::as_str)
+    }
+
+    /// Formats the value at `off` with layout `layout` as the reference does (rg.md §13.4):
+    /// a bare symbol, or `{ :d, k1: v1, … }` with stored entries sorted by key.
+    pub(crate) fn format_value(&self, slots: &[u32], layout: u32) -> String {
+        match self.layouts[layout as usize] {
+            Layout::Elem => self.name(slots[0]).to_string(),
+            Layout::Map { dom, val } => {
+                let vsize = self.sizes[val as usize] as usize;
+                let mut s = format!("{{ :{}", self.format_value(&slots[..vsize], val));
+                let d = &self.domains[dom as usize];
+                let mut entries: Vec<(&str, usize)> = d
+                    .members
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| slots[vsize + i * (vsize + 1)] != 0)
+                    .map(|(i, &k)| (self.name(k), vsize + i * (vsize + 1) + 1))
+                    .collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (k, at) in entries {
+                    s.push_str(&format!(
+                        ", {k}: {}",
+                        self.format_value(&slots[at..at + vsize], val)
+                    ));
+                }
+                s.push_str(" }");
+                s
+            }
+        }
+    }
+
+    /// The `goals` value of a state, formatted (rg.md §13.4).
+    pub fn format_goals(&self, state: &[u32]) -> Option<String> {
+        let (off, l) = self.goals?;
+        let n = self.sizes[l as usize] as usize;
+        Some(self.format_value(&state[off as usize..off as usize + n], l))
+    }
+
+    /// Each player's score in `goals` (a map `Player -> Score`), in key order.
+    pub fn goal_entries(&self, state: &[u32]) -> Vec<(String, String)> {
+        let Some((off, l)) = self.goals else {
+            return Vec::new();
+        };
+        let Layout::Map { dom, val } = self.layouts[l as usize] else {
+            return Vec::new();
+        };
+        if self.layouts[val as usize] != Layout::Elem {
+            return Vec::new();
+        }
+        let d = &self.domains[dom as usize];
+        d.members
+            .iter()
+            .enumerate()
+            .map(|(i, &k)| {
+                let at = off as usize + 1 + i * 2 + 1;
+                (self.name(k).to_string(), self.name(state[at]).to_string())
+            })
+            .collect()
+    }
+
+    pub(crate) fn edge_text(&self, e: EdgeId) -> (String, Option<Span>) {
+        self.edge_texts
+            .get(&e)
+            .cloned()
+            .unwrap_or_else(|| (format!("{e}"), None))
+    }
+}
+
+/// Names a path may use (rg.md §12.9): node names, symbols occurring in values, labels and
+/// types of the game.
+fn path_symbols(game: &Game) -> HashMap<String, u32> {
+    let mut out = HashMap::new();
+    let mut add = |s: Symbol| {
+        out.insert(game.name(s).to_string(), s.0);
+    };
+    for (_, n) in game.nodes().iter() {
+        add(n.name);
+    }
+    for (_, e) in game.edges() {
+        if let Label::Tag(s) = e.label {
+            add(s);
+        }
+    }
+    for i in 0..game.types().len() {
+        if let rg_core::TypeData::Set(ms) = game.ty(TypeId::new(i)) {
+            ms.iter().copied().for_each(&mut add);
+        }
+    }
+    for i in 0..game.values().len() {
+        match game.value(ValueId::new(i)) {
+            ValueData::Element(s) => add(*s),
+            ValueData::Map(es) => es.iter().filter_map(|e| e.key).for_each(&mut add),
+        }
+    }
+    for i in 0..game.exprs().len() {
+        if let ExprData::Ref(s) = game.expr(ExprId::new(i)) {
+            add(s);
+        }
+    }
+    out
+}

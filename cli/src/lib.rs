@@ -40,6 +40,9 @@ pub enum Command {
     Fmt(cmd::fmt::Args),
     Stats(cmd::stats::Args),
     Perft(cmd::perft::Args),
+    Moves(cmd::moves::Args),
+    Run(cmd::run::Args),
+    Check(cmd::check::Args),
     Completions(cmd::completions::Args),
 }
 
@@ -53,6 +56,9 @@ pub fn run() -> ExitCode {
         Command::Fmt(args) => cmd::fmt::run(&mut session, args),
         Command::Stats(args) => cmd::stats::run(&mut session, args),
         Command::Perft(args) => cmd::perft::run(&mut session, args),
+        Command::Moves(args) => cmd::moves::run(&mut session, args),
+        Command::Run(args) => cmd::run::run(&mut session, args),
+        Command::Check(args) => cmd::check::run(&mut session, args),
         Command::Completions(args) => cmd::completions::run(args),
     }));
     match result {

@@ -1,8 +1,11 @@
 //! One module per subcommand.
 
 pub mod batch;
+pub mod check;
 pub mod completions;
 pub mod fmt;
+pub mod moves;
 pub mod perft;
+pub mod run;
 pub mod stats;
 pub mod translate;

@@ -1,16 +1,25 @@
 //! RG interpreter: flat runtime form, legal moves, perft, seeded random playouts, equivalence oracle.
 //!
 //! [`Program::new`] compiles a checked game once; a [`Machine`] runs searches on it (rg.md §12):
-//! legal moves, applying moves, perft (§12.11), random playouts (§12.12) and bounded checks of
-//! the proper-game conditions (§11). [`equiv`] compares two games by playing them.
+//! legal moves, applying moves and paths (§12.9), perft (§12.11), random playouts (§12.12) and
+//! bounded checks of the proper-game conditions (§11). [`equiv`] compares two games by playing
+//! them: the oracle every translation and every pass is tested with.
+//!
+//! Run-time errors are values ([`RuntimeError`], with the edge, its span and the move path),
+//! never panics.
 
+mod check;
+pub mod equiv;
 mod error;
 mod path;
+mod play;
 mod program;
 mod search;
 mod seen;
 
+pub use check::{CheckOptions, Condition, ProperViolation};
 pub use error::{CompileError, Fault, PathError, RuntimeError, format_path};
 pub use path::parse_path;
+pub use play::{PlayError, PlayStats, Rng, Summary};
 pub use program::{CompileOptions, Program};
 pub use search::{Machine, Moves, State};

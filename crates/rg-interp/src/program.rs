@@ -175,6 +175,8 @@ pub struct Program {
     pub(crate) end: u32,
     /// Symbol names (for output and errors).
     pub(crate) names: Vec<String>,
+    /// Node names, by node index.
+    pub(crate) node_names: Vec<String>,
     /// Symbols that may appear in a path: node names, symbols of values and tags of the game.
     pub(crate) path_symbols: HashMap<String, u32>,
     pub(crate) edge_texts: HashMap<EdgeId, (String, Option<Span>)>,
@@ -732,6 +734,11 @@ impl Program {
         let names: Vec<String> = (0..game.symbols().len())
             .map(|i| game.name(Symbol::new(i)).to_string())
             .collect();
+        let node_names = game
+            .nodes()
+            .iter()
+            .map(|(_, n)| game.name(n.name).to_string())
+            .collect();
         let path_symbols = path_symbols(game);
         let end = game.end().map_or(NONE, |n| n.0);
         Ok(Program {
@@ -752,6 +759,7 @@ impl Program {
             begin: begin.0,
             end,
             names,
+            node_names,
             path_symbols,
             edge_texts,
         })
@@ -765,6 +773,13 @@ impl Program {
     /// The name of a symbol.
     pub fn name(&self, sym: u32) -> &str {
         self.names.get(sym as usize).map_or("?", String::as_str)
+    }
+
+    /// The name of a node.
+    pub fn node_name(&self, node: u32) -> &str {
+        self.node_names
+            .get(node as usize)
+            .map_or("?", String::as_str)
     }
 
     /// Formats the value at `off` with layout `layout` as the reference does (rg.md §13.4):

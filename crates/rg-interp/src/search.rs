@@ -199,6 +199,11 @@ impl<'p> Machine<'p> {
         self.strict = strict;
     }
 
+    /// Whether strict mode is on.
+    pub fn strict(&self) -> bool {
+        self.strict
+    }
+
     /// The initial state (rg.md §12.2).
     pub fn initial(&self) -> State {
         State {

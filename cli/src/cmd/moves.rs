@@ -1,0 +1,60 @@
+//! `rgt moves`: the legal moves of a state (rg.md §12.9).
+
+use crate::cmd::perft::{InterpArgs, compile, runtime_failure, start_state};
+use crate::pipeline::{GameArgs, load};
+use crate::report::{Failure, Session};
+use rg_interp::Machine;
+use std::process::ExitCode;
+
+/// List the legal moves of the initial state, or of the state after `--after PATH`.
+///
+/// One move per line, as its tags separated by single spaces, in the interpreter's order with
+/// duplicates (a move without tags is an empty line). A final state has no moves.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// Replay these moves first, e.g. `//2 2/` (tags separated by single spaces, every move
+    /// between slashes, keeper moves included).
+    #[arg(long, value_name = "PATH", default_value = "/")]
+    pub after: String,
+
+    /// Print one JSON object: the node, the player to move, whether the state is final, and
+    /// the moves as lists of tags.
+    #[arg(long)]
+    pub json: bool,
+
+    #[command(flatten)]
+    pub interp: InterpArgs,
+}
+
+/// Runs `rgt moves`.
+pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
+    let game = load(session, &args.game)?;
+    let program = compile(&game, &args.interp)?;
+    let mut m = Machine::new(&program);
+    let state = start_state(&mut m, &args.after)?;
+    let moves = m.moves(&state).map_err(|e| runtime_failure(*e))?;
+    let text = if args.json {
+        let list: Vec<Vec<&str>> = (0..moves.len())
+            .map(|i| moves.tags(i).iter().map(|&t| program.name(t)).collect())
+            .collect();
+        let v = serde_json::json!({
+            "node": program.node_name(state.node),
+            "player": program.name(m.player(&state.data)),
+            "final": m.is_final(&state),
+            "moves": list,
+        });
+        format!("{v}\n")
+    } else {
+        let mut s = String::new();
+        for i in 0..moves.len() {
+            s.push_str(&m.tag_text(moves.tags(i)));
+            s.push('\n');
+        }
+        s
+    };
+    crate::io::write_output(None, text.as_bytes(), None)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,4 +1,5 @@
 //! The one integration test binary: one module per suite.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 
+mod interp;
 mod rg;

@@ -3,7 +3,7 @@
 //! errors with their paths, the equivalence oracle, and the RG corpus perft counts.
 
 use rg_interp::equiv::{EquivOptions, check_equivalent};
-use rg_interp::{CheckOptions, CompileOptions, Condition, Machine, PathError, Program};
+use rg_interp::{CheckOptions, CompileOptions, Machine, PathError, Program};
 use rgt::lang::Lang;
 use rgt_tests::{corpus, fixture_files, load, name, render, skip_without_corpus};
 use std::path::Path;

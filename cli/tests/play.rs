@@ -1,0 +1,118 @@
+//! End-to-end tests of the commands that play a game: `perft`, `moves`, `run`, `check`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rgt() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rgt"))
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures")
+        .join(rel)
+}
+
+fn out(cmd: &mut Command) -> (Option<i32>, String, String) {
+    let o: Output = cmd.output().expect("rgt runs");
+    (
+        o.status.code(),
+        String::from_utf8(o.stdout).expect("UTF-8"),
+        String::from_utf8(o.stderr).expect("UTF-8"),
+    )
+}
+
+#[test]
+fn perft_prints_one_line_per_depth_and_json_counts() {
+    let ttt = fixture("rg/valid/tictactoe.rg");
+    let (code, text, err) = out(rgt().arg("perft").arg(&ttt).args(["--depth", "3"]));
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4);
+    for (d, (line, n)) in lines.iter().zip([1, 9, 72, 504]).enumerate() {
+        assert!(
+            line.starts_with(&format!("depth {d}: {n} (")) && line.ends_with(" nodes/s)"),
+            "{line}"
+        );
+    }
+    let (code, json, _) = out(rgt()
+        .arg("perft")
+        .arg(&ttt)
+        .args(["--depth", "2", "--json", "--after", "//"]));
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["counts"], serde_json::json!([1, 9, 72]));
+    assert_eq!(v["seconds"].as_array().map(Vec::len), Some(3));
+    assert!(v["nodes_per_second"].is_number());
+}
+
+#[test]
+fn moves_lists_tags_and_reports_bad_paths() {
+    let ttt = fixture("rg/valid/tictactoe.rg");
+    let (code, text, _) = out(rgt().arg("moves").arg(&ttt).args(["--after", "//"]));
+    assert_eq!(code, Some(0));
+    assert_eq!(text.lines().next(), Some("p2 p2"));
+    assert_eq!(text.lines().count(), 9);
+    let (code, json, _) = out(rgt().arg("moves").arg(&ttt).args(["--json"]));
+    assert_eq!(code, Some(0));
+    let v: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(v["player"], "keeper");
+    assert_eq!(v["moves"], serde_json::json!([[]]));
+    let (code, _, err) = out(rgt()
+        .arg("moves")
+        .arg(&ttt)
+        .args(["--after", "//p1 p1/p1 p1/"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("failed at `p1 p1`"), "{err}");
+    let (code, _, err) = out(rgt().arg("moves").arg(&ttt).args(["--after", "nope"]));
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn run_is_reproducible_with_a_seed() {
+    let dice = fixture("interp/perft/dice_race.rg");
+    let args = ["--plays", "200", "--seed", "9", "--json"];
+    let (code, a, err) = out(rgt().arg("run").arg(&dice).args(args));
+    assert_eq!(code, Some(0), "{err}");
+    let (_, b, _) = out(rgt().arg("run").arg(&dice).args(args));
+    let (va, vb): (serde_json::Value, serde_json::Value) = (
+        serde_json::from_str(&a).unwrap(),
+        serde_json::from_str(&b).unwrap(),
+    );
+    assert_eq!(va["plays"], 200);
+    assert_eq!(va["goals"], vb["goals"]);
+    assert_eq!(va["turns"], vb["turns"]);
+    let plays: u64 = va["goals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["plays"].as_u64().unwrap())
+        .sum();
+    assert_eq!(plays, 200);
+}
+
+#[test]
+fn run_fails_on_an_improper_game() {
+    let (code, _, err) = out(rgt()
+        .arg("run")
+        .arg(fixture("interp/improper/keeper_two_moves.rg"))
+        .args(["--plays", "5"]));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("keeper had 2 moves in `k`"), "{err}");
+}
+
+#[test]
+fn check_exits_1_on_violations_and_0_on_proper_games() {
+    let (code, text, err) = out(rgt()
+        .arg("check")
+        .arg(fixture("interp/improper/dead_end.rg")));
+    assert_eq!(code, Some(1));
+    assert!(err.contains("continuability violated"), "{err}");
+    assert!(text.contains("1 violation"), "{text}");
+    let (code, text, err) = out(rgt()
+        .arg("check")
+        .arg(fixture("rg/valid/tictactoe.rg"))
+        .args(["--depth", "3", "--plays", "20"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("0 violations"), "{text}");
+}

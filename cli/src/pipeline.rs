@@ -42,11 +42,31 @@ pub struct GameArgs {
         hide_default_value = true
     )]
     pub opt: OptLevel,
+
+    /// Treat validator warnings as errors (`--deny warnings`).
+    #[arg(long, value_enum, value_name = "WHAT")]
+    pub deny: Option<Deny>,
+
+    /// Do not report the validator diagnostic with this code (repeatable), e.g.
+    /// `--allow rg::lint::unreachable-node`.
+    #[arg(long, value_name = "CODE")]
+    pub allow: Vec<String>,
+}
+
+/// What `--deny` turns into errors.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Deny {
+    /// Every warning of the validators.
+    Warnings,
 }
 
 /// Reads, translates, completes and checks the game named by `args`.
 pub fn load(session: &mut Session, args: &GameArgs) -> Result<Game, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
+    session.lints = crate::report::LintConfig {
+        deny_warnings: args.deny == Some(Deny::Warnings),
+        allow: args.allow.clone(),
+    };
     let (name, text) = read_input(&args.input)?;
     load_text(session, lang, name, text, args.opt)
 }
@@ -91,23 +111,42 @@ pub fn translate_text(
         session.emit(&warnings);
     }
     let mut game = lowered.game;
-    check(&mut game, file)?;
+    check(session, &mut game, file)?;
     Ok(game)
 }
 
-/// The builtins step (rg.md §6) and the static checks.
-pub fn check(game: &mut Game, file: FileId) -> Result<(), Failure> {
+/// The builtins step (rg.md §6) and the validators (validators.md §4 and the lints): errors
+/// stop the pipeline, warnings are printed (or are errors with `--deny warnings`).
+pub fn check(session: &Session, game: &mut Game, file: FileId) -> Result<(), Failure> {
     if let Err(v) = rg_core::builtins::add_builtins(game) {
         return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))]));
     }
-    let errors = rg_core::typeck::check(game);
+    let lints = &session.lints;
+    let mut violations = rg_validate::validate(game, rg_validate::Selection::All);
+    violations.retain(|v| !lints.allow.iter().any(|c| c == v.code));
+    if lints.deny_warnings {
+        for v in &mut violations {
+            v.severity = rg_core::Severity::Error;
+        }
+    }
+    let (errors, warnings): (Vec<_>, Vec<_>) = violations
+        .into_iter()
+        .partition(|v| v.severity == rg_core::Severity::Error);
     if !errors.is_empty() {
         return Err(Failure::Input(
             errors
                 .into_iter()
+                .chain(warnings)
                 .map(|v| Diag::violation(v, game, Some(file)))
                 .collect(),
         ));
+    }
+    if !warnings.is_empty() {
+        let diags: Vec<Diag> = warnings
+            .into_iter()
+            .map(|v| Diag::violation(v, game, Some(file)))
+            .collect();
+        session.emit(&diags);
     }
     game.phase = rg_core::Phase::Ground;
     Ok(())

@@ -78,6 +78,17 @@ pub struct Session {
     /// When set, [`Session::emit`] records diagnostics here instead of printing them (a batch
     /// worker puts them in its per-game report).
     captured: Option<Mutex<Vec<DiagRecord>>>,
+    /// How validator warnings are treated.
+    pub lints: LintConfig,
+}
+
+/// How validator warnings are treated (`--deny warnings`, `--allow CODE`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LintConfig {
+    /// Warnings are errors.
+    pub deny_warnings: bool,
+    /// Codes (e.g. `rg::lint::unreachable-node`) that are not reported at all.
+    pub allow: Vec<String>,
 }
 
 /// A diagnostic reduced to plain data, for machine-readable reports.
@@ -119,6 +130,7 @@ impl Session {
             color,
             width,
             captured: None,
+            lints: LintConfig::default(),
         }
     }
 
@@ -130,6 +142,7 @@ impl Session {
             color: false,
             width: 100,
             captured: None,
+            lints: LintConfig::default(),
         }
     }
 

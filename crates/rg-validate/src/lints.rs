@@ -1,0 +1,358 @@
+//! Lints: conditions of proper games that the reference does not check (validators.md §6,
+//! §9.1), decided without playing. All are warnings, so every game the reference accepts is
+//! still accepted (`--deny warnings` makes them errors).
+
+use crate::reference::violation;
+use rg_core::print::{print_edge, print_label};
+use rg_core::typeck::{Resolved, TypeEnv};
+use rg_core::{
+    Cost, ExprData, Game, Label, Location, NodeId, PragmaKind, Severity, Span, TypeData, Validator,
+    Violation,
+};
+use std::collections::{HashMap, HashSet};
+
+fn warning(
+    validator: &'static str,
+    code: &'static str,
+    at: Location,
+    message: String,
+    help: &str,
+    span: Option<Span>,
+) -> Violation {
+    let mut v = violation(validator, code, at, message, help, span);
+    v.severity = Severity::Warning;
+    v
+}
+
+/// Nodes reachable from `from` in the label-blind edge graph (`from` included).
+fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
+    let mut seen = vec![false; game.node_capacity()];
+    let mut stack = Vec::new();
+    for &n in from {
+        if !seen[n.0 as usize] {
+            seen[n.0 as usize] = true;
+            stack.push(n);
+        }
+    }
+    while let Some(n) = stack.pop() {
+        for &e in game.outgoing(n) {
+            let to = game.edge(e).to;
+            if !seen[to.0 as usize] {
+                seen[to.0 as usize] = true;
+                stack.push(to);
+            }
+        }
+    }
+    seen
+}
+
+/// `end` has no outgoing edges and is entered only by `player = keeper` (paper, §2.1).
+#[derive(Clone, Copy, Debug)]
+pub struct EndProtocol;
+
+impl Validator for EndProtocol {
+    fn name(&self) -> &'static str {
+        "end-protocol"
+    }
+    fn cost(&self) -> Cost {
+        Cost::Linear
+    }
+    fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
+        let Some(end) = game.end() else { return };
+        let wk = *game.well_known();
+        for &e in game.outgoing(end) {
+            let d = game.edge(e);
+            out.push(warning(
+                self.name(),
+                "rg::lint::end-has-edges",
+                Location::Edge(e),
+                format!("edge `{}` leaves `end`", print_edge(game, d)),
+                "a game is over at `end`: its outgoing edges are never used",
+                d.spans.whole,
+            ));
+        }
+        for &e in game.incoming(end) {
+            let d = game.edge(e);
+            let ok = match d.label {
+                Label::Assign { lhs, rhs } => {
+                    game.expr(lhs) == ExprData::Ref(wk.player)
+                        && game.expr(game.strip_casts(rhs)) == ExprData::Ref(wk.keeper)
+                }
+                _ => false,
+            };
+            if !ok {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::end-not-keeper",
+                    Location::Edge(e),
+                    format!(
+                        "`end` is entered by `{}`, not by `player = keeper`",
+                        print_label(game, &d.label)
+                    ),
+                    "proper games end with the keeper's move: `x, end: player = keeper;`",
+                    d.spans.whole,
+                ));
+            }
+        }
+    }
+}
+
+/// The built-in types and variables as the paper requires them (validators.md §9.1): `Player`
+/// without `keeper`/`random`, `player` starting as `keeper`, no duplicate set members, no name
+/// that is both a constant and a variable.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayerSets;
+
+impl Validator for PlayerSets {
+    fn name(&self) -> &'static str {
+        "player-sets"
+    }
+    fn cost(&self) -> Cost {
+        Cost::Linear
+    }
+    fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
+        let wk = *game.well_known();
+        let env = TypeEnv::new(game);
+        for (i, t) in game.typedefs.iter().enumerate() {
+            if t.name == wk.player_type
+                && let Ok(Resolved::Set(ms)) = env.resolve(t.ty)
+            {
+                for s in [wk.keeper, wk.random] {
+                    if ms.contains(s) {
+                        out.push(warning(
+                            self.name(),
+                            "rg::lint::system-player",
+                            Location::Typedef(i),
+                            format!("`Player` contains `{}`", game.name(s)),
+                            "`keeper` and `random` are system players; `Player` lists only real players",
+                            t.spans.whole,
+                        ));
+                    }
+                }
+            }
+        }
+        let mut reported = HashSet::new();
+        for (i, t) in game.typedefs.iter().enumerate() {
+            let TypeData::Set(ms) = game.ty(t.ty) else {
+                continue;
+            };
+            let mut seen = HashSet::new();
+            for &m in ms.iter() {
+                if !seen.insert(m) && reported.insert((i, m)) {
+                    out.push(warning(
+                        self.name(),
+                        "rg::lint::duplicate-member",
+                        Location::Typedef(i),
+                        format!(
+                            "`{}` is listed twice in type `{}`",
+                            game.name(m),
+                            game.name(t.name)
+                        ),
+                        "a set lists each member once",
+                        t.spans.whole,
+                    ));
+                }
+            }
+        }
+        for (i, v) in game.variables.iter().enumerate() {
+            if v.name == wk.player
+                && let rg_core::ValueData::Element(s) = game.value(v.init)
+                && *s != wk.keeper
+            {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::keeper-begins",
+                    Location::Variable(i),
+                    format!("`player` starts as `{}`, not `keeper`", game.name(*s)),
+                    "proper games begin with the keeper's move",
+                    v.spans.whole,
+                ));
+            }
+        }
+        let constants: HashSet<_> = game.constants.iter().map(|c| c.name).collect();
+        for (i, v) in game.variables.iter().enumerate() {
+            if constants.contains(&v.name) {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::constant-and-variable",
+                    Location::Variable(i),
+                    format!("`{}` is both a constant and a variable", game.name(v.name)),
+                    "in expressions the constant wins; rename one of them",
+                    v.spans.whole,
+                ));
+            }
+        }
+    }
+}
+
+/// Pragmas name nodes that exist and variables that are declared; `@disjoint` lists exactly the
+/// targets of the node's edges (validators.md §9.1).
+#[derive(Clone, Copy, Debug)]
+pub struct PragmaTargets;
+
+impl Validator for PragmaTargets {
+    fn name(&self) -> &'static str {
+        "pragmas"
+    }
+    fn cost(&self) -> Cost {
+        Cost::Linear
+    }
+    fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
+        let exists = |n: NodeId| !game.outgoing(n).is_empty() || !game.incoming(n).is_empty();
+        let vars: HashSet<_> = game.variables.iter().map(|v| v.name).collect();
+        for (i, p) in game.pragmas.iter().enumerate() {
+            let mut missing = Vec::new();
+            p.kind.for_each_node(|n| {
+                if !exists(n) && !missing.contains(&n) {
+                    missing.push(n);
+                }
+            });
+            for n in missing {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::pragma-unknown-node",
+                    Location::Pragma(i),
+                    format!(
+                        "pragma names node `{}`, which has no edges",
+                        game.node_name(n)
+                    ),
+                    "check the node name; pragmas are not validated by the reference",
+                    p.span,
+                ));
+            }
+            let named_vars: Vec<_> = match &p.kind {
+                PragmaKind::Repeat { variables, .. } => variables.clone(),
+                PragmaKind::Iterator { variable, .. } => vec![*variable],
+                _ => Vec::new(),
+            };
+            for v in named_vars {
+                if !vars.contains(&v) {
+                    out.push(warning(
+                        self.name(),
+                        "rg::lint::pragma-unknown-variable",
+                        Location::Pragma(i),
+                        format!("pragma names `{}`, which is not a variable", game.name(v)),
+                        "check the variable name",
+                        p.span,
+                    ));
+                }
+            }
+            if let PragmaKind::Disjoint { node, nodes }
+            | PragmaKind::DisjointExhaustive { node, nodes } = &p.kind
+            {
+                let mut want: Vec<NodeId> = game
+                    .outgoing(*node)
+                    .iter()
+                    .map(|&e| game.edge(e).to)
+                    .collect();
+                let mut got = nodes.clone();
+                want.sort_unstable();
+                got.sort_unstable();
+                if want != got {
+                    out.push(warning(
+                        self.name(),
+                        "rg::lint::disjoint-targets",
+                        Location::Pragma(i),
+                        format!(
+                            "the targets listed for `{}` are not those of its {} outgoing edges",
+                            game.node_name(*node),
+                            want.len()
+                        ),
+                        "list the target of every outgoing edge once; the interpreter uses the pragma only when the counts match",
+                        p.span,
+                    ));
+                }
+            }
+        }
+    }
+}
+
+/// Nodes with edges that no walk can reach: not from `begin`, nor from the start node of any
+/// reachability check (labels ignored).
+#[derive(Clone, Copy, Debug)]
+pub struct UnreachableNodes;
+
+impl Validator for UnreachableNodes {
+    fn name(&self) -> &'static str {
+        "unreachable-nodes"
+    }
+    fn cost(&self) -> Cost {
+        Cost::Linear
+    }
+    fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
+        let Some(begin) = game.begin() else { return };
+        let mut roots = vec![begin];
+        for (_, e) in game.edges() {
+            if let Label::Reach { from, .. } = e.label {
+                roots.push(from);
+            }
+        }
+        let seen = reachable(game, &roots);
+        for (n, d) in game.nodes().iter() {
+            if !seen[n.0 as usize] && !game.outgoing(n).is_empty() {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::unreachable-node",
+                    Location::Node(n),
+                    format!("node `{}` can never be reached", game.name(d.name)),
+                    "no edge path leads here from `begin` or from a reachability check; remove it or connect it",
+                    d.span,
+                ));
+            }
+        }
+    }
+}
+
+/// Reachability checks that can recurse or can never hold (validators.md §6, with the sharper
+/// recursion test of §9.1: the checking edge's source must not be reachable from the check's
+/// start).
+#[derive(Clone, Copy, Debug)]
+pub struct ReachabilityLint;
+
+impl Validator for ReachabilityLint {
+    fn name(&self) -> &'static str {
+        "reachability-checks"
+    }
+    fn cost(&self) -> Cost {
+        // One graph search per distinct start node.
+        Cost::Expensive
+    }
+    fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
+        let mut cache: HashMap<NodeId, Vec<bool>> = HashMap::new();
+        for (id, e) in game.edges() {
+            let Label::Reach { from, to, .. } = e.label else {
+                continue;
+            };
+            let seen = cache
+                .entry(from)
+                .or_insert_with(|| reachable(game, &[from]));
+            if seen[e.from.0 as usize] {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::reachability-loop",
+                    Location::Edge(id),
+                    format!(
+                        "Calculating reachability of {} from {} can cause a loop.",
+                        game.node_name(to),
+                        game.node_name(from)
+                    ),
+                    "the check's own node can be reached from its start, so evaluating it may need itself",
+                    e.spans.whole,
+                ));
+            } else if from != to && !seen[to.0 as usize] {
+                out.push(warning(
+                    self.name(),
+                    "rg::lint::reachability-never",
+                    Location::Edge(id),
+                    format!(
+                        "{} is not reachable from {}.",
+                        game.node_name(to),
+                        game.node_name(from)
+                    ),
+                    "no edge path leads from the start to the target: `?` never holds and `!` always does",
+                    e.spans.whole,
+                ));
+            }
+        }
+    }
+}

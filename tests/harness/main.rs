@@ -3,3 +3,4 @@
 
 mod interp;
 mod rg;
+mod validate;

@@ -32,8 +32,8 @@ pub struct GameArgs {
     #[arg(long, value_enum, value_name = "LANG")]
     pub from: Option<Lang>,
 
-    /// Optimisation level: 0, 1 or 2 (default). The optimiser is not part of this build yet,
-    /// so every level currently leaves the game as translated.
+    /// Optimisation level: 0 (none), 1 (local expression, skip and prune passes) or 2 (every
+    /// pass that keeps the game tree, and the pragma calculations; the default).
     #[arg(
         short = 'O',
         value_enum,
@@ -87,9 +87,60 @@ pub fn load_text(
 /// Optimises a checked game at level `opt`. Split from [`load_text`] so that library conversion
 /// can report statistics before and after optimisation.
 pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result<(), Failure> {
-    // The optimiser is not part of this build yet: every level leaves the game as translated.
-    let _ = (session, game, opt);
-    Ok(())
+    let _ = session;
+    let pipeline = opt.pipeline();
+    if pipeline.is_empty() {
+        return Ok(());
+    }
+    rg_passes::run(
+        game,
+        &pipeline,
+        &rg_passes::Options::default(),
+        &mut |_, _| Ok(()),
+    )
+    .map(|_| ())
+    .map_err(pass_failure)
+}
+
+impl OptLevel {
+    /// The passes of this level: `-O0` none, `-O1` the local expression, skip and prune passes,
+    /// `-O2` every pass that keeps the game tree plus the pragma calculations.
+    pub fn pipeline(self) -> rg_passes::Pipeline {
+        let named = |n: &str| rg_passes::Pipeline::named(n).expect("a known pipeline");
+        match self {
+            OptLevel::O0 => named("none"),
+            OptLevel::O1 => named("local"),
+            OptLevel::O2 => named("safe").union(&named("pragmas")),
+        }
+    }
+}
+
+/// A failed pipeline as a diagnostic.
+pub fn pass_failure(e: rg_passes::PipelineError) -> Failure {
+    let help = match &e {
+        rg_passes::PipelineError::Invalid { .. } => Some(
+            "this is a bug in rgt's optimiser; `-O0` avoids it, and `rgt opt --trace` shows the game before and after the pass"
+                .to_string(),
+        ),
+        _ => None,
+    };
+    Failure::Input(vec![Diag::new(
+        PassDiag {
+            message: e.to_string(),
+            help,
+        },
+        None,
+    )])
+}
+
+/// A pass or pipeline failure.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error("{message}")]
+#[diagnostic(code(rg::passes::failed))]
+struct PassDiag {
+    message: String,
+    #[help]
+    help: Option<String>,
 }
 
 /// Translates, completes and checks a source text named `name`: the game before optimisation.

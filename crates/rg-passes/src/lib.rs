@@ -1,1 +1,167 @@
-//! RG optimisation passes, analyses and the pass manager.
+//! RG optimisation passes and the pass manager (passes.md §3, §5.3).
+//!
+//! Every pass implements [`Pass`]; [`registry`] lists them in the canonical order (the reference's
+//! order of passes.md §5.1); [`Pipeline`] selects a set; [`manager::run`] runs the loop passes to
+//! a fixed point, then the final passes once, validating the game after every changing pass when
+//! asked, and records a [`manager::TraceRecord`] per pass invocation.
+//!
+//! Every pass is proven by the interpreter's oracle (`rg_interp::equiv`) in the test suite: same
+//! perft counts and the same move lists along seeded playouts before and after.
+
+pub mod manager;
+mod passes;
+mod util;
+
+use rg_core::Game;
+
+pub use manager::{Options, PassReport, PipelineError, TraceRecord, run};
+
+/// What a pass may change (passes.md §1.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Safety {
+    /// Same game tree and same move labels.
+    Safe,
+    /// Same game tree; move labels change bijectively.
+    Relabels,
+    /// May change the game.
+    Unsafe,
+}
+
+/// When a pass runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PassPhase {
+    /// Once, before the loop.
+    Setup,
+    /// Inside the fixed-point loop.
+    Loop,
+    /// Once, after the loop.
+    Final,
+}
+
+/// What kind of rewrite a pass makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Category {
+    Setup,
+    Expression,
+    Join,
+    Prune,
+    Reachability,
+    Tags,
+    Normalize,
+    Expand,
+    Pragma,
+}
+
+/// Why a pass could not run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("pass {pass} failed: {message}")]
+pub struct PassError {
+    pub pass: &'static str,
+    pub message: String,
+}
+
+/// Services for passes: warnings for the trace.
+#[derive(Debug, Default)]
+pub struct PassContext {
+    pub warnings: Vec<String>,
+}
+
+/// One transformation of passes.md §3.
+pub trait Pass: Sync {
+    /// snake_case name, as in passes.md (the CLI uses the kebab-case form).
+    fn name(&self) -> &'static str;
+    /// One line for `rgt passes`.
+    fn description(&self) -> &'static str;
+    fn safety(&self) -> Safety;
+    fn phase(&self) -> PassPhase;
+    fn category(&self) -> Category;
+    /// Applies the pass once; returns whether the game changed (a rewrite of something into
+    /// itself is not a change).
+    fn run(&self, game: &mut Game, cx: &mut PassContext) -> Result<bool, PassError>;
+}
+
+/// Every pass, in the canonical order.
+pub fn registry() -> &'static [&'static dyn Pass] {
+    passes::ALL
+}
+
+/// A pass by snake_case or kebab-case name.
+pub fn find(name: &str) -> Option<&'static dyn Pass> {
+    let snake = name.replace('-', "_");
+    registry().iter().copied().find(|p| p.name() == snake)
+}
+
+/// A set of enabled passes; they always run in the canonical order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pipeline {
+    enabled: Vec<&'static str>,
+}
+
+impl Pipeline {
+    /// The names of the named pipelines.
+    pub const NAMES: [&'static str; 5] = ["none", "local", "safe", "pragmas", "reference"];
+
+    /// A named pipeline: `none`; `local` (expression, skip and prune passes: `-O1`); `safe`
+    /// (every pass that keeps the game tree, labels may change: `-O2` with `pragmas`);
+    /// `pragmas` (the pragma calculations); `reference` (every pass including unsafe ones).
+    pub fn named(name: &str) -> Option<Pipeline> {
+        let pick = |f: &dyn Fn(&dyn Pass) -> bool| Pipeline {
+            enabled: registry()
+                .iter()
+                .filter(|p| f(**p))
+                .map(|p| p.name())
+                .collect(),
+        };
+        Some(match name {
+            "none" => Pipeline::default(),
+            "local" => pick(&|p| {
+                p.safety() == Safety::Safe
+                    && p.phase() == PassPhase::Loop
+                    && matches!(p.category(), Category::Expression | Category::Prune)
+            }),
+            "safe" => pick(&|p| p.safety() != Safety::Unsafe && p.category() != Category::Pragma),
+            "pragmas" => pick(&|p| p.category() == Category::Pragma),
+            "reference" => pick(&|p| p.category() != Category::Pragma),
+            _ => return None,
+        })
+    }
+
+    /// Adds the passes of another pipeline.
+    pub fn union(mut self, other: &Pipeline) -> Pipeline {
+        for &p in &other.enabled {
+            self.add(p);
+        }
+        self
+    }
+
+    /// Enables a pass (by its snake_case name).
+    pub fn add(&mut self, name: &'static str) {
+        if !self.enabled.contains(&name) {
+            self.enabled.push(name);
+        }
+    }
+
+    /// Disables a pass.
+    pub fn remove(&mut self, name: &str) {
+        self.enabled.retain(|p| *p != name);
+    }
+
+    /// Whether a pass is enabled.
+    pub fn contains(&self, name: &str) -> bool {
+        self.enabled.contains(&name)
+    }
+
+    /// The enabled passes, in canonical order.
+    pub fn passes(&self) -> Vec<&'static dyn Pass> {
+        registry()
+            .iter()
+            .copied()
+            .filter(|p| self.contains(p.name()))
+            .collect()
+    }
+
+    /// Whether nothing is enabled.
+    pub fn is_empty(&self) -> bool {
+        self.enabled.is_empty()
+    }
+}

@@ -1,0 +1,186 @@
+//! passes.md §3.2: remove empty edges by contracting skip chains, and drop conditional edges
+//! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
+
+use crate::util::check_nodes;
+use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
+use rg_core::{EdgeId, Game, Label, NodeId};
+use std::collections::HashSet;
+
+#[derive(Debug)]
+pub(crate) struct CompactSkipEdges;
+
+fn nodes_by_name(g: &Game) -> Vec<NodeId> {
+    let mut v: Vec<NodeId> = g
+        .nodes()
+        .ids()
+        .filter(|&n| !g.outgoing(n).is_empty() || !g.incoming(n).is_empty())
+        .collect();
+    v.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+    v
+}
+
+/// Step 1: for every `x → y` with a skip, remove the other non-assignment, non-tag edges.
+fn obsolete_parallel(g: &mut Game) -> bool {
+    let mut remove = Vec::new();
+    for n in g.nodes().ids() {
+        let out = g.outgoing(n);
+        if out.len() < 2 {
+            continue;
+        }
+        let mut skip_to: HashSet<NodeId> = HashSet::new();
+        for &e in out {
+            let d = g.edge(e);
+            if d.label == Label::Skip {
+                skip_to.insert(d.to);
+            }
+        }
+        let mut kept_skip: HashSet<NodeId> = HashSet::new();
+        for &e in out {
+            let d = g.edge(e);
+            if !skip_to.contains(&d.to) {
+                continue;
+            }
+            match d.label {
+                Label::Skip if kept_skip.insert(d.to) => {}
+                Label::Skip | Label::Compare { .. } | Label::Reach { .. } => remove.push(e),
+                _ => {}
+            }
+        }
+    }
+    let changed = !remove.is_empty();
+    for e in remove {
+        g.remove_edge(e);
+    }
+    changed
+}
+
+/// Step 2: a node whose only way out is a skip to `z` is merged into `z`.
+fn backward(g: &mut Game, protected: &[bool]) -> bool {
+    let mut used = vec![false; g.node_capacity()];
+    let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
+    let mut removal: HashSet<EdgeId> = HashSet::new();
+    for z in nodes_by_name(g) {
+        if used[z.0 as usize] {
+            continue;
+        }
+        for &e in g.incoming(z) {
+            let d = g.edge(e);
+            let y = d.from;
+            if d.label != Label::Skip
+                || y == z
+                || used[y.0 as usize]
+                || protected[y.0 as usize]
+                || g.outgoing(y).len() != 1
+            {
+                continue;
+            }
+            let ys: Vec<EdgeId> = g
+                .incoming(y)
+                .iter()
+                .copied()
+                .filter(|i| !removal.contains(i))
+                .collect();
+            if ys.is_empty() {
+                continue;
+            }
+            used[y.0 as usize] = true;
+            used[z.0 as usize] = true;
+            if ys.len() == g.incoming(y).len() {
+                removal.insert(e);
+            }
+            retarget.extend(ys.into_iter().map(|i| (i, z)));
+        }
+    }
+    let changed = !retarget.is_empty() || !removal.is_empty();
+    for (e, z) in retarget {
+        g.set_target(e, z);
+    }
+    let mut removal: Vec<EdgeId> = removal.into_iter().collect();
+    removal.sort_unstable();
+    for e in removal {
+        g.remove_edge(e);
+    }
+    changed
+}
+
+/// Step 3: a node entered only by a skip from `x` gives its outgoing edges to `x`.
+fn forward(g: &mut Game, protected: &[bool]) -> bool {
+    let mut used = vec![false; g.node_capacity()];
+    let mut resource: Vec<(EdgeId, NodeId)> = Vec::new();
+    let mut removal: HashSet<EdgeId> = HashSet::new();
+    for x in nodes_by_name(g) {
+        if used[x.0 as usize] {
+            continue;
+        }
+        for &e in g.outgoing(x) {
+            let d = g.edge(e);
+            let y = d.to;
+            if d.label != Label::Skip
+                || y == x
+                || used[y.0 as usize]
+                || protected[y.0 as usize]
+                || g.incoming(y).len() != 1
+            {
+                continue;
+            }
+            let ys: Vec<EdgeId> = g
+                .outgoing(y)
+                .iter()
+                .copied()
+                .filter(|o| !removal.contains(o))
+                .collect();
+            if ys.is_empty() {
+                continue;
+            }
+            used[x.0 as usize] = true;
+            used[y.0 as usize] = true;
+            if ys.len() == g.outgoing(y).len() {
+                removal.insert(e);
+            }
+            resource.extend(ys.into_iter().map(|o| (o, x)));
+            break;
+        }
+    }
+    let changed = !resource.is_empty() || !removal.is_empty();
+    for (e, x) in resource {
+        g.set_source(e, x);
+    }
+    let mut removal: Vec<EdgeId> = removal.into_iter().collect();
+    removal.sort_unstable();
+    for e in removal {
+        g.remove_edge(e);
+    }
+    changed
+}
+
+impl Pass for CompactSkipEdges {
+    fn name(&self) -> &'static str {
+        "compact_skip_edges"
+    }
+    fn description(&self) -> &'static str {
+        "remove empty edges: contract skip chains, drop conditions parallel to a skip"
+    }
+    fn safety(&self) -> Safety {
+        Safety::Safe
+    }
+    fn phase(&self) -> PassPhase {
+        PassPhase::Loop
+    }
+    fn category(&self) -> Category {
+        Category::Prune
+    }
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut changed = false;
+        loop {
+            let mut protected = check_nodes(g);
+            for n in [g.begin(), g.end()].into_iter().flatten() {
+                protected[n.0 as usize] = true;
+            }
+            let round = obsolete_parallel(g) | backward(g, &protected) | forward(g, &protected);
+            if !round {
+                return Ok(changed);
+            }
+            changed = true;
+        }
+    }
+}

@@ -43,6 +43,8 @@ pub enum Command {
     Moves(cmd::moves::Args),
     Run(cmd::run::Args),
     Check(cmd::check::Args),
+    Opt(cmd::opt::Args),
+    Passes(cmd::passes::Args),
     Completions(cmd::completions::Args),
 }
 
@@ -59,6 +61,8 @@ pub fn run() -> ExitCode {
         Command::Moves(args) => cmd::moves::run(&mut session, args),
         Command::Run(args) => cmd::run::run(&mut session, args),
         Command::Check(args) => cmd::check::run(&mut session, args),
+        Command::Opt(args) => cmd::opt::run(&mut session, args),
+        Command::Passes(args) => cmd::passes::run(args),
         Command::Completions(args) => cmd::completions::run(args),
     }));
     match result {

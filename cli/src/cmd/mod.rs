@@ -5,6 +5,8 @@ pub mod check;
 pub mod completions;
 pub mod fmt;
 pub mod moves;
+pub mod opt;
+pub mod passes;
 pub mod perft;
 pub mod run;
 pub mod stats;

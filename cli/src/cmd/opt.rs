@@ -1,0 +1,338 @@
+//! `rgt opt`: optimise a game with a chosen pipeline and show what every pass did.
+
+use crate::cmd::translate::Emit;
+use crate::io::{output_target, write_output};
+use crate::pipeline::{GameArgs, OptLevel, load, pass_failure};
+use crate::report::{Failure, Session};
+use rg_passes::{Options, PassReport, Pipeline, PipelineError, TraceRecord};
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// How much of the trace to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TraceMode {
+    /// One line per pass run, the RG after every changing pass, and the summary.
+    Full,
+    /// One line per pass run and the summary.
+    Lines,
+    /// Only the summary table.
+    Summary,
+    /// One JSON object per pass run (RG snapshots included).
+    Json,
+}
+
+/// Optimise a game and print it; with --trace, show every pass on standard error.
+///
+/// The game is translated and checked as by `translate -O0`, then the passes of the chosen
+/// pipeline run to a fixed point (the default pipeline is that of `-O2`). The trace has one line
+/// per pass run — sequence number, loop iteration, pass, whether it changed the game, time, and
+/// nodes/edges/variables before→after — and a summary per pass.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// Write the optimised game here (`-` = standard output, the default).
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Emit::Rg)]
+    pub emit: Emit,
+
+    /// Print the trace on standard error (`--trace` alone means `full`).
+    #[arg(long, value_enum, num_args = 0..=1, require_equals = true, default_missing_value = "full")]
+    pub trace: Option<TraceMode>,
+
+    /// Write NNN-<pass>.rg and NNN-<pass>.dot for every changing pass, and trace.jsonl, here.
+    #[arg(long, value_name = "DIR")]
+    pub trace_dir: Option<PathBuf>,
+
+    /// Pipelines to run (comma-separated union): none, local, safe, pragmas, reference.
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub pipeline: Vec<String>,
+
+    /// Enable one more pass (repeatable; kebab- or snake-case name, see `rgt passes`).
+    #[arg(long = "pass", value_name = "PASS")]
+    pub passes: Vec<String>,
+
+    /// Disable a pass (repeatable).
+    #[arg(long = "no-pass", value_name = "PASS")]
+    pub no_passes: Vec<String>,
+
+    /// Allow passes that may change the game (reorder_conditions).
+    #[arg(long)]
+    pub allow_unsafe: bool,
+
+    /// Validate the game after every changing pass (always on with --trace).
+    #[arg(long)]
+    pub validate: bool,
+
+    /// Stop at the first pass that changes the perft counts up to this depth.
+    #[arg(long, value_name = "D")]
+    pub check_perft: Option<usize>,
+}
+
+fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
+    let mut p = if args.pipeline.is_empty() {
+        OptLevel::O2.pipeline()
+    } else {
+        let mut acc = Pipeline::default();
+        for name in &args.pipeline {
+            let named = Pipeline::named(name).ok_or_else(|| {
+                Failure::Usage(format!(
+                    "unknown pipeline `{name}` (known: {})",
+                    Pipeline::NAMES.join(", ")
+                ))
+            })?;
+            acc = acc.union(&named);
+        }
+        acc
+    };
+    let lookup = |name: &str| {
+        rg_passes::find(name).ok_or_else(|| {
+            Failure::Usage(format!("unknown pass `{name}`; `rgt passes` lists them"))
+        })
+    };
+    for name in &args.passes {
+        p.add(lookup(name)?.name());
+    }
+    for name in &args.no_passes {
+        p.remove(lookup(name)?.name());
+    }
+    if !args.allow_unsafe
+        && let Some(u) = p
+            .passes()
+            .iter()
+            .find(|x| x.safety() == rg_passes::Safety::Unsafe)
+    {
+        return Err(Failure::Usage(format!(
+            "pass `{}` may change the game; add --allow-unsafe to run it",
+            u.name()
+        )));
+    }
+    Ok(p)
+}
+
+/// Runs `rgt opt`.
+pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
+    let pipeline = pipeline_of(&args)?;
+    let mut game_args = args.game.clone();
+    game_args.opt = OptLevel::O0;
+    let mut game = load(session, &game_args)?;
+    let tracing = args.trace.is_some() || args.trace_dir.is_some();
+    let opts = Options {
+        validate_each: args.validate || tracing || cfg!(debug_assertions),
+        keep_snapshots: tracing,
+        ..Options::default()
+    };
+    let mut reference = None;
+    if let Some(d) = args.check_perft {
+        reference = Some(perft(&game, d).map_err(|e| Failure::Usage(format!("perft: {e}")))?);
+    }
+    let mut hook = |g: &rg_core::Game, pass: &'static str| -> Result<(), String> {
+        let (Some(d), Some(want)) = (args.check_perft, reference.as_ref()) else {
+            return Ok(());
+        };
+        let got = perft(g, d)?;
+        if &got == want {
+            Ok(())
+        } else {
+            Err(format!(
+                "{pass} changed perft counts from {want:?} to {got:?}"
+            ))
+        }
+    };
+    let t = std::time::Instant::now();
+    let result = rg_passes::run(&mut game, &pipeline, &opts, &mut hook);
+    let total = t.elapsed();
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => {
+            if let Some(mode) = args.trace {
+                let partial = match &e {
+                    PipelineError::Invalid { report, .. } | PipelineError::Hook { report, .. } => {
+                        Some(report)
+                    }
+                    PipelineError::Pass(_) => None,
+                };
+                if let Some(r) = partial {
+                    eprint!("{}", render_trace(r, mode, total));
+                }
+                if let PipelineError::Invalid { before, after, .. } = &e {
+                    eprint!("--- rg before ---\n{before}--- rg after ---\n{after}--- end ---\n");
+                }
+            }
+            return Err(pass_failure(e));
+        }
+    };
+    if let Some(mode) = args.trace {
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(render_trace(&report, mode, total).as_bytes());
+    }
+    if let Some(dir) = &args.trace_dir {
+        write_trace_dir(dir, &report)?;
+    }
+    let text = rg_fmt::emit_to_string(args.emit.emitter(), &game);
+    let target = output_target(args.output.as_deref());
+    write_output(target.as_deref(), text.as_bytes(), Some(&args.game.input))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn perft(g: &rg_core::Game, depth: usize) -> Result<Vec<u64>, String> {
+    let p = rg_interp::Program::new(g, rg_interp::CompileOptions::default())
+        .map_err(|e| e.to_string())?;
+    let mut m = rg_interp::Machine::new(&p);
+    let s = m.initial();
+    (0..=depth)
+        .map(|d| m.perft(&s, d).map_err(|e| e.to_string()))
+        .collect()
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn record_line(r: &TraceRecord) -> String {
+    let mut line = format!(
+        "trace {:>4} {:>4} {:<30} {:>3} {:>8.2}ms",
+        r.seq,
+        r.iteration,
+        r.pass,
+        if r.changed { "yes" } else { "no" },
+        ms(r.duration)
+    );
+    if r.changed {
+        let _ = write!(
+            line,
+            "   {:<10} {:<10} {}",
+            format!("{}→{}", r.before.nodes, r.after.nodes),
+            format!("{}→{}", r.before.edges, r.after.edges),
+            format!("{}→{}", r.before.variables, r.after.variables),
+        );
+    }
+    line.push('\n');
+    if let Some(Err(e)) = &r.validation {
+        let _ = writeln!(line, "trace      validation failed: {e}");
+    }
+    line
+}
+
+fn render_trace(report: &PassReport, mode: TraceMode, total: std::time::Duration) -> String {
+    let mut out = String::new();
+    if mode == TraceMode::Json {
+        for r in &report.records {
+            out.push_str(&record_json(r).to_string());
+            out.push('\n');
+        }
+        return out;
+    }
+    if mode != TraceMode::Summary {
+        let _ = writeln!(
+            out,
+            "trace  seq iter pass                           chg     time   nodes      edges      vars"
+        );
+        for r in &report.records {
+            out.push_str(&record_line(r));
+            if mode == TraceMode::Full
+                && let Some(text) = &r.game_after
+            {
+                let _ = write!(
+                    out,
+                    "--- rg after #{} {} (iteration {}) ---\n{text}--- end ---\n",
+                    r.seq, r.pass, r.iteration
+                );
+            }
+        }
+    }
+    // Summary per pass, by total time.
+    let mut per: Vec<(&str, usize, usize, f64)> = Vec::new();
+    for r in &report.records {
+        match per.iter_mut().find(|p| p.0 == r.pass) {
+            Some(p) => {
+                p.1 += 1;
+                p.2 += usize::from(r.changed);
+                p.3 += ms(r.duration);
+            }
+            None => per.push((r.pass, 1, usize::from(r.changed), ms(r.duration))),
+        }
+    }
+    per.sort_by(|a, b| b.3.total_cmp(&a.3).then(a.0.cmp(b.0)));
+    let sum: f64 = per.iter().map(|p| p.3).sum();
+    let _ = writeln!(
+        out,
+        "summary  {:<28} {:>5} {:>8} {:>10} {:>7}",
+        "pass", "runs", "changed", "total ms", "share"
+    );
+    for (name, runs, changed, t) in &per {
+        let share = if sum > 0.0 { 100.0 * t / sum } else { 0.0 };
+        let _ = writeln!(
+            out,
+            "summary  {name:<28} {runs:>5} {changed:>8} {t:>10.2} {share:>6.1}%"
+        );
+    }
+    let (first, last) = (report.records.first(), report.records.last());
+    if let (Some(f), Some(l)) = (first, last) {
+        let _ = writeln!(
+            out,
+            "summary  iterations {}, total {:.2} ms, nodes {}→{}, edges {}→{}, variables {}→{}",
+            report.iterations,
+            ms(total),
+            f.before.nodes,
+            l.after.nodes,
+            f.before.edges,
+            l.after.edges,
+            f.before.variables,
+            l.after.variables
+        );
+    } else {
+        let _ = writeln!(out, "summary  no pass ran");
+    }
+    for w in &report.warnings {
+        let _ = writeln!(out, "warning  {w}");
+    }
+    out
+}
+
+fn record_json(r: &TraceRecord) -> serde_json::Value {
+    let stats = |s: &rg_core::GameStats| {
+        serde_json::json!({"nodes": s.nodes, "edges": s.edges, "variables": s.variables,
+            "constants": s.constants, "types": s.types})
+    };
+    serde_json::json!({
+        "seq": r.seq,
+        "iteration": r.iteration,
+        "pass": r.pass,
+        "changed": r.changed,
+        "ms": ms(r.duration),
+        "before": stats(&r.before),
+        "after": stats(&r.after),
+        "validation": r.validation.as_ref().map(|v| v.clone().err().unwrap_or_else(|| "ok".into())),
+        "game_after": r.game_after,
+        "warnings": r.warnings,
+    })
+}
+
+fn write_trace_dir(dir: &std::path::Path, report: &PassReport) -> Result<(), Failure> {
+    let io = |e: std::io::Error| Failure::Io(format!("{}: {e}", dir.display()));
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let mut jsonl = String::new();
+    for r in &report.records {
+        jsonl.push_str(&record_json(r).to_string());
+        jsonl.push('\n');
+        if let Some(text) = &r.game_after {
+            let stem = format!("{:03}-{}", r.seq, r.pass);
+            std::fs::write(dir.join(format!("{stem}.rg")), text).map_err(io)?;
+            let game = rg_core::parse(rg_core::FileId(0), text).map_err(|_| {
+                Failure::Io(format!("internal: the RG after {} does not parse", r.pass))
+            })?;
+            let dot = rg_fmt::emit_to_string(&rg_fmt::dot::DotEmitter, &game);
+            std::fs::write(dir.join(format!("{stem}.dot")), dot).map_err(io)?;
+        }
+    }
+    std::fs::write(dir.join("trace.jsonl"), jsonl).map_err(io)?;
+    Ok(())
+}

@@ -206,12 +206,15 @@ fn record_line(r: &TraceRecord) -> String {
         ms(r.duration)
     );
     if r.changed {
+        let arrow = |a: usize, b: usize| format!("{a}→{b}");
+        let (n, e) = (
+            arrow(r.before.nodes, r.after.nodes),
+            arrow(r.before.edges, r.after.edges),
+        );
         let _ = write!(
             line,
-            "   {:<10} {:<10} {}",
-            format!("{}→{}", r.before.nodes, r.after.nodes),
-            format!("{}→{}", r.before.edges, r.after.edges),
-            format!("{}→{}", r.before.variables, r.after.variables),
+            "   {n:<10} {e:<10} {}",
+            arrow(r.before.variables, r.after.variables)
         );
     }
     line.push('\n');

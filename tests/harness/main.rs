@@ -2,5 +2,6 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 
 mod interp;
+mod passes;
 mod rg;
 mod validate;

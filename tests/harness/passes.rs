@@ -76,8 +76,9 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
     for path in files {
         let before = game(&path);
         // Passes promise the same tree for proper games only (an ambiguous move may count
-        // several walks that a pass legitimately merges).
-        if !is_proper(&before) {
+        // several walks that a pass legitimately merges), and drop the node pragmas of a
+        // changed automaton (a wrong pragma then stops hiding moves).
+        if !is_proper(&before) || name(&path).starts_with("wrong_") {
             continue;
         }
         checked += 1;

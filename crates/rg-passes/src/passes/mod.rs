@@ -1,20 +1,27 @@
 //! The transformations, one file each, named as in passes.md §3.
 
 mod compact_skip_edges;
+mod joins;
+mod pragmas;
 mod prune;
 mod skip_self;
+mod tags;
 
 use crate::Pass;
 
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
+    &joins::JoinForkPrefixes,
+    &joins::JoinForkSuffixes,
     &skip_self::SkipSelfAssignments,
     &skip_self::SkipSelfComparisons,
+    &tags::SkipUnusedTags,
     &prune::PruneSelfLoops,
     &prune::PruneUnreachableNodes,
     &prune::PruneUnusedConstants,
     &prune::PruneUnusedVariables,
+    &pragmas::CalculateDisjoints,
 ];
 
 /// Implements the metadata methods of [`Pass`].

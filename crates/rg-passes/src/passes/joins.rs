@@ -1,0 +1,180 @@
+//! passes.md §3.11 join_fork_prefixes and §3.12 join_fork_suffixes.
+
+use super::meta;
+use crate::util::check_nodes;
+use crate::{Pass, PassContext, PassError};
+use rg_core::{EdgeId, ExprData, Game, Label, NodeId};
+use std::collections::HashSet;
+
+/// Whether the label is an assignment to `player` (ends a move: never joined, so the boundary
+/// between moves cannot move).
+fn ends_move(g: &Game, label: &Label) -> bool {
+    let player = g.well_known().player;
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
+}
+
+/// Edges leaving a node with the same label are executed once, then branch by skips.
+#[derive(Debug)]
+pub(crate) struct JoinForkPrefixes;
+
+fn prefix_step(g: &mut Game) -> bool {
+    let mut rewrites: Vec<(EdgeId, NodeId)> = Vec::new();
+    let mut touched: HashSet<NodeId> = HashSet::new();
+    for n in g.nodes().ids() {
+        let out: Vec<EdgeId> = g
+            .outgoing(n)
+            .iter()
+            .copied()
+            .filter(|&e| !g.outgoing(g.edge(e).to).is_empty())
+            .collect();
+        if out.len() < 2 {
+            continue;
+        }
+        let mut groups: Vec<(Label, Vec<EdgeId>)> = Vec::new();
+        for e in out {
+            let l = g.edge(e).label;
+            if ends_move(g, &l) {
+                continue;
+            }
+            match groups.iter_mut().find(|(gl, _)| *gl == l) {
+                Some((_, v)) => v.push(e),
+                None => groups.push((l, vec![e])),
+            }
+        }
+        for (_, group) in groups {
+            if group.len() < 2 {
+                continue;
+            }
+            let targets: Vec<NodeId> = group.iter().map(|&e| g.edge(e).to).collect();
+            // All targets distinct and not yet touched in this step.
+            let distinct: HashSet<NodeId> = targets.iter().copied().collect();
+            if distinct.len() != targets.len() || targets.iter().any(|t| touched.contains(t)) {
+                continue;
+            }
+            let head = group
+                .iter()
+                .position(|&e| g.incoming(g.edge(e).to).len() == 1)
+                .or_else(|| {
+                    let preds = |t: NodeId| {
+                        let mut v: Vec<(NodeId, Label)> = g
+                            .incoming(t)
+                            .iter()
+                            .map(|&i| (g.edge(i).from, g.edge(i).label))
+                            .collect();
+                        v.sort_by_key(|(n, _)| *n);
+                        v
+                    };
+                    let first = preds(targets[0]);
+                    targets[1..].iter().all(|&t| preds(t) == first).then_some(0)
+                });
+            let Some(h) = head else { continue };
+            let hnode = targets[h];
+            touched.extend(targets.iter().copied());
+            for (i, &e) in group.iter().enumerate() {
+                if i != h {
+                    rewrites.push((e, hnode));
+                }
+            }
+        }
+    }
+    let changed = !rewrites.is_empty();
+    for (e, h) in rewrites {
+        g.set_source(e, h);
+        g.set_label(e, Label::Skip);
+    }
+    changed
+}
+
+impl Pass for JoinForkPrefixes {
+    meta!(
+        "join_fork_prefixes",
+        "edges leaving a node with the same label run it once, then branch",
+        Safe,
+        Loop,
+        Join
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut changed = false;
+        while prefix_step(g) {
+            changed = true;
+        }
+        Ok(changed)
+    }
+}
+
+/// Nodes whose only edge is the same label to the same node are merged.
+#[derive(Debug)]
+pub(crate) struct JoinForkSuffixes;
+
+fn suffix_step(g: &mut Game) -> bool {
+    let checks = check_nodes(g);
+    let begin = g.begin();
+    let mut removed: HashSet<NodeId> = HashSet::new();
+    let mut targets: HashSet<NodeId> = HashSet::new();
+    let mut redirected: HashSet<NodeId> = HashSet::new();
+    let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
+    for x in g.nodes().ids() {
+        let inc: Vec<EdgeId> = g.incoming(x).to_vec();
+        for (i, &e1) in inc.iter().enumerate() {
+            let y1 = g.edge(e1).from;
+            if removed.contains(&y1)
+                || y1 == x
+                || g.outgoing(y1).len() != 1
+                || checks[y1.0 as usize]
+            {
+                continue;
+            }
+            let l1 = g.edge(e1).label;
+            for &e2 in &inc[i + 1..] {
+                let y2 = g.edge(e2).from;
+                if y2 == y1
+                    || y2 == x
+                    || g.edge(e2).label != l1
+                    || targets.contains(&y2)
+                    || removed.contains(&y2)
+                    || g.outgoing(y2).len() != 1
+                    || checks[y2.0 as usize]
+                    || Some(y2) == begin
+                    || g.incoming(y2).iter().any(|&p| {
+                        let pn = g.edge(p).from;
+                        redirected.contains(&pn) || pn == y2
+                    })
+                {
+                    continue;
+                }
+                targets.insert(y1);
+                removed.insert(y2);
+                for &p in g.incoming(y2) {
+                    redirected.insert(g.edge(p).from);
+                }
+                plan.push((e2, y2, y1));
+            }
+        }
+    }
+    let changed = !plan.is_empty();
+    for (e2, y2, y1) in plan {
+        for p in g.incoming(y2).to_vec() {
+            g.set_target(p, y1);
+        }
+        g.remove_edge(e2);
+    }
+    changed
+}
+
+impl Pass for JoinForkSuffixes {
+    meta!(
+        "join_fork_suffixes",
+        "nodes whose only edge is the same label to the same node are merged",
+        Safe,
+        Loop,
+        Join
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut changed = false;
+        while suffix_step(g) {
+            changed = true;
+        }
+        Ok(changed)
+    }
+}

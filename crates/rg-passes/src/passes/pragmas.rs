@@ -1,0 +1,146 @@
+//! passes.md §3.27 calculate_disjoints, with the three fixes the spec requires: pairwise
+//! disjoint value sets, exactly one edge from the node to each listed target, one label per
+//! target in the if-else case.
+
+use super::meta;
+use crate::{Pass, PassContext, PassError};
+use rg_core::{ExprData, ExprId, Game, Label, NodeId, Pragma, PragmaKind, Symbol, ValueData};
+use std::collections::HashSet;
+
+#[derive(Debug)]
+pub(crate) struct CalculateDisjoints;
+
+/// The single symbol an expression always evaluates to: a literal symbol or an element constant.
+fn literal(g: &Game, e: ExprId) -> Option<Symbol> {
+    let ExprData::Ref(s) = g.expr(g.strip_casts(e)) else {
+        return None;
+    };
+    if g.variable(s).is_some() {
+        return None;
+    }
+    match g.constant(s) {
+        Some(c) => match g.value(c.value) {
+            ValueData::Element(v) if g.constant(*v).is_none() => Some(*v),
+            _ => None,
+        },
+        None => Some(s),
+    }
+}
+
+fn negation_pair(g: &Game, a: &Label, b: &Label) -> bool {
+    match (*a, *b) {
+        (
+            Label::Compare {
+                lhs: l1,
+                rhs: r1,
+                negated: n1,
+            },
+            Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            },
+        ) => l1 == l2 && r1 == r2 && n1 != n2,
+        (
+            Label::Reach {
+                from: f1,
+                to: t1,
+                negated: n1,
+            },
+            Label::Reach {
+                from: f2,
+                to: t2,
+                negated: n2,
+            },
+        ) => f1 == f2 && t1 == t2 && n1 != n2,
+        _ => {
+            let _ = g;
+            false
+        }
+    }
+}
+
+fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
+    let out = g.outgoing(n);
+    if out.len() < 2 {
+        return None;
+    }
+    let targets: Vec<NodeId> = out.iter().map(|&e| g.edge(e).to).collect();
+    if targets.iter().collect::<HashSet<_>>().len() != targets.len() {
+        return None; // exactly one edge to each target
+    }
+    if out.len() == 2 {
+        let (a, b) = (g.edge(out[0]).label, g.edge(out[1]).label);
+        if negation_pair(g, &a, &b) {
+            return Some((targets, true));
+        }
+    }
+    // Switch: every edge `L == s` with the same left side and distinct literal symbols.
+    let mut lhs0 = None;
+    let mut seen = HashSet::new();
+    for &e in out {
+        let Label::Compare {
+            lhs,
+            rhs,
+            negated: false,
+        } = g.edge(e).label
+        else {
+            return None;
+        };
+        let lhs = g.strip_casts(lhs);
+        if *lhs0.get_or_insert(lhs) != lhs {
+            return None;
+        }
+        let s = literal(g, rhs)?;
+        if !seen.insert(s) {
+            return None;
+        }
+    }
+    Some((targets, false))
+}
+
+impl Pass for CalculateDisjoints {
+    meta!(
+        "calculate_disjoints",
+        "add @disjoint/@disjointExhaustive for nodes whose outgoing conditions exclude each other",
+        Safe,
+        Final,
+        Pragma
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut added = Vec::new();
+        let existing: HashSet<NodeId> =
+            g.pragmas
+                .iter()
+                .filter_map(|p| match &p.kind {
+                    PragmaKind::Disjoint { node, .. }
+                    | PragmaKind::DisjointExhaustive { node, .. } => Some(*node),
+                    _ => None,
+                })
+                .collect();
+        for n in g.nodes().ids() {
+            if existing.contains(&n) {
+                continue;
+            }
+            if let Some((mut nodes, exhaustive)) = disjoint_of(g, n) {
+                nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+                let kind = if exhaustive {
+                    PragmaKind::DisjointExhaustive { node: n, nodes }
+                } else {
+                    PragmaKind::Disjoint { node: n, nodes }
+                };
+                added.push(Pragma {
+                    kind,
+                    derived: true,
+                    span: None,
+                });
+            }
+        }
+        if added.is_empty() {
+            return Ok(false);
+        }
+        g.pragmas.extend(added);
+        g.touch();
+        Ok(true)
+    }
+}

@@ -1,0 +1,51 @@
+//! passes.md §3.15 skip_unused_tags.
+
+use super::meta;
+use crate::util::{edge_ids, reachable_nodes};
+use crate::{Pass, PassContext, PassError};
+use rg_core::{Game, Label, PragmaKind};
+use std::collections::HashSet;
+
+/// Tags on edges outside the main automaton (inside reachability subautomata) never reach a
+/// move; they become skips. Artificial tags are kept.
+#[derive(Debug)]
+pub(crate) struct SkipUnusedTags;
+
+impl Pass for SkipUnusedTags {
+    meta!(
+        "skip_unused_tags",
+        "tags that can only occur inside reachability checks become skips",
+        Safe,
+        Loop,
+        Tags
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let main = reachable_nodes(g, false);
+        let artificial: HashSet<_> = g
+            .pragmas
+            .iter()
+            .filter_map(|p| match &p.kind {
+                PragmaKind::ArtificialTag(ts) => Some(ts.iter().copied()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let mut changed = false;
+        for e in edge_ids(g) {
+            let d = g.edge(e);
+            if main[d.from.0 as usize] {
+                continue;
+            }
+            let unused = match d.label {
+                Label::Tag(s) => !artificial.contains(&s),
+                Label::TagVar(_) => true,
+                _ => false,
+            };
+            if unused {
+                g.set_label(e, Label::Skip);
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+}

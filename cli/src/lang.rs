@@ -77,7 +77,8 @@ impl Lang {
     pub fn lower(self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, Failure> {
         match self {
             Lang::Rg => lower_with(&RgFrontEnd, file, text, opts),
-            Lang::Hrg | Lang::Rbg | Lang::Kif | Lang::Lg => Err(Failure::Usage(format!(
+            Lang::Hrg => lower_with(&front_hrg::HrgFrontEnd, file, text, opts),
+            Lang::Rbg | Lang::Kif | Lang::Lg => Err(Failure::Usage(format!(
                 "the {} front-end is not available in this build of rgt yet",
                 self.name()
             ))),

@@ -1,0 +1,898 @@
+//! HRG lexer, syntax tree and recursive-descent parser (hrg.md §2, §3).
+
+use crate::error::HrgError;
+use rg_core::{FileId, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Ident(String),
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Comma,
+    Colon,
+    Semi,
+    Eq,
+    EqEq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    AndAnd,
+    OrOr,
+    Pipe,
+    Star,
+    Arrow,
+    DotDot,
+    Plus,
+    Minus,
+    Percent,
+    Dollar,
+    DollarUnderscore,
+    DollarDollar,
+    Eof,
+}
+
+impl Tok {
+    fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Eof => "end of file".to_string(),
+            other => format!("`{}`", other.text()),
+        }
+    }
+
+    fn text(&self) -> &'static str {
+        match self {
+            Tok::LParen => "(",
+            Tok::RParen => ")",
+            Tok::LBracket => "[",
+            Tok::RBracket => "]",
+            Tok::LBrace => "{",
+            Tok::RBrace => "}",
+            Tok::Comma => ",",
+            Tok::Colon => ":",
+            Tok::Semi => ";",
+            Tok::Eq => "=",
+            Tok::EqEq => "==",
+            Tok::Neq => "!=",
+            Tok::Lt => "<",
+            Tok::Le => "<=",
+            Tok::Gt => ">",
+            Tok::Ge => ">=",
+            Tok::AndAnd => "&&",
+            Tok::OrOr => "||",
+            Tok::Pipe => "|",
+            Tok::Star => "*",
+            Tok::Arrow => "->",
+            Tok::DotDot => "..",
+            Tok::Plus => "+",
+            Tok::Minus => "-",
+            Tok::Percent => "%",
+            Tok::Dollar => "$",
+            Tok::DollarUnderscore => "$_",
+            Tok::DollarDollar => "$$",
+            Tok::Ident(_) | Tok::Eof => "",
+        }
+    }
+}
+
+pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError> {
+    let mut out = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let c = text[i..].chars().next().expect("in range");
+        let start = i;
+        if matches!(c, ' ' | '\t' | '\r' | '\n') {
+            i += 1;
+            continue;
+        }
+        if text[i..].starts_with("//") {
+            while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
+                i += 1;
+            }
+            continue;
+        }
+        if c.is_alphanumeric() || c == '_' {
+            let mut j = i;
+            for ch in text[i..].chars() {
+                if ch.is_alphanumeric() || ch == '_' {
+                    j += ch.len_utf8();
+                } else {
+                    break;
+                }
+            }
+            let word = &text[i..j];
+            if matches!(word, "const" | "type" | "var") {
+                return Err(HrgError::new(
+                    format!("`{word}` is reserved and cannot be used as a name"),
+                    Span::new(file, i, j),
+                ));
+            }
+            out.push((Tok::Ident(word.to_string()), Span::new(file, i, j)));
+            i = j;
+            continue;
+        }
+        let two = text.get(i..i + 2).unwrap_or("");
+        let (tok, len) = match two {
+            "==" => (Tok::EqEq, 2),
+            "!=" => (Tok::Neq, 2),
+            "<=" => (Tok::Le, 2),
+            ">=" => (Tok::Ge, 2),
+            "&&" => (Tok::AndAnd, 2),
+            "||" => (Tok::OrOr, 2),
+            "->" => (Tok::Arrow, 2),
+            ".." => (Tok::DotDot, 2),
+            "$$" => (Tok::DollarDollar, 2),
+            "$_" => (Tok::DollarUnderscore, 2),
+            _ => match c {
+                '(' => (Tok::LParen, 1),
+                ')' => (Tok::RParen, 1),
+                '[' => (Tok::LBracket, 1),
+                ']' => (Tok::RBracket, 1),
+                '{' => (Tok::LBrace, 1),
+                '}' => (Tok::RBrace, 1),
+                ',' => (Tok::Comma, 1),
+                ':' => (Tok::Colon, 1),
+                ';' => (Tok::Semi, 1),
+                '=' => (Tok::Eq, 1),
+                '<' => (Tok::Lt, 1),
+                '>' => (Tok::Gt, 1),
+                '|' => (Tok::Pipe, 1),
+                '*' => (Tok::Star, 1),
+                '+' => (Tok::Plus, 1),
+                '-' => (Tok::Minus, 1),
+                '%' => (Tok::Percent, 1),
+                '$' => (Tok::Dollar, 1),
+                _ => {
+                    return Err(HrgError::new(
+                        format!("unexpected character `{c}`"),
+                        Span::new(file, start, start + c.len_utf8()),
+                    )
+                    .help("HRG names are letters, digits and `_`; comments start with `//`"));
+                }
+            },
+        };
+        out.push((tok, Span::new(file, i, i + len)));
+        i += len;
+    }
+    out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
+    Ok(out)
+}
+
+/// Whether an identifier is an upper identifier (hrg.md §2.2).
+pub(crate) fn is_upper(s: &str) -> bool {
+    s.chars().next().is_some_and(char::is_uppercase)
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Type {
+    Set(Vec<String>),
+    Name(String, Option<Box<Type>>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Values {
+    Range(i64, i64),
+    Set(Vec<String>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Binding {
+    pub name: String,
+    pub values: Values,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Element {
+    Generator {
+        name: String,
+        params: Vec<String>,
+        bindings: Vec<Binding>,
+    },
+    Name(String),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Pattern {
+    Wildcard,
+    Name(String),
+    Ctor(String, Vec<Pattern>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BinOp {
+    Or,
+    And,
+    Eq,
+    Neq,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Rem,
+    In,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct MapPart {
+    pub key: Pattern,
+    pub value: Expr,
+    pub bindings: Vec<Binding>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum ExprKind {
+    Name(String),
+    Ctor(String, Vec<Expr>),
+    Call(Box<Expr>, Vec<Expr>),
+    Access(Box<Expr>, Box<Expr>),
+    If(Box<Expr>, Box<Expr>, Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+    Map(Option<Box<Expr>>, Vec<MapPart>),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum StmtKind {
+    AssignAny(String, Vec<Expr>, Type),
+    Assign(String, Vec<Expr>, Expr),
+    BranchIn(String, Type, Vec<Stmt>),
+    Branch(Vec<Vec<Stmt>>),
+    Call(String, Vec<Expr>),
+    If(Expr, Vec<Stmt>, Option<Vec<Stmt>>),
+    Loop(Vec<Stmt>),
+    RepeatIn(String, Type, Vec<Stmt>),
+    Repeat(u64, Vec<Stmt>),
+    While(Expr, Vec<Stmt>),
+    TagVar(String),
+    Tag(Vec<String>, bool),
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Graph {
+    pub name: String,
+    pub reusable: bool,
+    pub params: Vec<(String, Type)>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Function {
+    pub name: String,
+    pub ty: Type,
+    pub cases: Vec<(Vec<Pattern>, Expr)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) enum Decl {
+    Domain(String, Vec<Element>, Span),
+    Function(Function),
+    Variable(String, Type, Option<Expr>, Span),
+    Graph(Graph),
+}
+
+pub(crate) struct Parser {
+    toks: Vec<(Tok, Span)>,
+    pos: usize,
+}
+
+type PResult<T> = Result<T, HrgError>;
+
+impl Parser {
+    pub fn new(toks: Vec<(Tok, Span)>) -> Self {
+        Parser { toks, pos: 0 }
+    }
+
+    fn peek(&self) -> &Tok {
+        &self.toks[self.pos].0
+    }
+
+    fn peek_at(&self, k: usize) -> &Tok {
+        &self.toks[(self.pos + k).min(self.toks.len() - 1)].0
+    }
+
+    fn span(&self) -> Span {
+        self.toks[self.pos].1
+    }
+
+    fn prev_span(&self) -> Span {
+        self.toks[self.pos.saturating_sub(1)].1
+    }
+
+    fn bump(&mut self) -> Tok {
+        let t = self.toks[self.pos].0.clone();
+        if self.pos + 1 < self.toks.len() {
+            self.pos += 1;
+        }
+        t
+    }
+
+    fn unexpected(&self, expected: &str) -> HrgError {
+        HrgError::new(
+            format!("unexpected {}, expected {expected}", self.peek().describe()),
+            self.span(),
+        )
+    }
+
+    fn eat(&mut self, t: &Tok) -> bool {
+        if self.peek() == t {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, t: Tok) -> PResult<()> {
+        if self.eat(&t) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{}`", t.text())))
+        }
+    }
+
+    fn is_word(&self, w: &str) -> bool {
+        matches!(self.peek(), Tok::Ident(s) if s == w)
+    }
+
+    fn word_at(&self, k: usize, w: &str) -> bool {
+        matches!(self.peek_at(k), Tok::Ident(s) if s == w)
+    }
+
+    fn ident(&mut self, what: &str) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.bump();
+                Ok(s)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    pub fn program(&mut self) -> PResult<Vec<Decl>> {
+        let mut out = Vec::new();
+        while *self.peek() != Tok::Eof {
+            out.push(self.declaration()?);
+        }
+        Ok(out)
+    }
+
+    fn declaration(&mut self) -> PResult<Decl> {
+        let start = self.span();
+        if self.is_word("domain") && matches!(self.peek_at(1), Tok::Ident(_)) {
+            self.bump();
+            let name = self.ident("a domain name")?;
+            self.expect(Tok::Eq)?;
+            let mut elems = vec![self.element()?];
+            while self.eat(&Tok::Pipe) {
+                elems.push(self.element()?);
+            }
+            return Ok(Decl::Domain(name, elems, start.to(self.prev_span())));
+        }
+        if self.is_word("reusable")
+            || (self.is_word("graph") && matches!(self.peek_at(1), Tok::Ident(_)))
+        {
+            let reusable = self.is_word("reusable");
+            if reusable {
+                self.bump();
+            }
+            if !self.is_word("graph") {
+                return Err(self.unexpected("`graph`"));
+            }
+            self.bump();
+            let name = self.ident("a graph name")?;
+            self.expect(Tok::LParen)?;
+            let mut params = Vec::new();
+            if *self.peek() != Tok::RParen {
+                loop {
+                    let p = self.ident("a parameter name")?;
+                    self.expect(Tok::Colon)?;
+                    params.push((p, self.ty()?));
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen)?;
+            let body = self.block()?;
+            return Ok(Decl::Graph(Graph {
+                name,
+                reusable,
+                params,
+                body,
+                span: start.to(self.prev_span()),
+            }));
+        }
+        let name = self.ident("a declaration (`domain`, `graph`, or `name : type`)")?;
+        self.expect(Tok::Colon)?;
+        let ty = self.ty()?;
+        let is_case = |p: &Parser| {
+            matches!(p.peek(), Tok::Ident(s) if *s == name) && *p.peek_at(1) == Tok::LParen
+        };
+        if is_case(self) {
+            let mut cases = Vec::new();
+            while is_case(self) {
+                self.bump();
+                self.bump();
+                let mut pats = Vec::new();
+                if *self.peek() != Tok::RParen {
+                    loop {
+                        pats.push(self.pattern()?);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RParen)?;
+                self.expect(Tok::Eq)?;
+                let body = self.expr()?;
+                cases.push((pats, body));
+            }
+            return Ok(Decl::Function(Function {
+                name,
+                ty,
+                cases,
+                span: start.to(self.prev_span()),
+            }));
+        }
+        let init = if self.eat(&Tok::Eq) {
+            Some(self.expr()?)
+        } else {
+            None
+        };
+        Ok(Decl::Variable(name, ty, init, start.to(self.prev_span())))
+    }
+
+    fn element(&mut self) -> PResult<Element> {
+        let name = self.ident("a domain element")?;
+        if *self.peek() != Tok::LParen {
+            return Ok(Element::Name(name));
+        }
+        self.bump();
+        let mut params = Vec::new();
+        if *self.peek() != Tok::RParen {
+            loop {
+                params.push(self.ident("a generator parameter")?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen)?;
+        if !self.is_word("where") {
+            return Err(self.unexpected("`where` and the values of the generator's variables"));
+        }
+        self.bump();
+        let bindings = self.bindings()?;
+        if bindings.is_empty() {
+            return Err(self.unexpected("a binding `X in 0..3` or `X in { a, b }`"));
+        }
+        Ok(Element::Generator {
+            name,
+            params,
+            bindings,
+        })
+    }
+
+    fn bindings(&mut self) -> PResult<Vec<Binding>> {
+        let mut out = Vec::new();
+        while matches!(self.peek(), Tok::Ident(_)) && self.word_at(1, "in") {
+            let name = self.ident("a name")?;
+            self.bump();
+            let values = if self.eat(&Tok::LBrace) {
+                let mut v = Vec::new();
+                if *self.peek() != Tok::RBrace {
+                    loop {
+                        v.push(self.ident("a symbol")?);
+                        if !self.eat(&Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RBrace)?;
+                Values::Set(v)
+            } else {
+                let sp = self.span();
+                let a = self.ident("an integer")?;
+                self.expect(Tok::DotDot)?;
+                let b = self.ident("an integer")?;
+                let parse = |s: &str| {
+                    s.parse::<i64>().map_err(|_| {
+                        HrgError::new(format!("`{s}` is not an integer"), sp.to(self.prev_span()))
+                    })
+                };
+                Values::Range(parse(&a)?, parse(&b)?)
+            };
+            out.push(Binding { name, values });
+            if !self.eat(&Tok::Comma) {
+                break;
+            }
+        }
+        Ok(out)
+    }
+
+    fn ty(&mut self) -> PResult<Type> {
+        if self.eat(&Tok::LBrace) {
+            let mut v = Vec::new();
+            loop {
+                v.push(self.ident("a symbol")?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RBrace)?;
+            return Ok(Type::Set(v));
+        }
+        let name = self.ident("a type")?;
+        if self.eat(&Tok::Arrow) {
+            let rest = self.ty()?;
+            return Ok(Type::Name(name, Some(Box::new(rest))));
+        }
+        Ok(Type::Name(name, None))
+    }
+
+    fn pattern(&mut self) -> PResult<Pattern> {
+        let name = self.ident("a pattern")?;
+        if self.eat(&Tok::LParen) {
+            let mut ps = Vec::new();
+            if *self.peek() != Tok::RParen {
+                loop {
+                    ps.push(self.pattern()?);
+                    if !self.eat(&Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen)?;
+            return Ok(Pattern::Ctor(name, ps));
+        }
+        if name == "_" {
+            return Ok(Pattern::Wildcard);
+        }
+        Ok(Pattern::Name(name))
+    }
+
+    fn block(&mut self) -> PResult<Vec<Stmt>> {
+        self.expect(Tok::LBrace)?;
+        let mut out = Vec::new();
+        while *self.peek() != Tok::RBrace {
+            if *self.peek() == Tok::Eof {
+                return Err(self.unexpected("`}`"));
+            }
+            out.push(self.statement()?);
+        }
+        self.bump();
+        Ok(out)
+    }
+
+    fn statement(&mut self) -> PResult<Stmt> {
+        let start = self.span();
+        let kind = match self.peek().clone() {
+            Tok::DollarDollar => {
+                self.bump();
+                StmtKind::TagVar(self.ident("a variable")?)
+            }
+            Tok::Dollar | Tok::DollarUnderscore => {
+                let artificial = *self.peek() == Tok::DollarUnderscore;
+                self.bump();
+                let syms = if self.eat(&Tok::LParen) {
+                    let mut v = vec![self.ident("a tag symbol")?];
+                    while *self.peek() != Tok::RParen {
+                        v.push(self.ident("a tag symbol or `)`")?);
+                    }
+                    self.bump();
+                    v
+                } else {
+                    vec![self.ident("a tag symbol")?]
+                };
+                StmtKind::Tag(syms, artificial)
+            }
+            Tok::Ident(w) => {
+                let next = self.peek_at(1).clone();
+                match (w.as_str(), &next) {
+                    ("branch", Tok::Ident(_)) if self.word_at(2, "in") => {
+                        self.bump();
+                        let v = self.ident("a name")?;
+                        self.bump();
+                        let t = self.ty()?;
+                        StmtKind::BranchIn(v, t, self.block()?)
+                    }
+                    ("branch", Tok::LBrace) => {
+                        self.bump();
+                        let mut arms = vec![self.block()?];
+                        while self.is_word("or") && *self.peek_at(1) == Tok::LBrace {
+                            self.bump();
+                            arms.push(self.block()?);
+                        }
+                        StmtKind::Branch(arms)
+                    }
+                    ("repeat", Tok::Ident(_)) if self.word_at(2, "in") => {
+                        self.bump();
+                        let v = self.ident("a name")?;
+                        self.bump();
+                        let t = self.ty()?;
+                        StmtKind::RepeatIn(v, t, self.block()?)
+                    }
+                    ("repeat", Tok::Ident(n)) => {
+                        let sp = self.peek_at_span(1);
+                        let n: u64 = n.parse().map_err(|_| {
+                            HrgError::new(format!("`{n}` is not a repetition count"), sp)
+                        })?;
+                        self.bump();
+                        self.bump();
+                        StmtKind::Repeat(n, self.block()?)
+                    }
+                    ("loop", Tok::LBrace) => {
+                        self.bump();
+                        StmtKind::Loop(self.block()?)
+                    }
+                    ("if", t) if *t != Tok::Eq && *t != Tok::LBracket => {
+                        self.bump();
+                        self.if_rest()?
+                    }
+                    ("while", t) if *t != Tok::Eq && *t != Tok::LBracket => {
+                        self.bump();
+                        let c = self.expr()?;
+                        StmtKind::While(c, self.block()?)
+                    }
+                    (_, Tok::LParen) => {
+                        self.bump();
+                        self.bump();
+                        let args = self.args(Tok::RParen)?;
+                        StmtKind::Call(w, args)
+                    }
+                    (_, Tok::LBracket | Tok::Eq) => {
+                        self.bump();
+                        let mut idx = Vec::new();
+                        while self.eat(&Tok::LBracket) {
+                            idx.push(self.expr()?);
+                            self.expect(Tok::RBracket)?;
+                        }
+                        self.expect(Tok::Eq)?;
+                        let save = self.pos;
+                        if let Ok(t) = self.ty()
+                            && self.eat(&Tok::LParen)
+                            && self.eat(&Tok::Star)
+                            && self.eat(&Tok::RParen)
+                        {
+                            StmtKind::AssignAny(w, idx, t)
+                        } else {
+                            self.pos = save;
+                            StmtKind::Assign(w, idx, self.expr()?)
+                        }
+                    }
+                    _ => return Err(self.unexpected("a statement")),
+                }
+            }
+            _ => return Err(self.unexpected("a statement")),
+        };
+        Ok(Stmt {
+            kind,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn peek_at_span(&self, k: usize) -> Span {
+        self.toks[(self.pos + k).min(self.toks.len() - 1)].1
+    }
+
+    fn if_rest(&mut self) -> PResult<StmtKind> {
+        let c = self.expr()?;
+        let then = self.block()?;
+        let els = if self.is_word("else") {
+            self.bump();
+            if self.is_word("if") {
+                let start = self.span();
+                self.bump();
+                let inner = self.if_rest()?;
+                Some(vec![Stmt {
+                    kind: inner,
+                    span: start.to(self.prev_span()),
+                }])
+            } else {
+                Some(self.block()?)
+            }
+        } else {
+            None
+        };
+        Ok(StmtKind::If(c, then, els))
+    }
+
+    fn args(&mut self, close: Tok) -> PResult<Vec<Expr>> {
+        let mut out = Vec::new();
+        if *self.peek() != close {
+            loop {
+                out.push(self.expr()?);
+                if !self.eat(&Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(close)?;
+        Ok(out)
+    }
+
+    pub fn expr(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let a = self.and_expr()?;
+        if self.eat(&Tok::OrOr) {
+            let b = self.expr()?;
+            return Ok(bin(BinOp::Or, a, b, start.to(self.prev_span())));
+        }
+        Ok(a)
+    }
+
+    fn and_expr(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let a = self.cmp_expr()?;
+        if self.eat(&Tok::AndAnd) {
+            let b = self.and_expr()?;
+            return Ok(bin(BinOp::And, a, b, start.to(self.prev_span())));
+        }
+        Ok(a)
+    }
+
+    fn cmp_expr(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let mut a = self.add_expr()?;
+        loop {
+            let op = match self.peek() {
+                Tok::EqEq => BinOp::Eq,
+                Tok::Neq => BinOp::Neq,
+                Tok::Lt => BinOp::Lt,
+                Tok::Le => BinOp::Le,
+                Tok::Gt => BinOp::Gt,
+                Tok::Ge => BinOp::Ge,
+                _ => return Ok(a),
+            };
+            self.bump();
+            let b = self.add_expr()?;
+            a = bin(op, a, b, start.to(self.prev_span()));
+        }
+    }
+
+    fn add_expr(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let mut a = self.postfix()?;
+        loop {
+            let op = match self.peek() {
+                Tok::Plus => BinOp::Add,
+                Tok::Minus => BinOp::Sub,
+                Tok::Percent => BinOp::Rem,
+                Tok::Ident(s) if s == "in" => BinOp::In,
+                _ => return Ok(a),
+            };
+            self.bump();
+            let b = self.postfix()?;
+            a = bin(op, a, b, start.to(self.prev_span()));
+        }
+    }
+
+    fn postfix(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let mut e = self.primary()?;
+        loop {
+            if self.eat(&Tok::LBracket) {
+                let i = self.expr()?;
+                self.expect(Tok::RBracket)?;
+                e = Expr {
+                    kind: ExprKind::Access(Box::new(e), Box::new(i)),
+                    span: start.to(self.prev_span()),
+                };
+            } else if self.eat(&Tok::LParen) {
+                let args = self.args(Tok::RParen)?;
+                e = Expr {
+                    kind: ExprKind::Call(Box::new(e), args),
+                    span: start.to(self.prev_span()),
+                };
+            } else {
+                return Ok(e);
+            }
+        }
+    }
+
+    fn primary(&mut self) -> PResult<Expr> {
+        let start = self.span();
+        let kind = match self.peek().clone() {
+            Tok::Ident(w) if w == "if" => {
+                self.bump();
+                let c = self.expr()?;
+                if !self.is_word("then") {
+                    return Err(self.unexpected("`then`"));
+                }
+                self.bump();
+                let a = self.expr()?;
+                if !self.is_word("else") {
+                    return Err(self.unexpected("`else`"));
+                }
+                self.bump();
+                let b = self.expr()?;
+                ExprKind::If(Box::new(c), Box::new(a), Box::new(b))
+            }
+            Tok::LBrace => {
+                self.bump();
+                let mut default = None;
+                let mut parts = Vec::new();
+                if self.eat(&Tok::Colon) {
+                    default = Some(Box::new(self.expr()?));
+                    while self.eat(&Tok::Semi) {
+                        parts.push(self.map_part()?);
+                    }
+                } else {
+                    parts.push(self.map_part()?);
+                    while self.eat(&Tok::Semi) {
+                        parts.push(self.map_part()?);
+                    }
+                }
+                self.expect(Tok::RBrace)?;
+                ExprKind::Map(default, parts)
+            }
+            Tok::Ident(w) => {
+                self.bump();
+                if is_upper(&w) && *self.peek() == Tok::LParen {
+                    self.bump();
+                    let args = self.args(Tok::RParen)?;
+                    ExprKind::Ctor(w, args)
+                } else {
+                    ExprKind::Name(w)
+                }
+            }
+            Tok::LParen => {
+                self.bump();
+                let e = self.expr()?;
+                self.expect(Tok::RParen)?;
+                return Ok(e);
+            }
+            _ => return Err(self.unexpected("an expression")),
+        };
+        Ok(Expr {
+            kind,
+            span: start.to(self.prev_span()),
+        })
+    }
+
+    fn map_part(&mut self) -> PResult<MapPart> {
+        let key = self.pattern()?;
+        self.expect(Tok::Eq)?;
+        let value = self.expr()?;
+        let bindings = if self.is_word("where") {
+            self.bump();
+            self.bindings()?
+        } else {
+            Vec::new()
+        };
+        Ok(MapPart {
+            key,
+            value,
+            bindings,
+        })
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Bin(op, Box::new(a), Box::new(b)),
+        span,
+    }
+}

@@ -162,13 +162,20 @@ pub fn translate_text(
         session.emit(&warnings);
     }
     let mut game = lowered.game;
-    check(session, &mut game, file)?;
+    // Lints about a translated game point at generated RG the user did not write: only RG
+    // input shows them (errors are always reported, and `--deny warnings` still applies).
+    check(session, &mut game, file, lang == Lang::Rg)?;
     Ok(game)
 }
 
 /// The builtins step (rg.md §6) and the validators (validators.md §4 and the lints): errors
 /// stop the pipeline, warnings are printed (or are errors with `--deny warnings`).
-pub fn check(session: &Session, game: &mut Game, file: FileId) -> Result<(), Failure> {
+pub fn check(
+    session: &Session,
+    game: &mut Game,
+    file: FileId,
+    show_warnings: bool,
+) -> Result<(), Failure> {
     if let Err(v) = rg_core::builtins::add_builtins(game) {
         return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))]));
     }
@@ -192,7 +199,7 @@ pub fn check(session: &Session, game: &mut Game, file: FileId) -> Result<(), Fai
                 .collect(),
         ));
     }
-    if !warnings.is_empty() {
+    if show_warnings && !warnings.is_empty() {
         let diags: Vec<Diag> = warnings
             .into_iter()
             .map(|v| Diag::violation(v, game, Some(file)))

@@ -1,0 +1,136 @@
+//! HRG suites (issue: HRG front-end): every valid fixture is lowered (RG snapshot) and has the
+//! hand-counted perft of its header at -O0 and -O2; invalid fixtures give located diagnostics;
+//! corpus HRG games match the reference perft; truncated corpus files never panic.
+
+use rgt::lang::Lang;
+use rgt_tests::{corpus, corpus_files, fixture_files, load, name, skip_without_corpus};
+use std::path::Path;
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../snapshots/hrg");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s
+}
+
+fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
+    let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default()).expect("compiles");
+    let mut m = rg_interp::Machine::new(&p);
+    let s = m.initial();
+    (0..=depth)
+        .map(|d| m.perft(&s, d).expect("no run-time error"))
+        .collect()
+}
+
+fn optimised(mut g: rg_core::Game) -> rg_core::Game {
+    let p = rgt::pipeline::OptLevel::O2.pipeline();
+    rg_passes::run(&mut g, &p, &rg_passes::Options::default(), &mut |_, _| {
+        Ok(())
+    })
+    .expect("optimises");
+    g
+}
+
+#[test]
+fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
+    let files = fixture_files("hrg/valid", "hrg");
+    assert!(files.len() >= 12);
+    settings().bind(|| {
+        for path in &files {
+            let text = read(path);
+            let want: Vec<u64> = text
+                .lines()
+                .find_map(|l| l.strip_prefix("// perft: "))
+                .expect("a `// perft:` header")
+                .split_whitespace()
+                .map(|n| n.parse().expect("count"))
+                .collect();
+            let game = load(Lang::Hrg, &name(path), &text)
+                .unwrap_or_else(|d| panic!("{}:\n{d}", path.display()));
+            assert_eq!(
+                perft(&game, want.len() - 1),
+                want,
+                "{} at -O0",
+                path.display()
+            );
+            let opt = optimised(game.clone());
+            assert_eq!(
+                perft(&opt, want.len() - 1),
+                want,
+                "{} at -O2",
+                path.display()
+            );
+            insta::assert_snapshot!(name(path), rg_core::print(&game));
+        }
+    });
+}
+
+#[test]
+fn invalid_fixtures_are_reported_with_spans() {
+    let mut report = String::new();
+    for path in fixture_files("hrg/invalid", "hrg") {
+        let text = read(&path);
+        let diags = match load(Lang::Hrg, &name(&path), &text) {
+            Ok(_) => panic!("{} should be rejected", path.display()),
+            Err(d) => d,
+        };
+        assert!(diags.contains(&format!("[{}:", name(&path))), "{diags}");
+        report.push_str(&format!("== {}\n{diags}", name(&path)));
+    }
+    settings().bind(|| insta::assert_snapshot!("invalid_diagnostics", report));
+}
+
+/// Every HRG game of the corpus's expected.csv whose deepest count is small enough for a test.
+#[test]
+fn corpus_hrg_perft_counts() {
+    let Some(dir) = corpus() else {
+        skip_without_corpus("corpus_hrg_perft_counts");
+        return;
+    };
+    let csv = read(&dir.join("expected.csv"));
+    let mut checked = 0;
+    for line in csv.lines().skip(1) {
+        let cols: Vec<&str> = line.splitn(3, ',').collect();
+        if !cols[0].starts_with("hrg/") {
+            continue;
+        }
+        let want: Vec<u64> = cols[2]
+            .split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        if want.iter().sum::<u64>() > 200_000 {
+            continue;
+        }
+        let text = read(&dir.join(cols[0]));
+        let game = load(Lang::Hrg, cols[0], &text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        checked += 1;
+    }
+    assert!(checked >= 10, "only {checked} HRG games checked");
+}
+
+#[test]
+fn truncated_corpus_files_never_panic() {
+    let Some(files) = corpus_files("hrg", "hrg") else {
+        skip_without_corpus("truncated_corpus_files_never_panic");
+        return;
+    };
+    for f in files
+        .iter()
+        .filter(|f| matches!(name(f).as_str(), "ticTacToe.hrg" | "twentyOne.hrg"))
+    {
+        let text = read(f);
+        let mut cut = 0;
+        while cut <= text.len() {
+            if text.is_char_boundary(cut) {
+                let _ = load(Lang::Hrg, "cut.hrg", &text[..cut]);
+            }
+            cut += 1;
+        }
+    }
+}

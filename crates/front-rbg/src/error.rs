@@ -1,0 +1,33 @@
+//! The RBG front-end's error: a message, the span in the .rbg source and a help line.
+
+use miette::SourceSpan;
+use rg_core::Span;
+
+/// An error in an RBG description.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[error("{message}")]
+#[diagnostic(code(rbg::error))]
+pub struct RbgError {
+    pub message: String,
+    #[label("here")]
+    pub label: Option<SourceSpan>,
+    pub span: Option<Span>,
+    #[help]
+    pub help: Option<String>,
+}
+
+impl RbgError {
+    pub(crate) fn new(message: impl Into<String>, span: Span) -> Self {
+        RbgError {
+            message: message.into(),
+            label: Some(span.into()),
+            span: Some(span),
+            help: None,
+        }
+    }
+
+    pub(crate) fn help(mut self, text: impl Into<String>) -> Self {
+        self.help = Some(text.into());
+        self
+    }
+}

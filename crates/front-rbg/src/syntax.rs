@@ -1,0 +1,485 @@
+//! RBG tokens (rbg.md §2), sections (§3) and the LL parser of declarations, boards and rules
+//! (§5, §6.1, §7.1, §8).
+
+use crate::error::RbgError;
+use rg_core::{FileId, Span};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Ident(String),
+    Num(u64),
+    P(&'static str),
+    Eof,
+}
+
+impl Tok {
+    fn describe(&self) -> String {
+        match self {
+            Tok::Ident(s) => format!("`{s}`"),
+            Tok::Num(n) => format!("`{n}`"),
+            Tok::P(p) => format!("`{p}`"),
+            Tok::Eof => "end of file".to_string(),
+        }
+    }
+}
+
+const PUNCT: [&str; 36] = [
+    "->>", "{?", "{!", "{$", "[$", "+>", "->", "!=", "==", "<=", ">=", "(", ")", "[", "]", "{",
+    "}", "~", "#", "-", "+", "^", "/", "*", ".", ",", ";", ":", "$", "=", "!", "?", "<", ">", "%",
+    "&",
+];
+
+pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_whitespace() || c == 0x0b {
+            i += 1;
+            continue;
+        }
+        if text[i..].starts_with("//") {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        }
+        if text[i..].starts_with("/*") {
+            match text[i + 2..].find("*/") {
+                Some(k) => i = i + 2 + k + 2,
+                None => {
+                    return Err(RbgError::new(
+                        "unterminated comment",
+                        Span::new(file, i, text.len()),
+                    ));
+                }
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let mut j = i;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            out.push((Tok::Ident(text[i..j].to_string()), Span::new(file, i, j)));
+            i = j;
+            continue;
+        }
+        if c.is_ascii_digit() {
+            let mut j = i;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            let n: u64 = text[i..j]
+                .parse()
+                .map_err(|_| RbgError::new("too large integer", Span::new(file, i, j)))?;
+            if n > u64::from(u32::MAX) {
+                return Err(RbgError::new("too large integer", Span::new(file, i, j)));
+            }
+            out.push((Tok::Num(n), Span::new(file, i, j)));
+            i = j;
+            continue;
+        }
+        if c == b'"' {
+            match text[i + 1..].find('"') {
+                Some(k) => i = i + 1 + k + 1,
+                None => {
+                    return Err(RbgError::new(
+                        "unterminated string",
+                        Span::new(file, i, text.len()),
+                    ));
+                }
+            }
+            continue;
+        }
+        match PUNCT.iter().find(|p| text[i..].starts_with(**p)) {
+            Some(p) => {
+                out.push((Tok::P(p), Span::new(file, i, i + p.len())));
+                i += p.len();
+            }
+            None => {
+                let ch = text[i..].chars().next().expect("in range");
+                return Err(RbgError::new(
+                    format!("unexpected character `{ch}`"),
+                    Span::new(file, i, i + ch.len_utf8()),
+                )
+                .help("RBG names are ASCII letters and digits; comments are `//` and `/* */`"));
+            }
+        }
+    }
+    out.push((Tok::Eof, Span::new(file, b.len(), b.len())));
+    Ok(out)
+}
+
+/// Arithmetic (rbg.md §7.1): n-ary nodes evaluated left to right.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Arith {
+    Num(i64),
+    Name(String),
+    Op(char, Vec<Arith>),
+}
+
+/// A rules expression (rbg.md §7.1, §8.1).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Rule {
+    Alt(Vec<Rule>),
+    Seq(Vec<Rule>),
+    Star(Box<Rule>),
+    Shift(String),
+    On(Vec<String>),
+    Off(String),
+    Assign(String, Arith),
+    Cmp(Arith, &'static str, Arith),
+    Pattern(bool, Box<Rule>),
+    Switch(Option<String>),
+    Noop,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Vertex {
+    pub name: String,
+    pub piece: String,
+    pub edges: Vec<(String, String)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Game {
+    pub players: Vec<(String, u64)>,
+    pub pieces: Vec<String>,
+    pub variables: Vec<(String, u64)>,
+    pub board: Vec<Vertex>,
+    pub rules: Option<Rule>,
+    pub rules_span: Option<Span>,
+}
+
+/// A parser over one section body.
+pub(crate) struct Parser<'t> {
+    toks: &'t [(Tok, Span)],
+    pos: usize,
+    end: Span,
+}
+
+type PResult<T> = Result<T, RbgError>;
+
+impl<'t> Parser<'t> {
+    pub fn new(toks: &'t [(Tok, Span)], end: Span) -> Self {
+        Parser { toks, pos: 0, end }
+    }
+
+    fn peek(&self) -> &Tok {
+        self.toks.get(self.pos).map_or(&Tok::Eof, |t| &t.0)
+    }
+
+    fn span(&self) -> Span {
+        self.toks.get(self.pos).map_or(self.end, |t| t.1)
+    }
+
+    fn bump(&mut self) -> Tok {
+        let t = self.peek().clone();
+        self.pos += 1;
+        t
+    }
+
+    pub fn at_end(&self) -> bool {
+        *self.peek() == Tok::Eof
+    }
+
+    fn is(&self, p: &str) -> bool {
+        matches!(self.peek(), Tok::P(q) if *q == p)
+    }
+
+    fn eat(&mut self, p: &str) -> bool {
+        if self.is(p) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn unexpected(&self, expected: &str) -> RbgError {
+        RbgError::new(
+            format!("unexpected {}, expected {expected}", self.peek().describe()),
+            self.span(),
+        )
+    }
+
+    fn expect(&mut self, p: &str) -> PResult<()> {
+        if self.eat(p) {
+            Ok(())
+        } else {
+            Err(self.unexpected(&format!("`{p}`")))
+        }
+    }
+
+    fn ident(&mut self, what: &str) -> PResult<String> {
+        match self.peek().clone() {
+            Tok::Ident(s) => {
+                self.pos += 1;
+                Ok(s)
+            }
+            _ => Err(self.unexpected(what)),
+        }
+    }
+
+    pub fn finish(&self, section: &str) -> PResult<()> {
+        if self.at_end() {
+            Ok(())
+        } else {
+            Err(RbgError::new(
+                format!("unexpected tokens at the end of the `{section}` section"),
+                self.span(),
+            ))
+        }
+    }
+
+    /// `name(bound), …` (commas may repeat, as rbgParser allows).
+    pub fn bounded_list(&mut self) -> PResult<Vec<(String, u64)>> {
+        let mut out = Vec::new();
+        while self.eat(",") {}
+        while !self.at_end() {
+            let name = self.ident("a name")?;
+            self.expect("(")?;
+            let n = match self.bump() {
+                Tok::Num(n) => n,
+                _ => return Err(self.unexpected("a bound")),
+            };
+            self.expect(")")?;
+            out.push((name, n));
+            if !self.eat(",") {
+                break;
+            }
+            while self.eat(",") {}
+        }
+        Ok(out)
+    }
+
+    pub fn ident_list(&mut self) -> PResult<Vec<String>> {
+        let mut out = Vec::new();
+        while self.eat(",") {}
+        while !self.at_end() {
+            out.push(self.ident("a name")?);
+            if !self.eat(",") {
+                break;
+            }
+            while self.eat(",") {}
+        }
+        Ok(out)
+    }
+
+    pub fn board(&mut self) -> PResult<Vec<Vertex>> {
+        let mut out = Vec::new();
+        while !self.at_end() {
+            let start = self.span();
+            let name = self.ident("a vertex")?;
+            self.expect("[")?;
+            let piece = self.ident("a piece")?;
+            self.expect("]")?;
+            self.expect("{")?;
+            let mut edges = Vec::new();
+            if !self.is("}") {
+                loop {
+                    let l = self.ident("an edge label")?;
+                    self.expect(":")?;
+                    let t = self.ident("a vertex")?;
+                    edges.push((l, t));
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+            }
+            self.expect("}")?;
+            out.push(Vertex {
+                name,
+                piece,
+                edges,
+                span: start,
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn rule(&mut self) -> PResult<Rule> {
+        let mut alts = vec![self.seq()?];
+        while self.eat("+") {
+            alts.push(self.seq()?);
+        }
+        Ok(if alts.len() == 1 {
+            alts.pop().expect("one")
+        } else {
+            Rule::Alt(alts)
+        })
+    }
+
+    fn starts_item(&self) -> bool {
+        match self.peek() {
+            Tok::Ident(_) => true,
+            Tok::P(p) => matches!(
+                *p,
+                "(" | "{" | "[" | "[$" | "{$" | "{?" | "{!" | "->" | "->>" | "."
+            ),
+            _ => false,
+        }
+    }
+
+    fn seq(&mut self) -> PResult<Rule> {
+        let mut items = Vec::new();
+        if !self.starts_item() {
+            return Err(self.unexpected("an action"));
+        }
+        while self.starts_item() {
+            let mut it = self.primary()?;
+            let mut starred = false;
+            loop {
+                if self.eat("*") {
+                    starred = true;
+                } else if self.is("^") {
+                    self.pos += 1;
+                    let n = match self.bump() {
+                        Tok::Num(n) => n.max(1),
+                        _ => return Err(self.unexpected("a number after `^`")),
+                    };
+                    let copies = vec![it; n as usize];
+                    it = if copies.len() == 1 {
+                        copies.into_iter().next().expect("one")
+                    } else {
+                        Rule::Seq(copies)
+                    };
+                } else {
+                    break;
+                }
+            }
+            if starred {
+                it = Rule::Star(Box::new(it));
+            }
+            match it {
+                Rule::Seq(inner) => items.extend(inner),
+                other => items.push(other),
+            }
+        }
+        Ok(if items.len() == 1 {
+            items.pop().expect("one")
+        } else {
+            Rule::Seq(items)
+        })
+    }
+
+    fn pieces_until(&mut self, close: &str) -> PResult<Vec<String>> {
+        let mut v = Vec::new();
+        if !self.is(close) {
+            loop {
+                v.push(self.ident("a piece")?);
+                if !self.eat(",") {
+                    break;
+                }
+            }
+        }
+        self.expect(close)?;
+        Ok(v)
+    }
+
+    fn primary(&mut self) -> PResult<Rule> {
+        let sp = self.span();
+        match self.bump() {
+            Tok::Ident(d) => Ok(Rule::Shift(d)),
+            Tok::P("(") => {
+                let r = self.rule()?;
+                self.expect(")")?;
+                Ok(r)
+            }
+            Tok::P("{") => {
+                let mut ps = self.pieces_until("}")?;
+                ps.sort();
+                ps.dedup();
+                Ok(Rule::On(ps))
+            }
+            Tok::P("[") => {
+                let ps = self.pieces_until("]")?;
+                match ps.len() {
+                    0 => Err(RbgError::new("`[]` puts no piece", sp)),
+                    1 => Ok(Rule::Off(ps.into_iter().next().expect("one"))),
+                    _ => Ok(Rule::Alt(ps.into_iter().map(Rule::Off).collect())),
+                }
+            }
+            Tok::P("[$") => {
+                let mut items = Vec::new();
+                loop {
+                    let v = self.ident("a variable or player")?;
+                    self.expect("=")?;
+                    items.push(Rule::Assign(v, self.arith()?));
+                    if !self.eat(",") {
+                        break;
+                    }
+                }
+                self.expect("]")?;
+                Ok(if items.len() == 1 {
+                    items.pop().expect("one")
+                } else {
+                    Rule::Seq(items)
+                })
+            }
+            Tok::P("{$") => {
+                let a = self.arith()?;
+                let op = match self.bump() {
+                    Tok::P(p @ ("==" | "!=" | "<" | "<=" | ">" | ">=")) => p,
+                    _ => return Err(RbgError::new("expected a comparison operator", sp)),
+                };
+                let b = self.arith()?;
+                self.expect("}")?;
+                Ok(Rule::Cmp(a, op, b))
+            }
+            Tok::P(p @ ("{?" | "{!")) => {
+                let r = self.rule()?;
+                self.expect("}")?;
+                Ok(Rule::Pattern(p == "{?", Box::new(r)))
+            }
+            Tok::P("->") => Ok(Rule::Switch(Some(self.ident("a player")?))),
+            Tok::P("->>") => Ok(Rule::Switch(None)),
+            Tok::P(".") => Ok(Rule::Noop),
+            _ => {
+                self.pos -= 1;
+                Err(self.unexpected("an action"))
+            }
+        }
+    }
+
+    fn arith(&mut self) -> PResult<Arith> {
+        self.arith_level(0)
+    }
+
+    fn arith_level(&mut self, level: usize) -> PResult<Arith> {
+        const OPS: [(&str, char); 4] = [("+", '+'), ("-", '-'), ("*", '*'), ("/", '/')];
+        if level == OPS.len() {
+            return self.operand();
+        }
+        let (tok, op) = OPS[level];
+        let mut items = vec![self.arith_level(level + 1)?];
+        while self.eat(tok) {
+            items.push(self.arith_level(level + 1)?);
+        }
+        Ok(if items.len() == 1 {
+            items.pop().expect("one")
+        } else {
+            Arith::Op(op, items)
+        })
+    }
+
+    fn operand(&mut self) -> PResult<Arith> {
+        self.eat("+");
+        match self.bump() {
+            Tok::Num(n) => Ok(Arith::Num(n as i64)),
+            Tok::Ident(s) => Ok(Arith::Name(s)),
+            Tok::P("(") => {
+                let a = self.arith()?;
+                self.expect(")")?;
+                Ok(a)
+            }
+            _ => {
+                self.pos -= 1;
+                Err(self.unexpected("a number, a name or `(`"))
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@
 
 mod error;
 mod lower;
+mod macros;
 mod syntax;
 
 pub use error::RbgError;
@@ -33,48 +34,32 @@ impl FrontEnd for RbgFrontEnd {
     }
 }
 
-/// Splits the token stream at `#` and parses the five sections.
+/// Splits the token stream into directives, expands macros and parses the five sections.
 fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
+    let (sections, macros) = macros::directives(toks)?;
+    let mut expander = macros::Expander::new(toks, macros);
     let mut game = syntax::Game::default();
-    let mut seen: Vec<String> = Vec::new();
-    let mut i = 0;
-    if toks.first().map(|t| &t.0) != Some(&Tok::P("#")) && toks.len() > 1 {
-        return Err(RbgError::new(
-            "an RBG file starts with a section such as `#board =`",
-            toks[0].1,
-        ));
-    }
-    while i < toks.len() && toks[i].0 != Tok::Eof {
-        let hash = toks[i].1;
-        i += 1;
-        let name = match toks.get(i).map(|t| &t.0) {
-            Some(Tok::Ident(n)) => n.clone(),
-            _ => return Err(RbgError::new("expected a section name after `#`", hash)),
-        };
-        i += 1;
-        if toks.get(i).map(|t| &t.0) != Some(&Tok::P("=")) {
+    let mut seen: Vec<&str> = Vec::new();
+    // Declarations first, then the board, then the rules (rbg.md §3).
+    let rank = |n: &str| {
+        ["players", "pieces", "variables", "board", "rules"]
+            .iter()
+            .position(|x| *x == n)
+    };
+    let mut ordered: Vec<&macros::Section> = sections.iter().collect();
+    ordered.sort_by_key(|s| rank(&s.name));
+    for s in ordered {
+        if seen.contains(&s.name.as_str()) {
             return Err(RbgError::new(
-                format!("`#{name}` is a macro definition; HL macros are not supported yet"),
-                hash,
-            )
-            .help("translate the game to LL-RBG with rbgParser first"));
-        }
-        i += 1;
-        let start = i;
-        while i < toks.len() && toks[i].0 != Tok::P("#") && toks[i].0 != Tok::Eof {
-            i += 1;
-        }
-        let body = &toks[start..i];
-        let end = toks.get(i).map_or(whole, |t| t.1);
-        if seen.contains(&name) {
-            return Err(RbgError::new(
-                format!("section `#{name}` appears twice"),
-                hash,
+                format!("section `#{}` appears twice", s.name),
+                s.span,
             ));
         }
-        seen.push(name.clone());
-        let mut p = Parser::new(body, end);
-        match name.as_str() {
+        seen.push(&s.name);
+        let body = expander.section(s)?;
+        let end = body.last().map_or(s.span, |t| t.1);
+        let mut p = Parser::new(&body, end);
+        match s.name.as_str() {
             "players" => game.players = p.bounded_list()?,
             "pieces" => {
                 let mut v = p.ident_list()?;
@@ -84,27 +69,19 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
             }
             "variables" => game.variables = p.bounded_list()?,
             "board" => {
-                if matches!(body.first().map(|t| &t.0), Some(Tok::Ident(g)) if matches!(g.as_str(), "rectangle" | "hexagon" | "cuboid"))
-                {
-                    return Err(RbgError::new(
-                        "board generators are HL-RBG; they are not supported yet",
-                        body[0].1,
-                    ));
-                }
-                game.board = p.board()?;
+                let (vertices, labels) = p.board()?;
+                game.board = vertices;
+                game.labels = labels;
             }
-            "rules" => {
+            _ => {
                 game.rules = Some(p.rule()?);
-                game.rules_span = Some(hash);
-            }
-            other => {
-                return Err(RbgError::new(format!("unknown section `#{other}`"), hash));
+                game.rules_span = Some(s.span);
             }
         }
-        p.finish(&name)?;
+        p.finish(&s.name)?;
     }
     for s in ["players", "pieces", "variables", "board", "rules"] {
-        if !seen.iter().any(|x| x == s) {
+        if !seen.contains(&s) {
             return Err(RbgError::new(
                 format!("the section `#{s}` is missing"),
                 whole,

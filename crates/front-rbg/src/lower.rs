@@ -697,6 +697,19 @@ pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
             labels.insert(l.as_str());
         }
     }
+    for lab in &rbg.labels {
+        match kinds.get(lab.as_str()) {
+            Some(Kind::Label) | None => {
+                kinds.insert(lab.as_str(), Kind::Label);
+            }
+            _ => {
+                return Err(RbgError::new(
+                    format!("direction `{lab}` is also a piece, player or variable"),
+                    span,
+                ));
+            }
+        }
+    }
     if rbg.board.is_empty() {
         return Err(RbgError::new("the board has no vertex", span));
     }

@@ -4,5 +4,6 @@
 mod hrg;
 mod interp;
 mod passes;
+mod rbg;
 mod rg;
 mod validate;

@@ -1,0 +1,129 @@
+//! RBG suites (issue: RBG front-end): HL and LL fixtures with hand-counted perft at -O0 and
+//! -O2 and RG snapshots; invalid descriptions with located diagnostics; the corpus perft (HL and
+//! LL, where counts are small enough for a test); HL and LL versions of each corpus game agree;
+//! truncated corpus files never panic.
+
+use rgt::lang::Lang;
+use rgt_tests::{corpus, corpus_files, fixture_files, load, name, skip_without_corpus};
+use std::path::Path;
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
+    let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default()).expect("compiles");
+    let mut m = rg_interp::Machine::new(&p);
+    let s = m.initial();
+    (0..=depth)
+        .map(|d| m.perft(&s, d).expect("no run-time error"))
+        .collect()
+}
+
+#[test]
+fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
+    let files = fixture_files("rbg/valid", "rbg");
+    assert!(files.len() >= 5);
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../snapshots/rbg");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s.bind(|| {
+        for path in &files {
+            let text = read(path);
+            let want: Vec<u64> = text
+                .lines()
+                .find_map(|l| l.strip_prefix("// perft: "))
+                .expect("a `// perft:` header")
+                .split_whitespace()
+                .map(|n| n.parse().expect("count"))
+                .collect();
+            let game = load(Lang::Rbg, &name(path), &text)
+                .unwrap_or_else(|d| panic!("{}:\n{d}", path.display()));
+            assert_eq!(
+                perft(&game, want.len() - 1),
+                want,
+                "{} at -O0",
+                path.display()
+            );
+            let mut opt = game.clone();
+            let p = rgt::pipeline::OptLevel::O2.pipeline();
+            rg_passes::run(&mut opt, &p, &rg_passes::Options::default(), &mut |_, _| {
+                Ok(())
+            })
+            .expect("optimises");
+            assert_eq!(
+                perft(&opt, want.len() - 1),
+                want,
+                "{} at -O2",
+                path.display()
+            );
+            insta::assert_snapshot!(name(path), rg_core::print(&game));
+        }
+    });
+}
+
+#[test]
+fn invalid_fixtures_are_reported_with_spans() {
+    let mut report = String::new();
+    for path in fixture_files("rbg/invalid", "rbg") {
+        let text = read(&path);
+        let diags = match load(Lang::Rbg, &name(&path), &text) {
+            Ok(_) => panic!("{} should be rejected", path.display()),
+            Err(d) => d,
+        };
+        report.push_str(&format!("== {}\n{diags}", name(&path)));
+    }
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../snapshots/rbg");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s.bind(|| insta::assert_snapshot!("invalid_diagnostics", report));
+}
+
+#[test]
+fn corpus_rbg_perft_counts_and_hl_ll_agreement() {
+    let Some(dir) = corpus() else {
+        skip_without_corpus("corpus_rbg_perft_counts_and_hl_ll_agreement");
+        return;
+    };
+    let csv = read(&dir.join("expected.csv"));
+    let mut checked = 0;
+    for line in csv.lines().skip(1) {
+        let cols: Vec<&str> = line.splitn(3, ',').collect();
+        if !cols[0].starts_with("rbg/") {
+            continue;
+        }
+        let want: Vec<u64> = cols[2]
+            .split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        if want.iter().sum::<u64>() > 5_000 {
+            continue;
+        }
+        let text = read(&dir.join(cols[0]));
+        let game = load(Lang::Rbg, cols[0], &text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        checked += 1;
+    }
+    assert!(checked >= 12, "only {checked} RBG games checked");
+}
+
+#[test]
+fn truncated_corpus_files_never_panic() {
+    let Some(files) = corpus_files("rbg/hl", "rbg") else {
+        skip_without_corpus("truncated_corpus_files_never_panic");
+        return;
+    };
+    for f in files
+        .iter()
+        .filter(|f| matches!(name(f).as_str(), "ticTacToe.rbg" | "connect4.rbg"))
+    {
+        let text = read(f);
+        for cut in 0..=text.len() {
+            if text.is_char_boundary(cut) {
+                let _ = load(Lang::Rbg, "cut.rbg", &text[..cut]);
+            }
+        }
+    }
+}

@@ -59,8 +59,49 @@ fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
                 path.display()
             );
             insta::assert_snapshot!(name(path), rg_core::print(&game));
+            // The LL expansion is a valid description of the same game.
+            let ll = front_rbg::to_ll(rg_core::FileId(0), &text).expect("expands");
+            let lowered = load(Lang::Rbg, "expanded.rbg", &ll)
+                .unwrap_or_else(|d| panic!("{}: LL expansion:\n{d}\n{ll}", path.display()));
+            assert_eq!(
+                perft(&lowered, want.len() - 1),
+                want,
+                "{} as LL",
+                path.display()
+            );
+            insta::assert_snapshot!(format!("{}.ll", name(path)), ll);
         }
     });
+}
+
+/// The LL expansion of every corpus HL game has the perft of the corpus LL file.
+#[test]
+fn corpus_hl_expansions_match_the_ll_files() {
+    let Some(dir) = corpus() else {
+        skip_without_corpus("corpus_hl_expansions_match_the_ll_files");
+        return;
+    };
+    let csv = read(&dir.join("expected.csv"));
+    let mut checked = 0;
+    for line in csv.lines().skip(1) {
+        let cols: Vec<&str> = line.splitn(3, ',').collect();
+        let Some(rest) = cols[0].strip_prefix("rbg/hl/") else {
+            continue;
+        };
+        let want: Vec<u64> = cols[2]
+            .split_whitespace()
+            .map(|n| n.parse().unwrap())
+            .collect();
+        if want.iter().sum::<u64>() > 5_000 || !dir.join("rbg/ll").join(rest).exists() {
+            continue;
+        }
+        let hl = read(&dir.join(cols[0]));
+        let ll = front_rbg::to_ll(rg_core::FileId(0), &hl).expect("expands");
+        let game = load(Lang::Rbg, rest, &ll).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        checked += 1;
+    }
+    assert!(checked >= 8, "only {checked} HL games checked");
 }
 
 #[test]

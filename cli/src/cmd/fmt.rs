@@ -27,6 +27,11 @@ pub struct Args {
     /// Rewrite the file in place (atomically) instead of printing.
     #[arg(long)]
     pub write: bool,
+
+    /// For RBG: print the low-level (LL-RBG) expansion of the description — macros expanded,
+    /// board generators written out as explicit graphs — instead of formatting it.
+    #[arg(long, conflicts_with_all = ["write", "check"])]
+    pub lower: bool,
 }
 
 /// Canonical text of `text` in `lang`.
@@ -47,6 +52,15 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
     let (name, text) = read_input(&args.input)?;
     let file = session.sources.add(name.clone(), text.clone());
+    if args.lower {
+        if lang != Lang::Rbg {
+            return Err(Failure::Usage("--lower is for RBG descriptions".into()));
+        }
+        let ll = front_rbg::to_ll(file, &text)
+            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+        write_output(None, ll.as_bytes(), None)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let formatted = format(lang, file, &text)?;
     if args.check {
         if formatted == text {

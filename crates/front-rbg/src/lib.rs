@@ -5,6 +5,7 @@
 mod error;
 mod lower;
 mod macros;
+mod print;
 mod syntax;
 
 pub use error::RbgError;
@@ -32,6 +33,13 @@ impl FrontEnd for RbgFrontEnd {
         let game = parse(&toks, whole)?;
         Ok(Lowered::new(lower::lower(&game, whole)?))
     }
+}
+
+/// Expands the macros and board generators of an HL (or LL) description and prints it as LL-RBG.
+pub fn to_ll(file: FileId, text: &str) -> Result<String, RbgError> {
+    let toks = syntax::lex(file, text)?;
+    let game = parse(&toks, Span::new(file, 0, text.len()))?;
+    Ok(print::ll(&game))
 }
 
 /// Splits the token stream into directives, expands macros and parses the five sections.

@@ -23,92 +23,94 @@ impl Tok {
     }
 }
 
-const PUNCT: [&str; 36] = [
+/// The raw tokens (rbg.md §2.2): longest match, `//` and `/* */` comments and strings skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, logos::Logos)]
+#[logos(skip r"[ \t\n\r\x0b\x0c]+")]
+#[logos(skip(r"//[^\n]*", allow_greedy = true))]
+#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
+#[logos(skip(r#""[^"]*""#, allow_greedy = true))]
+enum Raw {
+    #[regex("[A-Za-z][A-Za-z0-9_]*")]
+    Ident,
+    #[regex("[0-9]+")]
+    Num,
+    /// `/*` without a closing `*/` (a closed comment is skipped as a longer match).
+    #[token("/*")]
+    OpenComment,
+    #[token("->>")]
+    #[token("{?")]
+    #[token("{!")]
+    #[token("{$")]
+    #[token("[$")]
+    #[token("+>")]
+    #[token("->")]
+    #[token("!=")]
+    #[token("==")]
+    #[token("<=")]
+    #[token(">=")]
+    #[regex(r"[()\[\]{}~#\-+^/*.,;:$=!?<>]")]
+    Punct,
+}
+
+const PUNCT: [&str; 34] = [
     "->>", "{?", "{!", "{$", "[$", "+>", "->", "!=", "==", "<=", ">=", "(", ")", "[", "]", "{",
-    "}", "~", "#", "-", "+", "^", "/", "*", ".", ",", ";", ":", "$", "=", "!", "?", "<", ">", "%",
-    "&",
+    "}", "~", "#", "-", "+", "^", "/", "*", ".", ",", ";", ":", "$", "=", "!", "?", "<", ">",
 ];
 
 pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError> {
-    let b = text.as_bytes();
+    use logos::Logos;
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        let c = b[i];
-        if c.is_ascii_whitespace() || c == 0x0b {
-            i += 1;
-            continue;
-        }
-        if text[i..].starts_with("//") {
-            while i < b.len() && b[i] != b'\n' {
-                i += 1;
-            }
-            continue;
-        }
-        if text[i..].starts_with("/*") {
-            match text[i + 2..].find("*/") {
-                Some(k) => i = i + 2 + k + 2,
-                None => {
-                    return Err(RbgError::new(
-                        "unterminated comment",
-                        Span::new(file, i, text.len()),
-                    ));
-                }
-            }
-            continue;
-        }
-        if c.is_ascii_alphabetic() {
-            let mut j = i;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                j += 1;
-            }
-            out.push((Tok::Ident(text[i..j].to_string()), Span::new(file, i, j)));
-            i = j;
-            continue;
-        }
-        if c.is_ascii_digit() {
-            let mut j = i;
-            while j < b.len() && b[j].is_ascii_digit() {
-                j += 1;
-            }
-            let n: u64 = text[i..j]
-                .parse()
-                .map_err(|_| RbgError::new("too large integer", Span::new(file, i, j)))?;
-            if n > u64::from(u32::MAX) {
-                return Err(RbgError::new("too large integer", Span::new(file, i, j)));
-            }
-            out.push((Tok::Num(n), Span::new(file, i, j)));
-            i = j;
-            continue;
-        }
-        if c == b'"' {
-            match text[i + 1..].find('"') {
-                Some(k) => i = i + 1 + k + 1,
-                None => {
-                    return Err(RbgError::new(
-                        "unterminated string",
-                        Span::new(file, i, text.len()),
-                    ));
-                }
-            }
-            continue;
-        }
-        match PUNCT.iter().find(|p| text[i..].starts_with(**p)) {
-            Some(p) => {
-                out.push((Tok::P(p), Span::new(file, i, i + p.len())));
-                i += p.len();
-            }
-            None => {
-                let ch = text[i..].chars().next().expect("in range");
+    let mut lexer = Raw::lexer(text);
+    while let Some(raw) = lexer.next() {
+        let r = lexer.span();
+        let span = Span::new(file, r.start, r.end);
+        let slice = lexer.slice();
+        let tok = match raw {
+            Ok(Raw::Ident) => Tok::Ident(slice.to_string()),
+            Ok(Raw::Num) => match slice.parse::<u64>() {
+                Ok(n) if n <= u64::from(u32::MAX) => Tok::Num(n),
+                _ => return Err(RbgError::new("too large integer", span)),
+            },
+            Ok(Raw::Punct) => Tok::P(
+                PUNCT
+                    .iter()
+                    .copied()
+                    .find(|p| *p == slice)
+                    .expect("every punctuator is listed"),
+            ),
+            Ok(Raw::OpenComment) => {
                 return Err(RbgError::new(
-                    format!("unexpected character `{ch}`"),
-                    Span::new(file, i, i + ch.len_utf8()),
+                    "unterminated comment",
+                    Span::new(file, r.start, text.len()),
                 )
-                .help("RBG names are ASCII letters and digits; comments are `//` and `/* */`"));
+                .help("close it with `*/`"));
             }
-        }
+            Err(()) => {
+                let rest = &text[r.start..];
+                let (message, help) = if rest.starts_with("/*") {
+                    ("unterminated comment".to_string(), "close it with `*/`")
+                } else if rest.starts_with('"') {
+                    ("unterminated string".to_string(), "close it with `\"`")
+                } else {
+                    (
+                        format!(
+                            "unexpected character `{}`",
+                            rest.chars().next().unwrap_or(' ')
+                        ),
+                        "RBG names are ASCII letters and digits; comments are `//` and `/* */`",
+                    )
+                };
+                let end = if message.starts_with("unterminated") {
+                    text.len()
+                } else {
+                    r.end
+                };
+                return Err(RbgError::new(message, Span::new(file, r.start, end)).help(help));
+            }
+        };
+        out.push((tok, span));
     }
-    out.push((Tok::Eof, Span::new(file, b.len(), b.len())));
+    out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
     Ok(out)
 }
 

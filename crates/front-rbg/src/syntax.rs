@@ -28,12 +28,14 @@ impl Tok {
 #[logos(skip r"[ \t\n\r\x0b\x0c]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]
 #[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
-#[logos(skip(r#""[^"]*""#, allow_greedy = true))]
 enum Raw {
     #[regex("[A-Za-z][A-Za-z0-9_]*")]
     Ident,
     #[regex("[0-9]+")]
     Num,
+    /// A string: no grammar rule accepts one; skipped like a comment.
+    #[regex(r#""[^"]*""#, allow_greedy = true)]
+    Str,
     /// `/*` without a closing `*/` (a closed comment is skipped as a longer match).
     #[token("/*")]
     OpenComment,
@@ -78,6 +80,7 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError
                     .find(|p| *p == slice)
                     .expect("every punctuator is listed"),
             ),
+            Ok(Raw::Str) => continue,
             Ok(Raw::OpenComment) => {
                 return Err(RbgError::new(
                     "unterminated comment",

@@ -82,6 +82,83 @@ struct L<'a> {
     patterns: HashMap<(Rule, bool), (NodeId, NodeId)>,
     uses_counters: bool,
     null: Symbol,
+    /// Vertex targets per label, by vertex index (for shift-chain lookups).
+    succ: HashMap<String, Vec<Option<usize>>>,
+    lookups: usize,
+}
+
+/// A relation on vertices: one bit row per source vertex.
+#[derive(Clone, PartialEq, Eq)]
+struct Rel {
+    n: usize,
+    rows: Vec<Vec<u64>>,
+}
+
+impl Rel {
+    fn empty(n: usize) -> Self {
+        Rel {
+            n,
+            rows: vec![vec![0; n.div_ceil(64)]; n],
+        }
+    }
+    fn identity(n: usize) -> Self {
+        let mut r = Rel::empty(n);
+        for i in 0..n {
+            r.set(i, i);
+        }
+        r
+    }
+    fn set(&mut self, i: usize, j: usize) {
+        self.rows[i][j / 64] |= 1 << (j % 64);
+    }
+    fn get(&self, i: usize, j: usize) -> bool {
+        self.rows[i][j / 64] >> (j % 64) & 1 == 1
+    }
+    fn union(mut self, o: &Rel) -> Rel {
+        for (a, b) in self.rows.iter_mut().zip(&o.rows) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x |= y;
+            }
+        }
+        self
+    }
+    fn compose(&self, o: &Rel) -> Rel {
+        let mut r = Rel::empty(self.n);
+        for i in 0..self.n {
+            for k in 0..self.n {
+                if self.get(i, k) {
+                    let (dst, src) = (&mut r.rows[i], &o.rows[k]);
+                    for (x, y) in dst.iter_mut().zip(src) {
+                        *x |= y;
+                    }
+                }
+            }
+        }
+        r
+    }
+    fn star(&self) -> Rel {
+        let mut r = Rel::identity(self.n);
+        loop {
+            let next = r.clone().union(&r.compose(self));
+            if next == r {
+                return r;
+            }
+            r = next;
+        }
+    }
+    fn row(&self, i: usize) -> Vec<usize> {
+        (0..self.n).filter(|&j| self.get(i, j)).collect()
+    }
+}
+
+/// Whether a rule only moves the position (shifts, and sums, concatenations and stars of them).
+fn shift_only(r: &Rule) -> bool {
+    match r {
+        Rule::Shift(_) | Rule::Noop => true,
+        Rule::Alt(v) | Rule::Seq(v) => v.iter().all(shift_only),
+        Rule::Star(x) => shift_only(x),
+        _ => false,
+    }
 }
 
 impl<'a> L<'a> {
@@ -347,6 +424,9 @@ impl<'a> L<'a> {
     }
 
     fn translate(&mut self, r: &Rule, a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        if !matches!(r, Rule::Shift(_) | Rule::Noop) && shift_only(r) && self.lookup(r, a, b)? {
+            return Ok(());
+        }
         match r {
             Rule::Alt(alts) => {
                 for s in alts {
@@ -355,9 +435,30 @@ impl<'a> L<'a> {
             }
             Rule::Seq(items) => {
                 let mut cur = a;
-                for it in items {
+                let mut i = 0;
+                while i < items.len() {
+                    // A run of position-only items becomes one lookup (rbg.md §10.12a).
+                    let mut j = i;
+                    while j < items.len() && shift_only(&items[j]) {
+                        j += 1;
+                    }
                     let n = self.fresh();
-                    self.translate(it, cur, n, pat)?;
+                    if j > i + 1 && j - i < items.len() {
+                        let run = Rule::Seq(items[i..j].to_vec());
+                        if !self.lookup(&run, cur, n)? {
+                            let mut c = cur;
+                            for it in &items[i..j] {
+                                let m = self.fresh();
+                                self.translate(it, c, m, pat)?;
+                                c = m;
+                            }
+                            self.edge(c, n, Label::Skip);
+                        }
+                        i = j;
+                    } else {
+                        self.translate(&items[i], cur, n, pat)?;
+                        i += 1;
+                    }
                     cur = n;
                 }
                 self.edge(cur, b, Label::Skip);
@@ -603,6 +704,114 @@ impl<'a> L<'a> {
         Ok(())
     }
 
+    /// The relation "from vertex i, the rule can end at vertex j".
+    fn relation(&self, r: &Rule) -> R<Rel> {
+        let n = self.vertices;
+        Ok(match r {
+            Rule::Shift(d) => {
+                if self.kinds.get(d.as_str()) != Some(&Kind::Label) {
+                    return Err(RbgError::new(
+                        format!("`{d}` is not a direction of the board"),
+                        self.span,
+                    ));
+                }
+                let mut rel = Rel::empty(n);
+                if let Some(t) = self.succ.get(d.as_str()) {
+                    for (i, x) in t.iter().enumerate() {
+                        if let Some(j) = x {
+                            rel.set(i, *j);
+                        }
+                    }
+                }
+                rel
+            }
+            Rule::Noop => Rel::identity(n),
+            Rule::Alt(v) => {
+                let mut acc = Rel::empty(n);
+                for x in v {
+                    acc = acc.union(&self.relation(x)?);
+                }
+                acc
+            }
+            Rule::Seq(v) => {
+                let mut acc = Rel::identity(n);
+                for x in v {
+                    acc = acc.compose(&self.relation(x)?);
+                }
+                acc
+            }
+            Rule::Star(x) => self.relation(x)?.star(),
+            _ => unreachable!("only position rules"),
+        })
+    }
+
+    /// Lowers a position-only rule as a lookup when that is simpler than its automaton:
+    /// everywhere → `coord = Coord(*)`; at most one target per vertex → a constant map.
+    /// Returns `false` to fall back to Thompson's construction.
+    fn lookup(&mut self, r: &Rule, a: NodeId, b: NodeId) -> R<bool> {
+        let n = self.vertices;
+        if n > 512 {
+            return Ok(false);
+        }
+        let rel = self.relation(r)?;
+        let rows: Vec<Vec<usize>> = (0..n).map(|i| rel.row(i)).collect();
+        let coord = self.r("coord");
+        if rows.iter().all(|r| r.len() == n) {
+            let coord_t = {
+                let s = self.sym("Coord");
+                self.g.type_name(s)
+            };
+            self.edge(
+                a,
+                b,
+                Label::AssignAny {
+                    lhs: coord,
+                    ty: coord_t,
+                },
+            );
+            return Ok(true);
+        }
+        if rows.iter().all(|r| r.len() <= 1) {
+            self.lookups += 1;
+            let name = format!("lookup_{}", self.lookups);
+            let coord_t = {
+                let s = self.sym("Coord");
+                self.g.type_name(s)
+            };
+            let con_t = {
+                let s = self.sym("CoordOrNull");
+                self.g.type_name(s)
+            };
+            let ty = self.g.type_arrow(coord_t, con_t);
+            let nullv = self.elem("null");
+            let names: Vec<String> = self.rbg.board.iter().map(|v| safe(&v.name)).collect();
+            let entries: Vec<(String, ValueId)> = rows
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.first().map(|&j| (i, j)))
+                .map(|(i, j)| (names[i].clone(), self.elem(&names[j])))
+                .collect();
+            let value = self.map_value(nullv, entries);
+            self.constant(&name, ty, value);
+            let m = self.r(&name);
+            let rhs = self.at(m, coord);
+            let mid = self.fresh();
+            self.edge(a, mid, Label::Assign { lhs: coord, rhs });
+            let null = self.g.expr_ref(self.null);
+            self.edge(
+                mid,
+                b,
+                Label::Compare {
+                    lhs: coord,
+                    rhs: null,
+                    negated: true,
+                },
+            );
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
     fn check_kind(&self, name: &str, k: Kind) -> R<()> {
         if self.kinds.get(name) == Some(&k) {
             Ok(())
@@ -735,7 +944,22 @@ pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
         patterns: HashMap::new(),
         uses_counters: uses_piece_arith(rules, &piece_set),
         null,
+        succ: HashMap::new(),
+        lookups: 0,
     };
+    let index: HashMap<&str, usize> = rbg
+        .board
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), i))
+        .collect();
+    for (i, v) in rbg.board.iter().enumerate() {
+        for (lab, t) in &v.edges {
+            l.succ
+                .entry(lab.clone())
+                .or_insert_with(|| vec![None; rbg.board.len()])[i] = Some(index[t.as_str()]);
+        }
+    }
     // Types.
     let players: Vec<String> = rbg.players.iter().map(|(p, _)| safe(p)).collect();
     l.typedef("Player", players);

@@ -12,6 +12,9 @@ pub struct RbgError {
     #[label("here")]
     pub label: Option<SourceSpan>,
     pub span: Option<Span>,
+    /// When the offending tokens come from a macro: the macro use in the section.
+    #[label("in this macro use")]
+    pub use_label: Option<SourceSpan>,
     #[help]
     pub help: Option<String>,
 }
@@ -22,6 +25,7 @@ impl RbgError {
             message: message.into(),
             label: Some(span.into()),
             span: Some(span),
+            use_label: None,
             help: None,
         }
     }

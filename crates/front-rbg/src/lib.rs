@@ -35,6 +35,28 @@ impl FrontEnd for RbgFrontEnd {
     }
 }
 
+/// Every declared name by kind (pieces, players, variables, board labels), for the rules.
+fn declared_names(g: &syntax::Game) -> std::collections::HashMap<String, syntax::NameKind> {
+    use syntax::NameKind;
+    let mut m = std::collections::HashMap::new();
+    for (l, _) in g.board.iter().flat_map(|v| v.edges.iter()) {
+        m.insert(l.clone(), NameKind::Label);
+    }
+    for l in &g.labels {
+        m.insert(l.clone(), NameKind::Label);
+    }
+    for (v, _) in &g.variables {
+        m.insert(v.clone(), NameKind::Variable);
+    }
+    for (p, _) in &g.players {
+        m.insert(p.clone(), NameKind::Player);
+    }
+    for p in &g.pieces {
+        m.insert(p.clone(), NameKind::Piece);
+    }
+    m
+}
+
 /// Expands the macros and board generators of an HL (or LL) description and prints it as LL-RBG.
 pub fn to_ll(file: FileId, text: &str) -> Result<String, RbgError> {
     let toks = syntax::lex(file, text)?;
@@ -65,8 +87,13 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
         }
         seen.push(&s.name);
         let body = expander.section(s)?;
+        let origins = std::mem::take(&mut expander.origins);
         let end = body.last().map_or(s.span, |t| t.1);
-        let mut p = Parser::new(&body, end);
+        let names = declared_names(&game);
+        let mut p = Parser::new(&body, end).with_origins(&origins);
+        if s.name == "rules" {
+            p = p.with_names(&names);
+        }
         match s.name.as_str() {
             "players" => game.players = p.bounded_list()?,
             "pieces" => {

@@ -33,6 +33,8 @@ pub(crate) struct Expander<'t> {
     toks: &'t [(Tok, Span)],
     macros: Vec<Macro>,
     depth: usize,
+    /// For the last expanded section: per output token, the macro use it came from.
+    pub origins: Vec<Option<Span>>,
 }
 
 type R<T> = Result<T, RbgError>;
@@ -191,6 +193,7 @@ impl<'t> Expander<'t> {
             toks,
             macros,
             depth: 0,
+            origins: Vec::new(),
         }
     }
 
@@ -203,6 +206,7 @@ impl<'t> Expander<'t> {
             order: s.order,
             in_macro: false,
         };
+        self.origins.clear();
         self.expand(&slice)
     }
 
@@ -221,6 +225,12 @@ impl<'t> Expander<'t> {
                 return Err(RbgError::new("unexpected `~`", self.toks[i].1));
             }
             let (unit, next) = self.unit(s, i)?;
+            if self.depth == 1 {
+                // Section level: remember which macro use produced these tokens.
+                let from_macro = next > i + 1 || unit.len() != 1 || unit[0].1 != self.toks[i].1;
+                let origin = from_macro.then(|| self.toks[i].1.to(self.toks[next - 1].1));
+                self.origins.extend(std::iter::repeat_n(origin, unit.len()));
+            }
             out.extend(unit);
             i = next;
             while i < s.end && self.toks[i].0 == Tok::P("~") {
@@ -234,10 +244,15 @@ impl<'t> Expander<'t> {
                     return Err(RbgError::new("`~` at the end of a body", self.toks[i].1));
                 }
                 let (unit2, next2) = self.unit(s, i + 1)?;
+                // The pasted token is located at the pasting text of the body (`a~b`).
+                let written = self.toks[i - 1].1.to(self.toks[next2 - 1].1);
                 i = next2;
                 let mut rest = unit2.into_iter();
                 match (out.pop(), rest.next()) {
-                    (Some(a), Some(b)) => out.push(paste(&a, &b)?),
+                    (Some(a), Some(b)) => {
+                        let (t, _) = paste(&a, &b)?;
+                        out.push((t, written));
+                    }
                     (Some(a), None) => out.push(a),
                     (None, Some(b)) => out.push(b),
                     (None, None) => {}

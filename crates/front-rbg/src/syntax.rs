@@ -161,18 +161,78 @@ pub(crate) struct Game {
     pub rules_span: Option<Span>,
 }
 
+/// What a declared name is (rbg.md §7.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameKind {
+    Piece,
+    Player,
+    Variable,
+    Label,
+}
+
 /// A parser over one section body.
 pub(crate) struct Parser<'t> {
     toks: &'t [(Tok, Span)],
     pos: usize,
     end: Span,
+    origins: &'t [Option<Span>],
+    names: Option<&'t std::collections::HashMap<String, NameKind>>,
 }
 
 type PResult<T> = Result<T, RbgError>;
 
 impl<'t> Parser<'t> {
     pub fn new(toks: &'t [(Tok, Span)], end: Span) -> Self {
-        Parser { toks, pos: 0, end }
+        Parser {
+            toks,
+            pos: 0,
+            end,
+            origins: &[],
+            names: None,
+        }
+    }
+
+    /// Locates errors in macro expansions at their macro use too.
+    pub fn with_origins(mut self, origins: &'t [Option<Span>]) -> Self {
+        self.origins = origins;
+        self
+    }
+
+    /// Checks every name of the rules against the declarations.
+    pub fn with_names(mut self, names: &'t std::collections::HashMap<String, NameKind>) -> Self {
+        self.names = Some(names);
+        self
+    }
+
+    fn error_at(&self, index: usize, message: String) -> RbgError {
+        let span = self.toks.get(index).map_or(self.end, |t| t.1);
+        let mut e = RbgError::new(message, span);
+        if let Some(Some(u)) = self.origins.get(index) {
+            e.use_label = Some((*u).into());
+        }
+        e
+    }
+
+    /// Checks that the name just read (at `index`) is one of `kinds`.
+    fn check_name(&self, index: usize, name: &str, kinds: &[NameKind], what: &str) -> PResult<()> {
+        let Some(names) = self.names else {
+            return Ok(());
+        };
+        match names.get(name) {
+            Some(k) if kinds.contains(k) => Ok(()),
+            Some(k) => Err(self.error_at(
+                index,
+                format!(
+                    "`{name}` is a {}, not a {what}",
+                    format!("{k:?}").to_lowercase()
+                ),
+            )),
+            None => Err(self
+                .error_at(index, format!("`{name}` is not declared"))
+                .help(format!(
+                    "declare it, or check the spelling; a {what} is expected here"
+                ))),
+        }
     }
 
     fn peek(&self) -> &Tok {
@@ -207,9 +267,9 @@ impl<'t> Parser<'t> {
     }
 
     fn unexpected(&self, expected: &str) -> RbgError {
-        RbgError::new(
+        self.error_at(
+            self.pos,
             format!("unexpected {}, expected {expected}", self.peek().describe()),
-            self.span(),
         )
     }
 
@@ -595,7 +655,10 @@ impl<'t> Parser<'t> {
         let mut v = Vec::new();
         if !self.is(close) {
             loop {
-                v.push(self.ident("a piece")?);
+                let at = self.pos;
+                let p = self.ident("a piece")?;
+                self.check_name(at, &p, &[NameKind::Piece], "piece")?;
+                v.push(p);
                 if !self.eat(",") {
                     break;
                 }
@@ -607,8 +670,12 @@ impl<'t> Parser<'t> {
 
     fn primary(&mut self) -> PResult<Rule> {
         let sp = self.span();
+        let at = self.pos;
         match self.bump() {
-            Tok::Ident(d) => Ok(Rule::Shift(d)),
+            Tok::Ident(d) => {
+                self.check_name(at, &d, &[NameKind::Label], "direction")?;
+                Ok(Rule::Shift(d))
+            }
             Tok::P("(") => {
                 let r = self.rule()?;
                 self.expect(")")?;
@@ -631,7 +698,14 @@ impl<'t> Parser<'t> {
             Tok::P("[$") => {
                 let mut items = Vec::new();
                 loop {
+                    let at = self.pos;
                     let v = self.ident("a variable or player")?;
+                    self.check_name(
+                        at,
+                        &v,
+                        &[NameKind::Variable, NameKind::Player],
+                        "variable or player",
+                    )?;
                     self.expect("=")?;
                     items.push(Rule::Assign(v, self.arith()?));
                     if !self.eat(",") {
@@ -660,7 +734,12 @@ impl<'t> Parser<'t> {
                 self.expect("}")?;
                 Ok(Rule::Pattern(p == "{?", Box::new(r)))
             }
-            Tok::P("->") => Ok(Rule::Switch(Some(self.ident("a player")?))),
+            Tok::P("->") => {
+                let at = self.pos;
+                let p = self.ident("a player")?;
+                self.check_name(at, &p, &[NameKind::Player], "player")?;
+                Ok(Rule::Switch(Some(p)))
+            }
             Tok::P("->>") => Ok(Rule::Switch(None)),
             Tok::P(".") => Ok(Rule::Noop),
             _ => {
@@ -693,9 +772,18 @@ impl<'t> Parser<'t> {
 
     fn operand(&mut self) -> PResult<Arith> {
         self.eat("+");
+        let at = self.pos;
         match self.bump() {
             Tok::Num(n) => Ok(Arith::Num(n as i64)),
-            Tok::Ident(s) => Ok(Arith::Name(s)),
+            Tok::Ident(s) => {
+                self.check_name(
+                    at,
+                    &s,
+                    &[NameKind::Variable, NameKind::Player, NameKind::Piece],
+                    "variable, player or piece",
+                )?;
+                Ok(Arith::Name(s))
+            }
             Tok::P("(") => {
                 let a = self.arith()?;
                 self.expect(")")?;

@@ -177,6 +177,8 @@ pub(crate) struct Parser<'t> {
     end: Span,
     origins: &'t [Option<Span>],
     names: Option<&'t std::collections::HashMap<String, NameKind>>,
+    /// Nesting depth of patterns (a switch inside one is an error).
+    in_pattern: usize,
 }
 
 type PResult<T> = Result<T, RbgError>;
@@ -189,6 +191,7 @@ impl<'t> Parser<'t> {
             end,
             origins: &[],
             names: None,
+            in_pattern: 0,
         }
     }
 
@@ -730,10 +733,16 @@ impl<'t> Parser<'t> {
                 Ok(Rule::Cmp(a, op, b))
             }
             Tok::P(p @ ("{?" | "{!")) => {
-                let r = self.rule()?;
+                self.in_pattern += 1;
+                let r = self.rule();
+                self.in_pattern -= 1;
+                let r = r?;
                 self.expect("}")?;
                 Ok(Rule::Pattern(p == "{?", Box::new(r)))
             }
+            Tok::P("->" | "->>") if self.in_pattern > 0 => Err(self
+                .error_at(at, "a pattern cannot contain a switch".to_string())
+                .help("patterns only test whether a walk exists; move the switch out of `{? … }`")),
             Tok::P("->") => {
                 let at = self.pos;
                 let p = self.ident("a player")?;

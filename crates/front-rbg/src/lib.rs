@@ -90,9 +90,15 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
         let origins = std::mem::take(&mut expander.origins);
         let end = body.last().map_or(s.span, |t| t.1);
         let names = declared_names(&game);
+        let bounds: std::collections::HashMap<String, u64> = game
+            .players
+            .iter()
+            .chain(game.variables.iter())
+            .cloned()
+            .collect();
         let mut p = Parser::new(&body, end).with_origins(&origins);
         if s.name == "rules" {
-            p = p.with_names(&names);
+            p = p.with_names(&names).with_bounds(&bounds);
         }
         match s.name.as_str() {
             "players" => game.players = p.bounded_list()?,

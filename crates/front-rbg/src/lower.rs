@@ -557,6 +557,10 @@ impl<'a> L<'a> {
                     }
                 };
                 let (ex, lo, hi, nan) = self.arith(e)?;
+                if hi < 0 || lo > bound {
+                    // The value can never fit: the action is never valid.
+                    return Ok(());
+                }
                 let mut cur = a;
                 if lo < 0 || hi > bound || nan {
                     let fits = self.predicate(

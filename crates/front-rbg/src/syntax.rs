@@ -179,6 +179,7 @@ pub(crate) struct Parser<'t> {
     names: Option<&'t std::collections::HashMap<String, NameKind>>,
     /// Nesting depth of patterns (a switch inside one is an error).
     in_pattern: usize,
+    bounds: Option<&'t std::collections::HashMap<String, u64>>,
 }
 
 type PResult<T> = Result<T, RbgError>;
@@ -192,6 +193,7 @@ impl<'t> Parser<'t> {
             origins: &[],
             names: None,
             in_pattern: 0,
+            bounds: None,
         }
     }
 
@@ -204,6 +206,12 @@ impl<'t> Parser<'t> {
     /// Checks every name of the rules against the declarations.
     pub fn with_names(mut self, names: &'t std::collections::HashMap<String, NameKind>) -> Self {
         self.names = Some(names);
+        self
+    }
+
+    /// Checks literal assignments against the bounds of variables and players.
+    pub fn with_bounds(mut self, bounds: &'t std::collections::HashMap<String, u64>) -> Self {
+        self.bounds = Some(bounds);
         self
     }
 
@@ -710,7 +718,16 @@ impl<'t> Parser<'t> {
                         "variable or player",
                     )?;
                     self.expect("=")?;
-                    items.push(Rule::Assign(v, self.arith()?));
+                    let value_at = self.pos;
+                    let value = self.arith()?;
+                    if let (Arith::Num(n), Some(b)) = (&value, self.bounds.and_then(|b| b.get(&v)))
+                        && *n as u64 > *b
+                    {
+                        return Err(self
+                            .error_at(value_at, format!("{n} is above the bound {b} of `{v}`"))
+                            .help("this assignment could never be valid"));
+                    }
+                    items.push(Rule::Assign(v, value));
                     if !self.eat(",") {
                         break;
                     }

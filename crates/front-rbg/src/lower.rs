@@ -125,29 +125,52 @@ impl Rel {
     fn compose(&self, o: &Rel) -> Rel {
         let mut r = Rel::empty(self.n);
         for i in 0..self.n {
-            for k in 0..self.n {
-                if self.get(i, k) {
-                    let (dst, src) = (&mut r.rows[i], &o.rows[k]);
-                    for (x, y) in dst.iter_mut().zip(src) {
-                        *x |= y;
+            for k in self.row(i) {
+                let (dst, src) = (&mut r.rows[i], &o.rows[k]);
+                for (x, y) in dst.iter_mut().zip(src) {
+                    *x |= y;
+                }
+            }
+        }
+        r
+    }
+
+    fn count(&self, i: usize) -> usize {
+        self.rows[i].iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Reflexive-transitive closure: a graph search from every vertex.
+    fn star(&self) -> Rel {
+        let succ: Vec<Vec<usize>> = (0..self.n).map(|i| self.row(i)).collect();
+        let mut r = Rel::empty(self.n);
+        let mut stack = Vec::new();
+        for i in 0..self.n {
+            r.set(i, i);
+            stack.push(i);
+            while let Some(v) = stack.pop() {
+                for &w in &succ[v] {
+                    if !r.get(i, w) {
+                        r.set(i, w);
+                        stack.push(w);
                     }
                 }
             }
         }
         r
     }
-    fn star(&self) -> Rel {
-        let mut r = Rel::identity(self.n);
-        loop {
-            let next = r.clone().union(&r.compose(self));
-            if next == r {
-                return r;
-            }
-            r = next;
-        }
-    }
+
+    /// The targets of vertex `i`, in order.
     fn row(&self, i: usize) -> Vec<usize> {
-        (0..self.n).filter(|&j| self.get(i, j)).collect()
+        let mut out = Vec::new();
+        for (w, &word) in self.rows[i].iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let b = bits.trailing_zeros() as usize;
+                out.push(w * 64 + b);
+                bits &= bits - 1;
+            }
+        }
+        out
     }
 }
 
@@ -758,9 +781,8 @@ impl<'a> L<'a> {
             return Ok(false);
         }
         let rel = self.relation(r)?;
-        let rows: Vec<Vec<usize>> = (0..n).map(|i| rel.row(i)).collect();
         let coord = self.r("coord");
-        if rows.iter().all(|r| r.len() == n) {
+        if (0..n).all(|i| rel.count(i) == n) {
             let coord_t = {
                 let s = self.sym("Coord");
                 self.g.type_name(s)
@@ -775,7 +797,8 @@ impl<'a> L<'a> {
             );
             return Ok(true);
         }
-        if rows.iter().all(|r| r.len() <= 1) {
+        if (0..n).all(|i| rel.count(i) <= 1) {
+            let rows: Vec<Vec<usize>> = (0..n).map(|i| rel.row(i)).collect();
             self.lookups += 1;
             let name = format!("lookup_{}", self.lookups);
             let coord_t = {

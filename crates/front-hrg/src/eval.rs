@@ -264,8 +264,13 @@ impl<'a> World<'a> {
         match t {
             Type::Set(v) => Ok(v.iter().map(|s| Value::Sym(s.clone())).collect()),
             Type::Name(n, None) => self.elems(n, span)?.ok_or_else(|| {
-                HrgError::new(format!("unknown type `{n}`"), span)
-                    .help("only domains declared in the program can be enumerated")
+                let mut names: Vec<&str> = self.domains.keys().copied().collect();
+                names.sort_unstable();
+                let e = HrgError::new(format!("unknown type `{n}`"), span);
+                match rg_core::suggest::closest(n, names) {
+                    Some(c) => e.help(format!("did you mean the domain `{c}`?")),
+                    None => e.help("only domains declared in the program can be enumerated"),
+                }
             }),
             Type::Name(..) => Err(HrgError::new("a map type cannot be enumerated", span)),
         }
@@ -456,10 +461,15 @@ impl<'a> World<'a> {
     }
 
     pub fn apply(&self, f: &str, args: &[Value], span: Span) -> Result<Value, HrgError> {
-        let func = self
-            .functions
-            .get(f)
-            .ok_or_else(|| HrgError::new(format!("unknown function `{f}`"), span))?;
+        let func = self.functions.get(f).ok_or_else(|| {
+            let mut names: Vec<&str> = self.functions.keys().copied().collect();
+            names.sort_unstable();
+            let e = HrgError::new(format!("unknown function `{f}`"), span);
+            match rg_core::suggest::closest(f, names) {
+                Some(c) => e.help(format!("did you mean `{c}`?")),
+                None => e.help("declare it with `name : Type -> Type` and its cases"),
+            }
+        })?;
         for (pats, body) in &func.cases {
             if pats.len() != args.len() {
                 return Err(HrgError::new(

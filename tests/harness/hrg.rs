@@ -134,3 +134,41 @@ fn truncated_corpus_files_never_panic() {
         }
     }
 }
+
+/// `rgt fmt` on HRG: a fixed point that lowers to the same RG and keeps every comment line.
+#[test]
+fn formatting_is_a_fixed_point_that_keeps_the_game_and_the_comments() {
+    let mut files = fixture_files("hrg/valid", "hrg");
+    if let Some(c) = corpus_files("hrg", "hrg") {
+        files.extend(c);
+    }
+    for path in files {
+        let text = read(&path);
+        let once = front_hrg::format(rg_core::FileId(0), &text)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let twice = front_hrg::format(rg_core::FileId(0), &once).expect("formats again");
+        assert_eq!(once, twice, "{} is not a fixed point", path.display());
+        let a = load(Lang::Hrg, "a.hrg", &text).expect("valid");
+        let b = load(Lang::Hrg, "b.hrg", &once).expect("formatted text is valid");
+        assert_eq!(rg_core::print(&a), rg_core::print(&b), "{}", path.display());
+        let comments = |t: &str| -> Vec<String> {
+            t.lines()
+                .filter_map(|l| l.find("//").map(|i| l[i..].trim_end().to_string()))
+                .collect()
+        };
+        assert_eq!(
+            comments(&text),
+            comments(&once),
+            "{}: comments",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn a_comment_inside_a_one_line_construct_is_reported_not_dropped() {
+    let text =
+        "domain Player = p\ndomain Score = 0\nx : Player = // here\n  p\ngraph rules() { end() }\n";
+    let e = front_hrg::format(rg_core::FileId(0), text).expect_err("cannot be placed");
+    assert!(e.message.contains("comment"), "{e}");
+}

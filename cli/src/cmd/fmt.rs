@@ -40,6 +40,8 @@ fn format(lang: Lang, file: rg_core::FileId, text: &str) -> Result<String, Failu
         Lang::Rg => rg_core::parse(file, text)
             .map(|g| rg_core::print(&g))
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+        Lang::Hrg => front_hrg::format(file, text)
+            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         other => Err(Failure::Usage(format!(
             "formatting {} files is not available in this build of rgt yet",
             other.name()

@@ -5,11 +5,19 @@
 
 mod error;
 mod eval;
+mod format;
 mod lower;
 mod syntax;
 
 pub use error::HrgError;
 use rg_core::{FileId, FrontEnd, LowerOptions, Lowered, Span};
+
+/// The canonical layout of an HRG program (comments kept on their own lines).
+pub fn format(file: FileId, text: &str) -> Result<String, HrgError> {
+    let toks = syntax::lex(file, text)?;
+    let decls = syntax::Parser::new(toks).program()?;
+    format::Formatter::new(text).program(&decls)
+}
 
 /// The HRG front-end.
 #[derive(Clone, Copy, Debug, Default)]

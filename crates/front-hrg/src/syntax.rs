@@ -81,85 +81,128 @@ impl Tok {
     }
 }
 
+/// Raw tokens (hrg.md §2): maximal identifiers of Unicode alphanumerics and `_`, longest-match
+/// punctuation, `//` comments and the four whitespace characters skipped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, logos::Logos)]
+#[logos(skip r"[ \t\r\n]+")]
+#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
+enum Raw {
+    #[regex(r"[\p{Alphabetic}\p{N}_]+")]
+    Ident,
+    #[token("(")]
+    LParen,
+    #[token(")")]
+    RParen,
+    #[token("[")]
+    LBracket,
+    #[token("]")]
+    RBracket,
+    #[token("{")]
+    LBrace,
+    #[token("}")]
+    RBrace,
+    #[token(",")]
+    Comma,
+    #[token(":")]
+    Colon,
+    #[token(";")]
+    Semi,
+    #[token("=")]
+    Eq,
+    #[token("==")]
+    EqEq,
+    #[token("!=")]
+    Neq,
+    #[token("<")]
+    Lt,
+    #[token("<=")]
+    Le,
+    #[token(">")]
+    Gt,
+    #[token(">=")]
+    Ge,
+    #[token("&&")]
+    AndAnd,
+    #[token("||")]
+    OrOr,
+    #[token("|")]
+    Pipe,
+    #[token("*")]
+    Star,
+    #[token("->")]
+    Arrow,
+    #[token("..")]
+    DotDot,
+    #[token("+")]
+    Plus,
+    #[token("-")]
+    Minus,
+    #[token("%")]
+    Percent,
+    #[token("$")]
+    Dollar,
+    #[token("$_")]
+    DollarUnderscore,
+    #[token("$$")]
+    DollarDollar,
+}
+
 pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError> {
+    use logos::Logos;
     let mut out = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < text.len() {
-        let c = text[i..].chars().next().expect("in range");
-        let start = i;
-        if matches!(c, ' ' | '\t' | '\r' | '\n') {
-            i += 1;
-            continue;
-        }
-        if text[i..].starts_with("//") {
-            while i < b.len() && b[i] != b'\n' && b[i] != b'\r' {
-                i += 1;
-            }
-            continue;
-        }
-        if c.is_alphanumeric() || c == '_' {
-            let mut j = i;
-            for ch in text[i..].chars() {
-                if ch.is_alphanumeric() || ch == '_' {
-                    j += ch.len_utf8();
-                } else {
-                    break;
-                }
-            }
-            let word = &text[i..j];
-            if matches!(word, "const" | "type" | "var") {
-                return Err(HrgError::new(
-                    format!("`{word}` is reserved and cannot be used as a name"),
-                    Span::new(file, i, j),
-                ));
-            }
-            out.push((Tok::Ident(word.to_string()), Span::new(file, i, j)));
-            i = j;
-            continue;
-        }
-        let two = text.get(i..i + 2).unwrap_or("");
-        let (tok, len) = match two {
-            "==" => (Tok::EqEq, 2),
-            "!=" => (Tok::Neq, 2),
-            "<=" => (Tok::Le, 2),
-            ">=" => (Tok::Ge, 2),
-            "&&" => (Tok::AndAnd, 2),
-            "||" => (Tok::OrOr, 2),
-            "->" => (Tok::Arrow, 2),
-            ".." => (Tok::DotDot, 2),
-            "$$" => (Tok::DollarDollar, 2),
-            "$_" => (Tok::DollarUnderscore, 2),
-            _ => match c {
-                '(' => (Tok::LParen, 1),
-                ')' => (Tok::RParen, 1),
-                '[' => (Tok::LBracket, 1),
-                ']' => (Tok::RBracket, 1),
-                '{' => (Tok::LBrace, 1),
-                '}' => (Tok::RBrace, 1),
-                ',' => (Tok::Comma, 1),
-                ':' => (Tok::Colon, 1),
-                ';' => (Tok::Semi, 1),
-                '=' => (Tok::Eq, 1),
-                '<' => (Tok::Lt, 1),
-                '>' => (Tok::Gt, 1),
-                '|' => (Tok::Pipe, 1),
-                '*' => (Tok::Star, 1),
-                '+' => (Tok::Plus, 1),
-                '-' => (Tok::Minus, 1),
-                '%' => (Tok::Percent, 1),
-                '$' => (Tok::Dollar, 1),
-                _ => {
+    let mut lexer = Raw::lexer(text);
+    while let Some(raw) = lexer.next() {
+        let r = lexer.span();
+        let span = Span::new(file, r.start, r.end);
+        let tok = match raw {
+            Ok(Raw::Ident) => {
+                let word = lexer.slice();
+                if matches!(word, "const" | "type" | "var") {
                     return Err(HrgError::new(
-                        format!("unexpected character `{c}`"),
-                        Span::new(file, start, start + c.len_utf8()),
-                    )
-                    .help("HRG names are letters, digits and `_`; comments start with `//`"));
+                        format!("`{word}` is reserved and cannot be used as a name"),
+                        span,
+                    ));
                 }
-            },
+                Tok::Ident(word.to_string())
+            }
+            Ok(Raw::LParen) => Tok::LParen,
+            Ok(Raw::RParen) => Tok::RParen,
+            Ok(Raw::LBracket) => Tok::LBracket,
+            Ok(Raw::RBracket) => Tok::RBracket,
+            Ok(Raw::LBrace) => Tok::LBrace,
+            Ok(Raw::RBrace) => Tok::RBrace,
+            Ok(Raw::Comma) => Tok::Comma,
+            Ok(Raw::Colon) => Tok::Colon,
+            Ok(Raw::Semi) => Tok::Semi,
+            Ok(Raw::Eq) => Tok::Eq,
+            Ok(Raw::EqEq) => Tok::EqEq,
+            Ok(Raw::Neq) => Tok::Neq,
+            Ok(Raw::Lt) => Tok::Lt,
+            Ok(Raw::Le) => Tok::Le,
+            Ok(Raw::Gt) => Tok::Gt,
+            Ok(Raw::Ge) => Tok::Ge,
+            Ok(Raw::AndAnd) => Tok::AndAnd,
+            Ok(Raw::OrOr) => Tok::OrOr,
+            Ok(Raw::Pipe) => Tok::Pipe,
+            Ok(Raw::Star) => Tok::Star,
+            Ok(Raw::Arrow) => Tok::Arrow,
+            Ok(Raw::DotDot) => Tok::DotDot,
+            Ok(Raw::Plus) => Tok::Plus,
+            Ok(Raw::Minus) => Tok::Minus,
+            Ok(Raw::Percent) => Tok::Percent,
+            Ok(Raw::Dollar) => Tok::Dollar,
+            Ok(Raw::DollarUnderscore) => Tok::DollarUnderscore,
+            Ok(Raw::DollarDollar) => Tok::DollarDollar,
+            Err(()) => {
+                let c = text[r.start..].chars().next().unwrap_or(' ');
+                return Err(HrgError::new(
+                    format!("unexpected character `{c}`"),
+                    Span::new(file, r.start, r.start + c.len_utf8()),
+                )
+                .help("HRG names are letters, digits and `_`; comments start with `//`"));
+            }
         };
-        out.push((tok, Span::new(file, i, i + len)));
-        i += len;
+        out.push((tok, span));
     }
     out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
     Ok(out)

@@ -4,6 +4,7 @@ mod compact_skip_edges;
 mod joins;
 mod pragmas;
 mod prune;
+mod reach;
 mod skip_self;
 mod tags;
 
@@ -12,6 +13,7 @@ use crate::Pass;
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
+    &reach::CompactReachability,
     &joins::JoinForkPrefixes,
     &joins::JoinForkSuffixes,
     &skip_self::SkipSelfAssignments,

@@ -1,0 +1,94 @@
+//! passes.md §3.4 compact_reachability, with the fix the spec requires: a walk never steps from
+//! a node that is an end (start walk) or a start (end walk) of some check.
+
+use super::meta;
+use crate::util::edge_ids;
+use crate::{Pass, PassContext, PassError};
+use rg_core::{Game, Label, NodeId};
+use std::collections::{HashMap, HashSet};
+
+/// Moves check starts past leading skips and check ends before trailing skips and assignments.
+#[derive(Debug)]
+pub(crate) struct CompactReachability;
+
+impl Pass for CompactReachability {
+    meta!(
+        "compact_reachability",
+        "move reachability starts past leading skips and ends before trailing skips and assignments",
+        Safe,
+        Loop,
+        Reachability
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut starts: HashSet<NodeId> = HashSet::new();
+        let mut ends: HashSet<NodeId> = HashSet::new();
+        for (_, e) in g.edges() {
+            if let Label::Reach { from, to, .. } = e.label {
+                starts.insert(from);
+                ends.insert(to);
+            }
+        }
+        let mut new_start: HashMap<NodeId, NodeId> = HashMap::new();
+        for &s in &starts {
+            let mut c = s;
+            let mut seen = HashSet::from([c]);
+            while !ends.contains(&c) {
+                let out = g.outgoing(c);
+                if out.len() != 1 || g.edge(out[0]).label != Label::Skip {
+                    break;
+                }
+                let next = g.edge(out[0]).to;
+                if !seen.insert(next) {
+                    break;
+                }
+                c = next;
+            }
+            if c != s && !ends.contains(&c) {
+                new_start.insert(s, c);
+            }
+        }
+        let mut new_end: HashMap<NodeId, NodeId> = HashMap::new();
+        for &t in &ends {
+            let mut c = t;
+            let mut seen = HashSet::from([c]);
+            while !starts.contains(&c) {
+                let inc = g.incoming(c);
+                if inc.len() != 1
+                    || !matches!(
+                        g.edge(inc[0]).label,
+                        Label::Skip | Label::Assign { .. } | Label::AssignAny { .. }
+                    )
+                {
+                    break;
+                }
+                let prev = g.edge(inc[0]).from;
+                if !seen.insert(prev) {
+                    break;
+                }
+                c = prev;
+            }
+            if c != t && !starts.contains(&c) {
+                new_end.insert(t, c);
+            }
+        }
+        let mut changed = false;
+        for e in edge_ids(g) {
+            if let Label::Reach { from, to, negated } = g.edge(e).label {
+                let f = new_start.get(&from).copied().unwrap_or(from);
+                let t = new_end.get(&to).copied().unwrap_or(to);
+                if (f, t) != (from, to) {
+                    g.set_label(
+                        e,
+                        Label::Reach {
+                            from: f,
+                            to: t,
+                            negated,
+                        },
+                    );
+                    changed = true;
+                }
+            }
+        }
+        Ok(changed)
+    }
+}

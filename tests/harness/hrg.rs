@@ -3,7 +3,9 @@
 //! corpus HRG games match the reference perft; truncated corpus files never panic.
 
 use rgt::lang::Lang;
-use rgt_tests::{corpus, corpus_files, fixture_files, load, name, skip_without_corpus};
+use rgt_tests::{
+    corpus, corpus_files, expected_counts, fixture_files, load, name, perft, skip_without_corpus,
+};
 use std::path::Path;
 
 fn read(path: &Path) -> String {
@@ -16,15 +18,6 @@ fn settings() -> insta::Settings {
     s.set_prepend_module_to_snapshot(false);
     s.set_omit_expression(true);
     s
-}
-
-fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
-    let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default()).expect("compiles");
-    let mut m = rg_interp::Machine::new(&p);
-    let s = m.initial();
-    (0..=depth)
-        .map(|d| m.perft(&s, d).expect("no run-time error"))
-        .collect()
 }
 
 fn optimised(mut g: rg_core::Game) -> rg_core::Game {
@@ -88,27 +81,18 @@ fn invalid_fixtures_are_reported_with_spans() {
 /// Every HRG game of the corpus's expected.csv whose deepest count is small enough for a test.
 #[test]
 fn corpus_hrg_perft_counts() {
-    let Some(dir) = corpus() else {
+    let (Some(dir), Some(expected)) = (corpus(), expected_counts("hrg/")) else {
         skip_without_corpus("corpus_hrg_perft_counts");
         return;
     };
-    let csv = read(&dir.join("expected.csv"));
     let mut checked = 0;
-    for line in csv.lines().skip(1) {
-        let cols: Vec<&str> = line.splitn(3, ',').collect();
-        if !cols[0].starts_with("hrg/") {
-            continue;
-        }
-        let want: Vec<u64> = cols[2]
-            .split_whitespace()
-            .map(|n| n.parse().unwrap())
-            .collect();
+    for (file, want) in expected {
         if want.iter().sum::<u64>() > 200_000 {
             continue;
         }
-        let text = read(&dir.join(cols[0]));
-        let game = load(Lang::Hrg, cols[0], &text).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        let text = read(&dir.join(&file));
+        let game = load(Lang::Hrg, &file, &text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
         checked += 1;
     }
     assert!(checked >= 10, "only {checked} HRG games checked");

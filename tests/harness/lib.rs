@@ -82,3 +82,41 @@ pub fn load(lang: rgt::lang::Lang, name: &str, text: &str) -> Result<rg_core::Ga
     )
     .map_err(|f| session.render_failure(&f))
 }
+
+/// Perft counts of a checked game for every depth `0..=depth` (the interpreter's oracle).
+pub fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
+    let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default())
+        .unwrap_or_else(|e| panic!("the game cannot be interpreted: {e}"));
+    let mut m = rg_interp::Machine::new(&p);
+    let s = m.initial();
+    (0..=depth)
+        .map(|d| m.perft(&s, d).unwrap_or_else(|e| panic!("{e}")))
+        .collect()
+}
+
+/// The corpus's expected perft counts (`expected.csv`) of the files whose path starts with
+/// `prefix`, as (path relative to the corpus, counts); `None` when the corpus is absent.
+pub fn expected_counts(prefix: &str) -> Option<Vec<(String, Vec<u64>)>> {
+    let dir = corpus()?;
+    let csv = std::fs::read_to_string(dir.join("expected.csv")).ok()?;
+    Some(
+        csv.lines()
+            .skip(1)
+            .filter_map(|line| {
+                let cols: Vec<&str> = line.splitn(3, ',').collect();
+                let file = *cols.first()?;
+                file.starts_with(prefix).then(|| {
+                    let counts = cols
+                        .get(2)
+                        .map(|c| {
+                            c.split_whitespace()
+                                .map(|n| n.parse().expect("count"))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (file.to_string(), counts)
+                })
+            })
+            .collect(),
+    )
+}

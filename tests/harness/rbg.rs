@@ -4,20 +4,13 @@
 //! truncated corpus files never panic.
 
 use rgt::lang::Lang;
-use rgt_tests::{corpus, corpus_files, fixture_files, load, name, skip_without_corpus};
+use rgt_tests::{
+    corpus, corpus_files, expected_counts, fixture_files, load, name, perft, skip_without_corpus,
+};
 use std::path::Path;
 
 fn read(path: &Path) -> String {
     std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
-    let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default()).expect("compiles");
-    let mut m = rg_interp::Machine::new(&p);
-    let s = m.initial();
-    (0..=depth)
-        .map(|d| m.perft(&s, d).expect("no run-time error"))
-        .collect()
 }
 
 #[test]
@@ -77,28 +70,20 @@ fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
 /// The LL expansion of every corpus HL game has the perft of the corpus LL file.
 #[test]
 fn corpus_hl_expansions_match_the_ll_files() {
-    let Some(dir) = corpus() else {
+    let (Some(dir), Some(expected)) = (corpus(), expected_counts("rbg/hl/")) else {
         skip_without_corpus("corpus_hl_expansions_match_the_ll_files");
         return;
     };
-    let csv = read(&dir.join("expected.csv"));
     let mut checked = 0;
-    for line in csv.lines().skip(1) {
-        let cols: Vec<&str> = line.splitn(3, ',').collect();
-        let Some(rest) = cols[0].strip_prefix("rbg/hl/") else {
-            continue;
-        };
-        let want: Vec<u64> = cols[2]
-            .split_whitespace()
-            .map(|n| n.parse().unwrap())
-            .collect();
+    for (file, want) in expected {
+        let rest = file.trim_start_matches("rbg/hl/");
         if want.iter().sum::<u64>() > 5_000 || !dir.join("rbg/ll").join(rest).exists() {
             continue;
         }
-        let hl = read(&dir.join(cols[0]));
+        let hl = read(&dir.join(&file));
         let ll = front_rbg::to_ll(rg_core::FileId(0), &hl).expect("expands");
         let game = load(Lang::Rbg, rest, &ll).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
         checked += 1;
     }
     assert!(checked >= 8, "only {checked} HL games checked");
@@ -124,27 +109,18 @@ fn invalid_fixtures_are_reported_with_spans() {
 
 #[test]
 fn corpus_rbg_perft_counts_and_hl_ll_agreement() {
-    let Some(dir) = corpus() else {
+    let (Some(dir), Some(expected)) = (corpus(), expected_counts("rbg/")) else {
         skip_without_corpus("corpus_rbg_perft_counts_and_hl_ll_agreement");
         return;
     };
-    let csv = read(&dir.join("expected.csv"));
     let mut checked = 0;
-    for line in csv.lines().skip(1) {
-        let cols: Vec<&str> = line.splitn(3, ',').collect();
-        if !cols[0].starts_with("rbg/") {
-            continue;
-        }
-        let want: Vec<u64> = cols[2]
-            .split_whitespace()
-            .map(|n| n.parse().unwrap())
-            .collect();
+    for (file, want) in expected {
         if want.iter().sum::<u64>() > 5_000 {
             continue;
         }
-        let text = read(&dir.join(cols[0]));
-        let game = load(Lang::Rbg, cols[0], &text).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{}", cols[0]);
+        let text = read(&dir.join(&file));
+        let game = load(Lang::Rbg, &file, &text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
         checked += 1;
     }
     assert!(checked >= 12, "only {checked} RBG games checked");

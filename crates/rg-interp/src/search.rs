@@ -465,25 +465,18 @@ impl<'p> Machine<'p> {
                     }
                     Action::Assign { lhs, rhs, player } => {
                         let value = place(p, strict, rhs, &f.cur).map_err(|x| self.error(x, ei))?;
-                        let r = match out.as_deref_mut() {
-                            Some(o) if *player && moves_mode => {
-                                let i = o.push(e.target, &f.cur, &f.cur_tags);
-                                store(p, strict, lhs, value, &f.cur, o.data_mut(i), &mut f.levels)
-                            }
-                            _ => {
-                                let at = f.pend.push(e.target, &f.cur, &f.cur_tags, None);
-                                store(
-                                    p,
-                                    strict,
-                                    lhs,
-                                    value,
-                                    &f.cur,
-                                    &mut f.pend.data[at..at + stride],
-                                    &mut f.levels,
-                                )
-                            }
-                        };
-                        r.map_err(|x| self.error(x, ei))?;
+                        let to_out = *player && moves_mode;
+                        successor(
+                            p,
+                            strict,
+                            f,
+                            out.as_deref_mut(),
+                            to_out,
+                            e.target,
+                            lhs,
+                            value,
+                        )
+                        .map_err(|x| self.error(x, ei))?;
                         true
                     }
                     Action::AssignAny {
@@ -491,35 +484,19 @@ impl<'p> Machine<'p> {
                         members,
                         player,
                     } => {
+                        let to_out = *player && moves_mode;
                         for &m in members {
-                            let value = Place::Sym(m);
-                            let r = match out.as_deref_mut() {
-                                Some(o) if *player && moves_mode => {
-                                    let i = o.push(e.target, &f.cur, &f.cur_tags);
-                                    store(
-                                        p,
-                                        strict,
-                                        lhs,
-                                        value,
-                                        &f.cur,
-                                        o.data_mut(i),
-                                        &mut f.levels,
-                                    )
-                                }
-                                _ => {
-                                    let at = f.pend.push(e.target, &f.cur, &f.cur_tags, None);
-                                    store(
-                                        p,
-                                        strict,
-                                        lhs,
-                                        value,
-                                        &f.cur,
-                                        &mut f.pend.data[at..at + stride],
-                                        &mut f.levels,
-                                    )
-                                }
-                            };
-                            r.map_err(|x| self.error(x, ei))?;
+                            successor(
+                                p,
+                                strict,
+                                f,
+                                out.as_deref_mut(),
+                                to_out,
+                                e.target,
+                                lhs,
+                                Place::Sym(m),
+                            )
+                            .map_err(|x| self.error(x, ei))?;
                         }
                         true
                     }
@@ -569,6 +546,41 @@ impl<'p> Machine<'p> {
             }
         }
         Ok(false)
+    }
+}
+
+/// Pushes the successor of `f.cur` through an assignment: a finished move when `to_out`, else a
+/// pending state.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn successor(
+    p: &Program,
+    strict: bool,
+    f: &mut Frame,
+    out: Option<&mut Moves>,
+    to_out: bool,
+    target: u32,
+    lhs: &LPath,
+    value: Place,
+) -> Result<(), Fault> {
+    match out {
+        Some(o) if to_out => {
+            let i = o.push(target, &f.cur, &f.cur_tags);
+            store(p, strict, lhs, value, &f.cur, o.data_mut(i), &mut f.levels)
+        }
+        _ => {
+            let stride = f.cur.len();
+            let at = f.pend.push(target, &f.cur, &f.cur_tags, None);
+            store(
+                p,
+                strict,
+                lhs,
+                value,
+                &f.cur,
+                &mut f.pend.data[at..at + stride],
+                &mut f.levels,
+            )
+        }
     }
 }
 

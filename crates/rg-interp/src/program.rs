@@ -88,6 +88,8 @@ pub(crate) struct LPath {
     pub steps: Vec<(Expr, u32, u32)>,
     /// Size of the stored value.
     pub size: u32,
+    /// Layout of the stored value.
+    pub layout: u32,
     /// For strict mode: the set type of the location (an index into `Program::sets`), when it
     /// is an element.
     pub check: Option<u32>,
@@ -463,18 +465,13 @@ impl<'g> Builder<'g> {
                         root,
                         steps,
                         size: self.sizes[layout as usize],
+                        layout,
                         check,
                     });
                 }
                 ExprData::Cast(..) => unreachable!("casts are stripped"),
             }
         }
-    }
-
-    fn lpath_layout(&self, p: &LPath) -> u32 {
-        // The layout of the location is found again from its size and shape when needed; for
-        // comparisons with the right side only the size matters.
-        p.size
     }
 }
 
@@ -608,7 +605,9 @@ impl Program {
                     Label::Assign { lhs, rhs } => {
                         let path = b.lpath(lhs, span)?;
                         let (r, rl) = b.expr(rhs, span)?;
-                        if b.sizes[rl as usize] != b.lpath_layout(&path) {
+                        // Same shape, key sets included (a map of another domain with the same
+                        // number of keys would be stored misaligned).
+                        if rl != path.layout {
                             return Err(CompileError::at(
                                 "the assigned value has another shape than its location",
                                 span,

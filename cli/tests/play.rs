@@ -116,3 +116,16 @@ fn check_exits_1_on_violations_and_0_on_proper_games() {
     assert_eq!(code, Some(0), "{err}");
     assert!(text.contains("0 violations"), "{text}");
 }
+
+#[test]
+fn check_reports_a_pragma_that_changes_the_game() {
+    let (code, _, err) = out(rgt()
+        .arg("check")
+        .arg(fixture("interp/perft/wrong_disjoint.rg"))
+        .args(["-O0", "--depth", "2", "--plays", "5"]));
+    assert_eq!(code, Some(1));
+    assert!(
+        err.contains("pragma truth violated: perft(1) is 1 with the pragmas and 2 without"),
+        "{err}"
+    );
+}

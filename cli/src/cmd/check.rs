@@ -13,7 +13,8 @@ use std::process::ExitCode;
 /// action that cannot be evaluated (e.g. a map key outside the map's domain, a stored symbol
 /// outside the location's type, recursive reachability), two moves with the same tags leading to
 /// different states, a state that is not final without moves, a keeper with several moves, a
-/// play that repeats a state — each with the moves that lead there. Exit status 1 if any.
+/// play that repeats a state — each with the moves that lead there — and pragmas that change the
+/// game tree (perft to min(D, 3) with and without them). Exit status 1 if any.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -51,7 +52,21 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         seed: args.seed,
         ..CheckOptions::default()
     };
-    let found = m.check(&start, &opts);
+    let mut found = m.check(&start, &opts);
+    if !args.interp.ignore_pragmas && !game.pragmas.is_empty() {
+        let plain = compile(
+            &game,
+            &InterpArgs {
+                ignore_pragmas: true,
+            },
+        )?;
+        found.extend(rg_interp::check_pragmas(
+            &program,
+            &plain,
+            &start,
+            args.depth.min(3),
+        ));
+    }
     let summary = format!(
         "checked to depth {} and {} random plays (seed {}): {} violation{}\n",
         args.depth,

@@ -43,6 +43,9 @@ pub enum Condition {
     DeterministicKeeper,
     /// 5. A state repeats along a play, or a play does not end.
     Finiteness,
+    /// A pragma the interpreter trusts (`@disjoint`, `@unique`, `@repeat`) is wrong: the game tree
+    /// differs with and without pragmas (validators.md §9.2).
+    PragmaTruth,
 }
 
 impl Condition {
@@ -54,6 +57,7 @@ impl Condition {
             Condition::Continuability => "continuability",
             Condition::DeterministicKeeper => "deterministic keeper",
             Condition::Finiteness => "finiteness",
+            Condition::PragmaTruth => "pragma truth",
         }
     }
 }
@@ -199,6 +203,34 @@ impl Checker<'_, '_> {
         }
         self.path.truncate(base);
     }
+}
+
+/// Compares perft counts to `depth` from `start` with the pragmas honoured (`with`) and ignored
+/// (`without`); a difference means a wrong pragma.
+pub fn check_pragmas(
+    with: &crate::Program,
+    without: &crate::Program,
+    start: &State,
+    depth: usize,
+) -> Option<ProperViolation> {
+    let (mut a, mut b) = (Machine::new(with), Machine::new(without));
+    for d in 1..=depth {
+        let (x, y) = (a.perft(start, d).ok()?, b.perft(start, d).ok()?);
+        if x != y {
+            return Some(ProperViolation {
+                condition: Condition::PragmaTruth,
+                message: format!(
+                    "perft({d}) is {x} with the pragmas and {y} without: a pragma hides or adds moves"
+                ),
+                path: Vec::new(),
+                label: None,
+                span: None,
+                help: "check the @disjoint/@unique/@repeat pragmas, or run with --ignore-pragmas"
+                    .into(),
+            });
+        }
+    }
+    None
 }
 
 impl Machine<'_> {

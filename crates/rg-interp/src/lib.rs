@@ -17,7 +17,7 @@ mod program;
 mod search;
 mod seen;
 
-pub use check::{CheckOptions, Condition, ProperViolation};
+pub use check::{CheckOptions, Condition, ProperViolation, check_pragmas};
 pub use error::{CompileError, Fault, PathError, RuntimeError, format_path};
 pub use path::parse_path;
 pub use play::{PlayError, PlayStats, Rng, Summary};

@@ -179,12 +179,11 @@ impl<'a> World<'a> {
         let mut functions = HashMap::new();
         for d in decls {
             match d {
-                Decl::Domain(name, elems, span)
-                    if domains
-                        .insert(name.as_str(), (elems.as_slice(), *span))
-                        .is_some() =>
-                {
-                    return Err(HrgError::new(format!("duplicated domain `{name}`"), *span));
+                Decl::Domain(name, elems, span) => {
+                    let previous = domains.insert(name.as_str(), (elems.as_slice(), *span));
+                    if previous.is_some() {
+                        return Err(HrgError::new(format!("duplicated domain `{name}`"), *span));
+                    }
                 }
                 Decl::Function(f) => {
                     functions.insert(f.name.as_str(), f);

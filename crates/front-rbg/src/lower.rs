@@ -1083,7 +1083,6 @@ pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
         derived: false,
         span: None,
     });
-    let _ = l.rbg;
     Ok(g)
 }
 

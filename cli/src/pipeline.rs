@@ -180,7 +180,14 @@ pub fn check(
         return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))]));
     }
     let lints = &session.lints;
-    let mut violations = rg_validate::validate(game, rg_validate::Selection::All);
+    // Lint warnings of a translated game are not shown (and the lints include an expensive
+    // one), so only the reference validators run unless warnings are shown or denied.
+    let selection = if show_warnings || lints.deny_warnings {
+        rg_validate::Selection::All
+    } else {
+        rg_validate::Selection::Reference
+    };
+    let mut violations = rg_validate::validate(game, selection);
     violations.retain(|v| !lints.allow.iter().any(|c| c == v.code));
     if lints.deny_warnings {
         for v in &mut violations {

@@ -263,13 +263,14 @@ impl<'a> World<'a> {
         match t {
             Type::Set(v) => Ok(v.iter().map(|s| Value::Sym(s.clone())).collect()),
             Type::Name(n, None) => self.elems(n, span)?.ok_or_else(|| {
-                let mut names: Vec<&str> = self.domains.keys().copied().collect();
-                names.sort_unstable();
-                let e = HrgError::new(format!("unknown type `{n}`"), span);
-                match rg_core::suggest::closest(n, names) {
-                    Some(c) => e.help(format!("did you mean the domain `{c}`?")),
-                    None => e.help("only domains declared in the program can be enumerated"),
-                }
+                unknown(
+                    "type",
+                    "the domain ",
+                    n,
+                    self.domains.keys().copied(),
+                    "only domains declared in the program can be enumerated",
+                    span,
+                )
             }),
             Type::Name(..) => Err(HrgError::new("a map type cannot be enumerated", span)),
         }
@@ -461,13 +462,14 @@ impl<'a> World<'a> {
 
     pub fn apply(&self, f: &str, args: &[Value], span: Span) -> Result<Value, HrgError> {
         let func = self.functions.get(f).ok_or_else(|| {
-            let mut names: Vec<&str> = self.functions.keys().copied().collect();
-            names.sort_unstable();
-            let e = HrgError::new(format!("unknown function `{f}`"), span);
-            match rg_core::suggest::closest(f, names) {
-                Some(c) => e.help(format!("did you mean `{c}`?")),
-                None => e.help("declare it with `name : Type -> Type` and its cases"),
-            }
+            unknown(
+                "function",
+                "",
+                f,
+                self.functions.keys().copied(),
+                "declare it with `name : Type -> Type` and its cases",
+                span,
+            )
         })?;
         for (pats, body) in &func.cases {
             if pats.len() != args.len() {
@@ -612,6 +614,25 @@ impl<'a> World<'a> {
             ));
         }
         Ok(compress(entries))
+    }
+}
+
+/// `unknown <what> `name``, with the closest declared name as help (`did you mean <article>`c`?`),
+/// else `fallback`.
+pub(crate) fn unknown<'n>(
+    what: &str,
+    article: &str,
+    name: &str,
+    declared: impl Iterator<Item = &'n str>,
+    fallback: &str,
+    span: Span,
+) -> HrgError {
+    let mut names: Vec<&str> = declared.collect();
+    names.sort_unstable();
+    let e = HrgError::new(format!("unknown {what} `{name}`"), span);
+    match rg_core::suggest::closest(name, names) {
+        Some(c) => e.help(format!("did you mean {article}`{c}`?")),
+        None => e.help(fallback),
     }
 }
 

@@ -324,13 +324,14 @@ impl<'a> Lowerer<'a> {
 
     fn graph(&self, name: &str, span: Span) -> R<&'a Graph> {
         self.graphs.get(name).copied().ok_or_else(|| {
-            let mut names: Vec<&str> = self.graphs.keys().copied().collect();
-            names.sort_unstable();
-            let e = HrgError::new(format!("unknown graph `{name}`"), span);
-            match rg_core::suggest::closest(name, names) {
-                Some(c) => e.help(format!("did you mean `{c}`?")),
-                None => e.help("declare it with `graph name(…) { … }`"),
-            }
+            crate::eval::unknown(
+                "graph",
+                "",
+                name,
+                self.graphs.keys().copied(),
+                "declare it with `graph name(…) { … }`",
+                span,
+            )
         })
     }
 

@@ -89,14 +89,19 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
         let body = expander.section(s)?;
         let origins = std::mem::take(&mut expander.origins);
         let end = body.last().map_or(s.span, |t| t.1);
-        let names = declared_names(&game);
-        let bounds: std::collections::HashMap<String, u64> = game
-            .players
-            .iter()
-            .chain(game.variables.iter())
-            .cloned()
-            .collect();
         let mut p = Parser::new(&body, end).with_origins(&origins);
+        // Names and bounds are known once the declarations are parsed; only the rules need them.
+        let (names, bounds) = if s.name == "rules" {
+            let bounds: std::collections::HashMap<String, u64> = game
+                .players
+                .iter()
+                .chain(game.variables.iter())
+                .cloned()
+                .collect();
+            (declared_names(&game), bounds)
+        } else {
+            Default::default()
+        };
         if s.name == "rules" {
             p = p.with_names(&names).with_bounds(&bounds);
         }

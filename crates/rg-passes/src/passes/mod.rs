@@ -1,29 +1,34 @@
 //! The transformations, one file each, named as in passes.md §3.
 
+mod calculate_disjoints;
+mod compact_reachability;
 mod compact_skip_edges;
-mod joins;
-mod pragmas;
-mod prune;
-mod reach;
-mod skip_self;
-mod tags;
+mod join_fork_prefixes;
+mod join_fork_suffixes;
+mod prune_self_loops;
+mod prune_unreachable_nodes;
+mod prune_unused_constants;
+mod prune_unused_variables;
+mod skip_self_assignments;
+mod skip_self_comparisons;
+mod skip_unused_tags;
 
 use crate::Pass;
 
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
-    &reach::CompactReachability,
-    &joins::JoinForkPrefixes,
-    &joins::JoinForkSuffixes,
-    &skip_self::SkipSelfAssignments,
-    &skip_self::SkipSelfComparisons,
-    &tags::SkipUnusedTags,
-    &prune::PruneSelfLoops,
-    &prune::PruneUnreachableNodes,
-    &prune::PruneUnusedConstants,
-    &prune::PruneUnusedVariables,
-    &pragmas::CalculateDisjoints,
+    &compact_reachability::CompactReachability,
+    &join_fork_prefixes::JoinForkPrefixes,
+    &join_fork_suffixes::JoinForkSuffixes,
+    &skip_self_assignments::SkipSelfAssignments,
+    &skip_self_comparisons::SkipSelfComparisons,
+    &skip_unused_tags::SkipUnusedTags,
+    &prune_self_loops::PruneSelfLoops,
+    &prune_unreachable_nodes::PruneUnreachableNodes,
+    &prune_unused_constants::PruneUnusedConstants,
+    &prune_unused_variables::PruneUnusedVariables,
+    &calculate_disjoints::CalculateDisjoints,
 ];
 
 /// Implements the metadata methods of [`Pass`].

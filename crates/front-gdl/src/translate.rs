@@ -1,0 +1,129 @@
+//! The whole translation of a GDL description to RG, and the [`rg_core::FrontEnd`] for KIF:
+//! parse and normalise → validate → ground → simplify → lower.
+
+use crate::error::{GdlDiagnostic, GdlErrors};
+use crate::ground::{GroundLimits, Progress};
+use crate::{ParseOptions, propnet};
+use rg_core::{FileId, FrontEnd, Game, LowerOptions, Lowered};
+use std::time::{Duration, Instant};
+
+/// Options of a GDL translation.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct TranslateOptions {
+    /// How the text is read.
+    pub parse: ParseOptions,
+    /// The grounding guards.
+    pub limits: GroundLimits,
+}
+
+/// Sizes measured during a translation (for reports and benchmarks).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TranslateStats {
+    /// Ground atoms (exact facts and M⁺).
+    pub atoms: usize,
+    /// Ground rule instances recorded.
+    pub instances: usize,
+    /// Fluents with an RG variable.
+    pub fluents: usize,
+    /// Ground rules left after simplification.
+    pub rules: usize,
+    /// Ground recursive components.
+    pub recursive_components: usize,
+    /// Time spent grounding, simplifying and lowering.
+    pub ground_time: Duration,
+    pub simplify_time: Duration,
+    pub lower_time: Duration,
+}
+
+/// A translated game with the warnings found on the way.
+#[derive(Debug)]
+pub struct Translation {
+    pub game: Game,
+    pub warnings: Vec<GdlDiagnostic>,
+    pub stats: TranslateStats,
+}
+
+/// Translates a GDL description to an RG game (without the RG built-ins, which the caller
+/// adds). `progress` is called now and then during long translations.
+pub fn translate(
+    file: FileId,
+    text: &str,
+    opts: &TranslateOptions,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Translation, GdlErrors> {
+    let start = Instant::now();
+    let parsed = crate::parse(file, text, &opts.parse)?;
+    let mut warnings = parsed.warnings;
+    let p = parsed.program;
+    let fail = |mut warnings: Vec<GdlDiagnostic>, e: GdlDiagnostic| {
+        warnings.push(e);
+        GdlErrors::new(warnings)
+    };
+    let t0 = Instant::now();
+    let g = match crate::ground::ground(&p, &opts.limits, start, progress) {
+        Ok(g) => g,
+        Err(e) => return Err(fail(warnings, e)),
+    };
+    let t1 = Instant::now();
+    progress(&Progress {
+        phase: "simplifying",
+        atoms: g.atoms.len() as u64,
+        instances: g.inst.len() as u64,
+        elapsed: start.elapsed(),
+    });
+    let net = match propnet::Net::build(&p, &g) {
+        Ok(n) => n,
+        Err(e) => return Err(fail(warnings, e)),
+    };
+    let t2 = Instant::now();
+    let (game, lw) = crate::lower::lower(&p, &g, &net);
+    let t3 = Instant::now();
+    warnings.extend(lw);
+    crate::error::sort_diagnostics(&mut warnings);
+    let stats = TranslateStats {
+        atoms: g.atoms.len(),
+        instances: g.inst.len(),
+        fluents: game.variables.iter().filter(|v| game.name(v.name).starts_with("f_")).count(),
+        rules: net.alive.iter().filter(|&&a| a).count(),
+        recursive_components: net.sccs.len(),
+        ground_time: t1 - t0,
+        simplify_time: t2 - t1,
+        lower_time: t3 - t2,
+    };
+    Ok(Translation {
+        game,
+        warnings,
+        stats,
+    })
+}
+
+/// The KIF front-end (`.kif`, `.gdl`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct KifFrontEnd;
+
+impl FrontEnd for KifFrontEnd {
+    type Error = GdlErrors;
+
+    fn name(&self) -> &'static str {
+        "gdl"
+    }
+
+    fn extensions(&self) -> &'static [&'static str] {
+        &["kif", "gdl"]
+    }
+
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, GdlErrors> {
+        let mut t = TranslateOptions::default();
+        if let Some(w) = opts.work_limit {
+            t.limits.max_atoms = w;
+            t.limits.max_instances = w;
+        }
+        let tr = translate(file, text, &t, &mut |_| {})?;
+        Ok(Lowered {
+            game: tr.game,
+            warnings: tr.warnings.into_iter().map(miette::Report::new).collect(),
+        })
+    }
+}

@@ -127,6 +127,38 @@ impl Grounding {
         (0..n).map(move |r| t.row(r))
     }
 
+    /// The `k` relations with the most atoms.
+    pub(crate) fn largest_relations(&self, p: &Program, k: usize) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = (0..self.rels.len())
+            .map(|r| (rel_display(p, &self.rels, r as u32), self.tables[r].len() as usize))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
+    /// The `k` source rules (by line) with the most recorded instances.
+    pub(crate) fn largest_rules(&self, p: &Program, text: &str, k: usize) -> Vec<(usize, usize)> {
+        let mut per_rule: std::collections::HashMap<u32, usize> = Default::default();
+        for &r in &self.inst.rule {
+            *per_rule.entry(r).or_default() += 1;
+        }
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut count: std::collections::HashMap<usize, usize> = Default::default();
+        for (r, k) in per_rule {
+            if let Some(span) = self.rule_span(p, r) {
+                let line = line_starts.partition_point(|&s| s <= span.start as usize);
+                *count.entry(line).or_default() += k;
+            }
+        }
+        let mut v: Vec<(usize, usize)> = count.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
     /// A ground term in prefix KIF.
     pub(crate) fn display_term(&self, p: &Program, t: u32) -> String {
         let tup = self.store.tuple(t);
@@ -205,9 +237,9 @@ pub(crate) fn ground(
     let mut store = TermStore::default();
     let (mut rels, mut rules) = rules::read(p, &mut store)
         .map_err(|e| GdlDiagnostic::new(Code::GroundingLimit, e.span, e.message))?;
+    rules::restrict(&mut rels, &mut rules);
     rules::classify(&mut rels, &rules);
-    let spans: Vec<Option<Span>> = p.rules().iter().map(|r| Some(r.span)).collect();
-    rules::project(&mut rels, &mut rules, &spans);
+    rules::decompose(&mut rels, &mut rules);
     let comps = rules::classify(&mut rels, &rules);
     // Rules with an exact head only compute facts.
     for r in &mut rules {
@@ -256,7 +288,9 @@ pub(crate) fn ground(
             r.body
                 .iter()
                 .enumerate()
-                .filter(|(_, l)| l.kind == LitKind::Pos && comp_of[l.rel as usize] == c as u32)
+                .filter(|(_, l)| {
+                    matches!(l.kind, LitKind::Pos | LitKind::Domain) && comp_of[l.rel as usize] == c as u32
+                })
                 .map(|(i, _)| i)
                 .collect()
         };

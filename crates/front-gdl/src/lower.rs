@@ -586,6 +586,20 @@ impl Lowerer<'_> {
     fn lit_path(&mut self, from: NodeId, to: NodeId, l: PLit, base: &str, span: Option<Span>, depth: u32) {
         let net = self.net;
         let a = lit_atom(l);
+        // A set of one role's moves: a chain of `!=` when the literal means "not in these",
+        // one `==` for a single move; otherwise its sub-automaton.
+        if let Some([m]) = net.does_sets.get(&a).map(Vec::as_slice) {
+            if m.complement != lit_neg(l) {
+                let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                self.label_chain(from, to, labels, base, span);
+                return;
+            }
+            if m.actions.len() == 1 {
+                let lab = self.move_cmp(m.role, m.actions[0], false);
+                self.edge(from, to, lab, span);
+                return;
+            }
+        }
         // Inline a positive literal over an atom with one short rule.
         if !lit_neg(l)
             && net.kind[a as usize] == Kind::Derived
@@ -623,6 +637,29 @@ impl Lowerer<'_> {
         }
     }
 
+    /// `does_<r> == a` (or `!=`).
+    fn move_cmp(&mut self, role: u32, k: u32, negated: bool) -> Label {
+        let v = self.does_var[role as usize].expect("a role whose move is read has actions");
+        let s = self.action_sym[role as usize][k as usize].expect("a possible action");
+        let e = self.game.expr_ref(s);
+        self.cmp_label(v, e, negated)
+    }
+
+    /// A chain of single labels from `from` to `to` (a skip when empty).
+    fn label_chain(&mut self, from: NodeId, to: NodeId, labels: Vec<Label>, base: &str, span: Option<Span>) {
+        if labels.is_empty() {
+            self.edge(from, to, Label::Skip, span);
+            return;
+        }
+        let n = labels.len();
+        let mut at = from;
+        for (k, lab) in labels.into_iter().enumerate() {
+            let nx = if k + 1 == n { to } else { self.node(&format!("{base}_{k}")) };
+            self.edge(at, nx, lab, span);
+            at = nx;
+        }
+    }
+
     /// Literals in evaluation order: comparisons first, then the rest, each by atom.
     fn ordered(&self, lits: &[PLit]) -> Vec<PLit> {
         let mut v = lits.to_vec();
@@ -643,12 +680,7 @@ impl Lowerer<'_> {
                 let v = self.fluent_var[f as usize].expect("a fluent read by a condition has a variable");
                 self.cmp_label(v, self.one, neg)
             }
-            Kind::Does(r, k) => {
-                let v = self.does_var[r as usize].expect("a role whose move is read has actions");
-                let s = self.action_sym[r as usize][k as usize].expect("a possible action");
-                let e = self.game.expr_ref(s);
-                self.cmp_label(v, e, neg)
-            }
+            Kind::Does(r, k) => self.move_cmp(r, k, neg),
             Kind::Derived | Kind::Exact => match self.access.get(&a).copied().unwrap_or(Access::Sub) {
                 Access::Sub => {
                     let (i, o) = self.sub_automaton(a);
@@ -721,6 +753,20 @@ impl Lowerer<'_> {
         let o = self.node(&format!("d_{name}_out"));
         self.sub.insert(a, (i, o));
         let net = self.net;
+        if let Some(set) = net.does_sets.get(&a) {
+            for (j, m) in set.iter().enumerate() {
+                if m.complement {
+                    let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                    self.label_chain(i, o, labels, &format!("d_{name}_{j}"), None);
+                } else {
+                    for &k in &m.actions {
+                        let lab = self.move_cmp(m.role, k, false);
+                        self.edge(i, o, lab, None);
+                    }
+                }
+            }
+            return (i, o);
+        }
         for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
             let lits = self.ordered(&net.rules[r as usize].lits);
             let span = self.g.rule_span(self.p, net.rules[r as usize].src);

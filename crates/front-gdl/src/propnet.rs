@@ -30,6 +30,7 @@ use crate::ground::Grounding;
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
 use rg_core::{EntityId, Span};
+use std::collections::HashMap;
 
 /// A truth value during simplification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,6 +123,8 @@ pub(crate) struct Net {
     pub(crate) terminal: Option<u32>,
     /// Per fluent: read by some needed condition.
     pub(crate) fluent_used: Vec<bool>,
+    /// Atoms that are sets of moves (see [`DoesSet`]).
+    pub(crate) does_sets: HashMap<u32, DoesSet>,
     // Working state.
     unresolved: Vec<u32>,
     live: Vec<u32>,
@@ -254,6 +257,7 @@ impl Net {
             sees: Vec::new(),
             terminal: None,
             fluent_used: Vec::new(),
+            does_sets: HashMap::new(),
             unresolved: Vec::new(),
             live: Vec::new(),
             occ: Vec::new(),
@@ -721,6 +725,7 @@ impl Net {
         self.sees = by_role(RelId::SEES);
         let tt = &g.tables[RelId::TERMINAL.index()];
         self.terminal = tt.find(&[]).map(|r| tt.atom(r));
+        self.compute_does_sets();
         // Cone of influence.
         let mut needed = vec![false; n];
         let mut fluent_used = vec![false; self.fluents.len()];
@@ -754,6 +759,9 @@ impl Net {
                     fluent_used[f as usize] = true;
                     push(self.cond(self.fluents[f as usize].next), &mut needed, &mut stack);
                 }
+                continue;
+            }
+            if self.does_sets.contains_key(&a) {
                 continue;
             }
             for &r in &self.rules_of[a as usize] {
@@ -850,6 +858,7 @@ impl Net {
             }
             let dep = m.iter().any(|&a| {
                 matches!(self.kind[a as usize], Kind::Does(..))
+                    || self.does_sets.contains_key(&a)
                     || self.rules_of[a as usize].iter().any(|&r| {
                         self.rules[r as usize].lits.iter().any(|&l| {
                             let b = lit_atom(l) as usize;
@@ -862,6 +871,116 @@ impl Net {
             }
         }
         Ok(())
+    }
+
+    /// Finds the atoms that are sets of moves (see [`DoesSet`]), dependencies first.
+    fn compute_does_sets(&mut self) {
+        let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32).map(|r| self.open_actions_of(r)).collect();
+        let (csr, _) = self.graph(|_| true);
+        let mut comps = sccs(&csr);
+        comps.reverse();
+        for m in comps {
+            let a = m[0];
+            if m.len() == 1 && self.kind[a as usize] == Kind::Derived && self.val[a as usize] == Val::Unknown {
+                if let Some(set) = self.does_set_of(a, &universes) {
+                    self.does_sets.insert(a, set);
+                }
+            }
+        }
+    }
+
+    /// The move set atom `a` stands for, if it is one (its body atoms already analysed).
+    fn does_set_of(&self, a: u32, universes: &[Vec<u32>]) -> Option<DoesSet> {
+        // Per role: the union of the plain parts, and the intersection of the complement
+        // lists (a union of complements is the complement of the intersection).
+        let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut compl: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut any = false;
+        let mut size = 0usize;
+        for &r in &self.rules_of[a as usize] {
+            if !self.alive[r as usize] {
+                continue;
+            }
+            any = true;
+            let mut lits = self.rules[r as usize]
+                .lits
+                .iter()
+                .copied()
+                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+            let (Some(l), None) = (lits.next(), lits.next()) else {
+                return None;
+            };
+            if lit_neg(l) {
+                return None;
+            }
+            let b = lit_atom(l);
+            let mut add_plain = |role: u32, items: &[u32]| match plain.iter_mut().find(|x| x.0 == role) {
+                Some(x) => x.1.extend_from_slice(items),
+                None => plain.push((role, items.to_vec())),
+            };
+            match self.kind[b as usize] {
+                Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
+                Kind::Derived => {
+                    for m in self.does_sets.get(&b)? {
+                        if m.complement {
+                            match compl.iter_mut().find(|x| x.0 == m.role) {
+                                Some(x) => x.1.retain(|v| m.actions.binary_search(v).is_ok()),
+                                None => compl.push((m.role, m.actions.clone())),
+                            }
+                        } else {
+                            add_plain(m.role, &m.actions);
+                        }
+                        size += m.actions.len();
+                    }
+                }
+                _ => return None,
+            }
+            size += 1;
+            if size > 8 * MAX_DOES_SET {
+                return None;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let mut roles: Vec<u32> = plain.iter().chain(&compl).map(|x| x.0).collect();
+        roles.sort_unstable();
+        roles.dedup();
+        let mut out: DoesSet = Vec::new();
+        for role in roles {
+            let universe = &universes[role as usize];
+            let mut p = plain.iter().find(|x| x.0 == role).map(|x| x.1.clone()).unwrap_or_default();
+            p.sort_unstable();
+            p.dedup();
+            let m = match compl.iter().find(|x| x.0 == role) {
+                Some((_, c)) => MoveSet {
+                    role,
+                    complement: true,
+                    actions: minus(c, &p),
+                },
+                None => MoveSet {
+                    role,
+                    complement: false,
+                    actions: p,
+                },
+            };
+            out.push(normalise(m, universe));
+        }
+        if out.iter().map(|m| m.actions.len()).sum::<usize>() > MAX_DOES_SET {
+            return None;
+        }
+        Some(out)
+    }
+
+    /// The actions of a role that can be played (legal not constant false), increasing.
+    pub(crate) fn open_actions_of(&self, role: u32) -> Vec<u32> {
+        self.roles[role as usize]
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, l))| self.opt_val(*l) != Val::False)
+            .map(|(k, _)| k as u32)
+            .collect()
     }
 
     /// E-VAL-031 for the negative edge `a → b` inside one component.
@@ -911,6 +1030,22 @@ impl Net {
     }
 }
 
+/// A set of moves of one role: `actions` (by action number, increasing), or every possible
+/// action except them when `complement` is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MoveSet {
+    pub(crate) role: u32,
+    pub(crate) complement: bool,
+    pub(crate) actions: Vec<u32>,
+}
+
+/// An atom that holds iff some role's move is in a set: every rule has one positive literal,
+/// over a `does` atom or another such atom. One entry per role involved.
+pub(crate) type DoesSet = Vec<MoveSet>;
+
+/// Largest does-set kept (entries over all roles), so memory stays linear in the game.
+const MAX_DOES_SET: usize = 8192;
+
 /// A condition of the lowering: constant, or a literal over an undecided atom.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Cond {
@@ -918,3 +1053,22 @@ pub(crate) enum Cond {
     False,
     Lit(PLit),
 }
+
+/// Sorted-list difference `a \ b`.
+fn minus(a: &[u32], b: &[u32]) -> Vec<u32> {
+    a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect()
+}
+
+/// The smaller of a set's two representations, given the role's possible actions.
+fn normalise(m: MoveSet, universe: &[u32]) -> MoveSet {
+    if universe.len() - m.actions.len().min(universe.len()) < m.actions.len() {
+        MoveSet {
+            role: m.role,
+            complement: !m.complement,
+            actions: minus(universe, &m.actions),
+        }
+    } else {
+        m
+    }
+}
+

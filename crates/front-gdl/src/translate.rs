@@ -31,6 +31,10 @@ pub struct TranslateStats {
     pub rules: usize,
     /// Ground recursive components.
     pub recursive_components: usize,
+    /// The ten largest relations (`name/arity`, atoms) and the ten rules with the most ground
+    /// instances (source line, instances), largest first.
+    pub largest_relations: Vec<(String, usize)>,
+    pub largest_rules: Vec<(usize, usize)>,
     /// Time spent grounding, simplifying and lowering.
     pub ground_time: Duration,
     pub simplify_time: Duration,
@@ -88,6 +92,8 @@ pub fn translate(
         fluents: game.variables.iter().filter(|v| game.name(v.name).starts_with("f_")).count(),
         rules: net.alive.iter().filter(|&&a| a).count(),
         recursive_components: net.sccs.len(),
+        largest_relations: g.largest_relations(&p, 10),
+        largest_rules: g.largest_rules(&p, text, 10),
         ground_time: t1 - t0,
         simplify_time: t2 - t1,
         lower_time: t3 - t2,

@@ -132,8 +132,11 @@ pub(crate) fn plan(
             _ => Range::All,
         }
     };
-    let is_relaxed =
-        |i: usize| rule.body[i].kind != LitKind::Distinct && rels[rule.body[i].rel as usize].mode == Mode::Relaxed;
+    // Relaxed literals that end up in ground instances (domain literals never do).
+    let is_relaxed = |i: usize| {
+        matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
+            && rels[rule.body[i].rel as usize].mode == Mode::Relaxed
+    };
     // Local variables: in neither the head nor a relaxed literal.
     let mut local = vec![true; rule.nvars];
     for h in rule.head.iter() {
@@ -234,7 +237,9 @@ pub(crate) fn plan(
                                 });
                             }
                         }
-                        LitKind::Pos => schedule(i, &mut bound, &mut steps, &mut indexes, tables),
+                        LitKind::Pos | LitKind::Domain => {
+                            schedule(i, &mut bound, &mut steps, &mut indexes, tables)
+                        }
                     }
                     done[i] = true;
                     progress = true;
@@ -243,7 +248,7 @@ pub(crate) fn plan(
             // The cheapest remaining positive literal of this phase.
             let mut best: Option<(f64, usize)> = None;
             for (i, l) in rule.body.iter().enumerate() {
-                if done[i] || l.kind != LitKind::Pos {
+                if done[i] || !matches!(l.kind, LitKind::Pos | LitKind::Domain) {
                     continue;
                 }
                 let mut has_main_var = false;
@@ -638,7 +643,9 @@ impl<'a> Exec<'a> {
         }
         if rule.record {
             for (i, l) in rule.body.iter().enumerate() {
-                if l.kind == LitKind::Distinct || self.rels[l.rel as usize].mode != Mode::Relaxed {
+                if matches!(l.kind, LitKind::Distinct | LitKind::Domain)
+                    || self.rels[l.rel as usize].mode != Mode::Relaxed
+                {
                     continue;
                 }
                 if l.kind == LitKind::Pos {

@@ -106,6 +106,14 @@ impl Sym {
         self.0 <= Sym::SEES.0
     }
 
+    /// The arity of a keyword relation name (gdl.md §2.4), `None` for other symbols.
+    pub fn keyword_arity(self) -> Option<usize> {
+        KEYWORD_RELATIONS
+            .iter()
+            .find(|(s, _)| *s == self)
+            .map(|&(_, a)| a as usize)
+    }
+
     /// Whether this is one of the connectives `distinct`, `not`, `or`, `and`, `<=`.
     pub fn is_connective(self) -> bool {
         (Sym::DISTINCT.0..=Sym::IMPLIES.0).contains(&self.0)

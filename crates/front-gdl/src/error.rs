@@ -307,10 +307,15 @@ impl GdlErrors {
 /// Sorts findings into source order and drops exact duplicates (rules expanded from one `or`
 /// produce the same finding once per copy).
 pub fn sort_diagnostics(diags: &mut Vec<GdlDiagnostic>) {
+    // Stable: findings without a location keep the order they were found in.
     diags.sort_by(|a, b| {
-        a.order_key()
-            .cmp(&b.order_key())
-            .then_with(|| a.message.cmp(&b.message))
+        a.order_key().cmp(&b.order_key()).then_with(|| {
+            if a.span.is_some() {
+                a.message.cmp(&b.message)
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
     });
     diags.dedup();
 }

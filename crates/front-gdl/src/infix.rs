@@ -18,7 +18,7 @@ use rg_core::{FileId, Span};
 
 /// An infix token.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
-#[logos(skip r"\s+")]
+#[logos(skip r"[\s\u{feff}]+")]
 #[logos(skip(r";[^\n\r]*", allow_greedy = true))]
 enum ITok {
     #[regex(r"[A-Za-z0-9_+<>\-]+")]
@@ -239,7 +239,7 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
 pub fn looks_infix(text: &str) -> bool {
     let mut rest = text;
     loop {
-        rest = rest.trim_start();
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || c == '\u{feff}');
         match rest.strip_prefix(';') {
             Some(comment) => {
                 rest = comment.find(['\n', '\r']).map_or("", |i| &comment[i..]);
@@ -312,5 +312,6 @@ mod tests {
         assert!(!looks_infix(" ;; hi\r\n(role a)"));
         assert!(!looks_infix(";; only a comment"));
         assert!(!looks_infix(""));
+        assert!(!looks_infix("\u{feff}(role a)"));
     }
 }

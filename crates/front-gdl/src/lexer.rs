@@ -1,4 +1,5 @@
-//! The prefix KIF lexer (gdl.md §2.2): maximal munch over white space, `;` comments (to LF, CR
+//! The prefix KIF lexer (gdl.md §2.2): maximal munch over white space (a byte-order mark
+//! counts as white space), `;` comments (to LF, CR
 //! or end of file), `(`, `)` and words (any run of characters that are none of these). Words
 //! are classified by the reader: `?name` is a variable, anything else a constant. Nothing is
 //! case-folded here (keywords are recognised at the interner boundary, §2.6).
@@ -7,7 +8,7 @@ use logos::Logos;
 
 /// A prefix KIF token. White space and comments are skipped.
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq)]
-#[logos(skip r"\s+")]
+#[logos(skip r"[\s\u{feff}]+")]
 #[logos(skip(r";[^\n\r]*", allow_greedy = true))]
 pub enum Tok {
     /// `(`
@@ -17,7 +18,7 @@ pub enum Tok {
     #[token(")")]
     RParen,
     /// A constant or variable (classified by the reader).
-    #[regex(r"[^\s();]+")]
+    #[regex(r"[^\s\u{feff}();]+")]
     Word,
 }
 
@@ -77,7 +78,7 @@ mod tests {
     #[test]
     fn unicode_white_space_separates_words() {
         assert_eq!(
-            lex("a\u{00a0}b\u{000b}c\u{000c}d"),
+            lex("\u{feff}a\u{00a0}b\u{000b}c\u{000c}d"),
             vec![
                 (Tok::Word, "a"),
                 (Tok::Word, "b"),

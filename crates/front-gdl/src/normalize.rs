@@ -325,11 +325,14 @@ impl<'a, 's> Builder<'a, 's> {
         }
         if is("or") {
             if args.is_empty() {
-                self.warn(GdlDiagnostic::new(
-                    Code::EmptyOr,
-                    sexp.span,
-                    "empty disjunction is always false",
-                ));
+                self.warn(
+                    GdlDiagnostic::new(
+                        Code::EmptyOr,
+                        sexp.span,
+                        "empty disjunction is always false",
+                    )
+                    .with_help("a rule with `(or)` in its body never applies; it is dropped"),
+                );
             }
             if in_or && !negated {
                 self.warn(GdlDiagnostic::new(
@@ -671,10 +674,42 @@ impl<'a, 's> Builder<'a, 's> {
                 span,
             }
         };
+        let mut rule = rule;
+        dedup_literals(&self.program, &mut rule.body);
         if self.seen.insert(encode(&self.program, &rule)) {
             self.program.rules.push(rule);
         }
     }
+}
+
+/// Removes repeated literals from a body (an `or` case can repeat a literal of the rule).
+fn dedup_literals(p: &Program, body: &mut Vec<Literal>) {
+    let atom_eq = |a: &Atom, b: &Atom| {
+        a.rel == b.rel
+            && p.args(a.args)
+                .iter()
+                .zip(p.args(b.args))
+                .all(|(&x, &y)| p.term_eq(x, y))
+    };
+    let same = |a: &Literal, b: &Literal| match (a, b) {
+        (Literal::Pos(x), Literal::Pos(y)) | (Literal::Neg(x), Literal::Neg(y)) => atom_eq(x, y),
+        (
+            Literal::Distinct { left, right, .. },
+            Literal::Distinct {
+                left: l2,
+                right: r2,
+                ..
+            },
+        ) => p.term_eq(*left, *l2) && p.term_eq(*right, *r2),
+        _ => false,
+    };
+    let mut kept: Vec<Literal> = Vec::with_capacity(body.len());
+    for l in body.drain(..) {
+        if !kept.iter().any(|k| same(k, &l)) {
+            kept.push(l);
+        }
+    }
+    *body = kept;
 }
 
 /// The connective a literal form starts with, if any (`not`, `or`, `and`, `distinct`).

@@ -41,6 +41,25 @@ pub fn write_rule(out: &mut impl Write, p: &Program, rule: &Rule) -> fmt::Result
     out.write_char(')')
 }
 
+/// One rule on one line (for messages).
+pub fn rule_to_line(p: &Program, rule: &Rule) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = (|| -> fmt::Result {
+        if rule.is_fact() {
+            return write_atom(&mut out, p, rule, &rule.head);
+        }
+        out.write_str("(<= ")?;
+        write_atom(&mut out, p, rule, &rule.head)?;
+        for lit in &rule.body {
+            out.write_char(' ')?;
+            write_literal(&mut out, p, rule, lit)?;
+        }
+        out.write_char(')')
+    })();
+    out
+}
+
 /// Writes a body literal.
 pub fn write_literal(out: &mut impl Write, p: &Program, rule: &Rule, lit: &Literal) -> fmt::Result {
     match lit {

@@ -163,6 +163,7 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
             }
         }
     }
+    // Skipping only happens below MAX_DEPTH open lists, so the stack is not empty then.
     if let Some(outer) = stack.first() {
         let open = stack.len() + skipping;
         let mut d = GdlDiagnostic::new(
@@ -183,12 +184,6 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
             d = d.with_secondary(h, "a new line starts here while the form is still open");
         }
         sink.push(d);
-    } else if skipping > 0 {
-        sink.push(GdlDiagnostic::new(
-            Code::UnclosedParen,
-            span(text.len(), text.len()),
-            "unclosed parenthesis at the end of the file",
-        ));
     }
     forms
 }

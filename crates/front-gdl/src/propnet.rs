@@ -517,15 +517,14 @@ impl Net {
             }
         }
         let plain: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
-        (Csr::new(self.val.len(), &plain), edges)
+        (Csr::from_edges(self.val.len(), plain.iter().copied()), edges)
     }
 
     /// Gives undecided atoms that depend on no input their least-model value. Returns whether
     /// anything changed.
     fn settle_independent(&mut self, p: &Program, g: &Grounding) -> Result<bool, GdlDiagnostic> {
         let (csr, edges) = self.graph(|_| true);
-        let mut comps = sccs(&csr);
-        comps.reverse();
+        let comps = sccs(&csr).components;
         let mut comp_of = vec![NONE; self.val.len()];
         for (c, m) in comps.iter().enumerate() {
             for &a in m {
@@ -827,8 +826,7 @@ impl Net {
         // Ground SCCs over the needed atoms.
         let needed = &self.needed;
         let (csr, edges) = self.graph(|a| needed[a as usize]);
-        let mut comps = sccs(&csr);
-        comps.reverse();
+        let comps = sccs(&csr).components;
         let mut comp_of = vec![NONE; n];
         for (c, m) in comps.iter().enumerate() {
             for &a in m {
@@ -877,8 +875,7 @@ impl Net {
     fn compute_does_sets(&mut self) {
         let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32).map(|r| self.open_actions_of(r)).collect();
         let (csr, _) = self.graph(|_| true);
-        let mut comps = sccs(&csr);
-        comps.reverse();
+        let comps = sccs(&csr).components;
         for m in comps {
             let a = m[0];
             if m.len() == 1 && self.kind[a as usize] == Kind::Derived && self.val[a as usize] == Val::Unknown {
@@ -993,7 +990,7 @@ impl Net {
             if x == a {
                 break;
             }
-            for &y in csr.succ(x) {
+            for &y in csr.successors(x) {
                 if prev[y as usize] == NONE {
                     prev[y as usize] = x;
                     queue.push_back(y);

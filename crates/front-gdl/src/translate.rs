@@ -1,10 +1,10 @@
-//! The whole translation of a GDL description to RG, and the [`rg_core::FrontEnd`] for KIF:
-//! parse and normalise → validate → ground → simplify → lower.
+//! The whole translation of a GDL description to RG: parse and normalise → validate → ground
+//! → simplify → lower.
 
 use crate::error::{GdlDiagnostic, GdlErrors};
 use crate::ground::{GroundLimits, Progress};
 use crate::{ParseOptions, propnet};
-use rg_core::{FileId, FrontEnd, Game, LowerOptions, Lowered};
+use rg_core::{FileId, Game};
 use std::time::{Duration, Instant};
 
 /// Options of a GDL translation.
@@ -58,9 +58,9 @@ pub fn translate(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Translation, GdlErrors> {
     let start = Instant::now();
-    let parsed = crate::parse(file, text, &opts.parse)?;
-    let mut warnings = parsed.warnings;
-    let p = parsed.program;
+    let loaded = crate::load(file, text, &opts.parse)?;
+    let mut warnings = loaded.warnings;
+    let p = loaded.program;
     let fail = |mut warnings: Vec<GdlDiagnostic>, e: GdlDiagnostic| {
         warnings.push(e);
         GdlErrors::new(warnings)
@@ -103,33 +103,4 @@ pub fn translate(
         warnings,
         stats,
     })
-}
-
-/// The KIF front-end (`.kif`, `.gdl`).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct KifFrontEnd;
-
-impl FrontEnd for KifFrontEnd {
-    type Error = GdlErrors;
-
-    fn name(&self) -> &'static str {
-        "gdl"
-    }
-
-    fn extensions(&self) -> &'static [&'static str] {
-        &["kif", "gdl"]
-    }
-
-    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, GdlErrors> {
-        let mut t = TranslateOptions::default();
-        if let Some(w) = opts.work_limit {
-            t.limits.max_atoms = w;
-            t.limits.max_instances = w;
-        }
-        let tr = translate(file, text, &t, &mut |_| {})?;
-        Ok(Lowered {
-            game: tr.game,
-            warnings: tr.warnings.into_iter().map(miette::Report::new).collect(),
-        })
-    }
 }

@@ -246,14 +246,14 @@ pub(crate) fn read(
             }
         }
     }
-    let g = Csr::new(n, &edges);
+    let g = Csr::from_edges(n, edges.iter().copied());
     let mut dynamic = vec![false; n];
     let mut stack = vec![RelId::TRUE.index() as u32, RelId::DOES.index() as u32];
     for &s in &stack {
         dynamic[s as usize] = true;
     }
     while let Some(v) = stack.pop() {
-        for &w in g.succ(v) {
+        for &w in g.successors(v) {
             if !dynamic[w as usize] {
                 dynamic[w as usize] = true;
                 stack.push(w);
@@ -282,9 +282,8 @@ pub(crate) fn classify(rels: &mut [Rel], rules: &[IRule]) -> Vec<Vec<u32>> {
             }
         }
     }
-    let g = Csr::new(n, &edges);
-    let mut comps = sccs(&g);
-    comps.reverse();
+    let g = Csr::from_edges(n, edges.iter().copied());
+    let comps = sccs(&g).components;
     let mut comp_of = vec![0u32; n];
     for (c, members) in comps.iter().enumerate() {
         for &m in members {

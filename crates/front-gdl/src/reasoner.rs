@@ -129,7 +129,65 @@ impl Hasher for PreHashed {
     }
 }
 
-type HashIds = HashMap<u64, Vec<u32>, BuildHasherDefault<PreHashed>>;
+type HashMap64<V> = HashMap<u64, V, BuildHasherDefault<PreHashed>>;
+
+/// An open-addressing set of ids whose hashes the owner keeps (`hashes[id]`), so that entries
+/// cost no allocation.
+#[derive(Clone, Debug, Default)]
+struct IdTable {
+    slots: Vec<u32>,
+    len: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl IdTable {
+    fn find(&self, h: u64, hashes: &[u64], mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let id = self.slots[i];
+            if id == EMPTY {
+                return None;
+            }
+            if hashes[id as usize] == h && eq(id) {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds an id known to be absent.
+    fn insert(&mut self, id: u32, hashes: &[u64]) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(16);
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY; cap]);
+            for o in old.into_iter().filter(|&o| o != EMPTY) {
+                self.place(o, hashes);
+            }
+        }
+        self.place(id, hashes);
+        self.len += 1;
+    }
+
+    fn place(&mut self, id: u32, hashes: &[u64]) {
+        let mask = self.slots.len() - 1;
+        let mut i = hashes[id as usize] as usize & mask;
+        while self.slots[i] != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = id;
+    }
+
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = EMPTY);
+        self.len = 0;
+    }
+}
+
 
 /// Multiplicative hashing of a word sequence, with a final mix.
 fn hash_words(words: impl IntoIterator<Item = u32>) -> u64 {
@@ -150,7 +208,8 @@ struct Terms {
     /// Per term: functor, start of its arguments in `args`, number of arguments (0: constant).
     nodes: Vec<(Sym, u32, u32)>,
     args: Vec<GroundTerm>,
-    index: HashIds,
+    hashes: Vec<u64>,
+    index: IdTable,
 }
 
 impl Terms {
@@ -168,10 +227,13 @@ impl Terms {
     }
 
     fn find(&self, f: Sym, args: &[GroundTerm]) -> Option<GroundTerm> {
-        let ids = self.index.get(&Self::key(f, args))?;
-        ids.iter()
-            .map(|&i| GroundTerm(i))
-            .find(|&t| self.functor(t) == f && self.args(t) == args)
+        let h = Self::key(f, args);
+        self.index
+            .find(h, &self.hashes, |i| {
+                let t = GroundTerm(i);
+                self.functor(t) == f && self.args(t) == args
+            })
+            .map(GroundTerm)
     }
 
     fn intern(&mut self, f: Sym, args: &[GroundTerm]) -> GroundTerm {
@@ -182,7 +244,8 @@ impl Terms {
         self.nodes
             .push((f, self.args.len() as u32, args.len() as u32));
         self.args.extend_from_slice(args);
-        self.index.entry(Self::key(f, args)).or_default().push(t.0);
+        self.hashes.push(Self::key(f, args));
+        self.index.insert(t.0, &self.hashes);
         t
     }
 }
@@ -314,9 +377,12 @@ const FUNCTOR: u16 = u16::MAX - 1;
 #[derive(Clone, Debug)]
 struct Index {
     key: Box<[KeyPart]>,
-    /// Tuples below this id are in `buckets`.
+    /// Tuples below this id are indexed.
     built: u32,
-    buckets: HashIds,
+    /// Key hash → first and last tuple of its chain.
+    chains: HashMap64<(u32, u32)>,
+    /// Per tuple, the next tuple of its chain (ascending), or `EMPTY`.
+    next: Vec<u32>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -324,8 +390,10 @@ struct Store {
     arity: usize,
     data: Vec<GroundTerm>,
     len: u32,
-    /// Hash of the whole tuple → tuple ids (the duplicate check).
-    set: HashIds,
+    /// Per tuple, the hash of the whole tuple.
+    hashes: Vec<u64>,
+    /// The tuples by hash (the duplicate check).
+    set: IdTable,
     indexes: Vec<Index>,
 }
 
@@ -350,6 +418,7 @@ impl Store {
     fn clear(&mut self) {
         self.data.clear();
         self.len = 0;
+        self.hashes.clear();
         self.set.clear();
         self.indexes.clear();
     }
@@ -364,21 +433,21 @@ impl Store {
     }
 
     fn contains(&self, t: &[GroundTerm]) -> bool {
+        let h = hash_words(t.iter().map(|g| g.0));
         self.set
-            .get(&hash_words(t.iter().map(|g| g.0)))
-            .is_some_and(|ids| ids.iter().any(|&i| self.tuple(i) == t))
+            .find(h, &self.hashes, |i| self.tuple(i) == t)
+            .is_some()
     }
 
     /// Appends a tuple unless present; whether it was new.
     fn insert(&mut self, t: &[GroundTerm]) -> bool {
         let h = hash_words(t.iter().map(|g| g.0));
-        if let Some(ids) = self.set.get(&h) {
-            if ids.iter().any(|&i| self.tuple(i) == t) {
-                return false;
-            }
+        if self.set.find(h, &self.hashes, |i| self.tuple(i) == t).is_some() {
+            return false;
         }
-        self.set.entry(h).or_default().push(self.len);
+        self.hashes.push(h);
         self.data.extend_from_slice(t);
+        self.set.insert(self.len, &self.hashes);
         self.len += 1;
         true
     }
@@ -395,7 +464,8 @@ impl Store {
                 self.indexes.push(Index {
                     key: key.into(),
                     built: 0,
-                    buckets: HashIds::default(),
+                    chains: HashMap64::default(),
+                    next: Vec::new(),
                 });
                 self.indexes.len() - 1
             }
@@ -405,18 +475,49 @@ impl Store {
         for id in ix.built..len {
             let tuple = &data[id as usize * arity..(id as usize + 1) * arity];
             let h = Self::key_hash(terms, tuple, &ix.key);
-            ix.buckets.entry(h).or_default().push(id);
+            ix.next.push(EMPTY);
+            match ix.chains.get_mut(&h) {
+                Some((_, last)) => {
+                    ix.next[*last as usize] = id;
+                    *last = id;
+                }
+                None => {
+                    ix.chains.insert(h, (id, id));
+                }
+            }
         }
         ix.built = len;
     }
 
-    /// The tuple ids whose key hashes to `h` (ascending).
-    fn bucket(&self, key: &[KeyPart], h: u64) -> &[u32] {
-        self.indexes
+    /// The tuples whose key hashes to `h`, ascending, from the first at or above `lo`.
+    fn chain(&self, key: &[KeyPart], h: u64, lo: u32) -> Chain<'_> {
+        let ix = self
+            .indexes
             .iter()
             .find(|ix| *ix.key == *key)
-            .and_then(|ix| ix.buckets.get(&h))
-            .map_or(&[], Vec::as_slice)
+            .expect("the index was built before the join");
+        let mut at = ix.chains.get(&h).map_or(EMPTY, |&(first, _)| first);
+        while at != EMPTY && at < lo {
+            at = ix.next[at as usize];
+        }
+        Chain { next: &ix.next, at }
+    }
+}
+
+/// The tuple ids of one index chain.
+struct Chain<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        let id = self.at;
+        (id != EMPTY).then(|| {
+            self.at = self.next[id as usize];
+            id
+        })
     }
 }
 
@@ -568,9 +669,7 @@ impl<'a> Join<'a> {
                     let Some(h) = self.pattern_key(lit, key) else {
                         return;
                     };
-                    let bucket = store.bucket(key, h);
-                    let start = bucket.partition_point(|&id| id < lo);
-                    for &id in &bucket[start..] {
+                    for id in store.chain(key, h, lo) {
                         if id >= hi {
                             break;
                         }

@@ -131,15 +131,15 @@ fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId)
     let (name, text) = read_input(&args.game.input)?;
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
-    let parsed = front_gdl::parse(file, text, &front_gdl::ParseOptions::default())
+    let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
         .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
-    let warnings: Vec<Diag> = parsed
+    let warnings: Vec<Diag> = loaded
         .warnings
         .into_iter()
         .map(|w| Diag::new(w, Some(file)))
         .collect();
     session.emit(&warnings);
-    Reasoner::new(&parsed.program)
+    Reasoner::new(&loaded.program)
         .map(|r| (r, file))
         .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
 }

@@ -80,12 +80,18 @@ fn play(r: &mut Reasoner, file: &str, moves: &[&[&str]]) -> (Evaluated, Vec<Vec<
                     .unwrap_or_else(|| panic!("{file}: `{want}` is not legal at step {step}"))
             })
             .collect();
-        assert_eq!(actions.len(), r.roles().len(), "{file}: one action per role");
+        assert_eq!(
+            actions.len(),
+            r.roles().len(),
+            "{file}: one action per role"
+        );
         let t = r
             .next(&mut ev, &actions)
             .unwrap_or_else(|e| panic!("{file}: {e}"));
         percepts = t.percepts.iter().map(|p| shown(r, p)).collect();
-        ev = r.evaluate(&t.state).unwrap_or_else(|e| panic!("{file}: {e}"));
+        ev = r
+            .evaluate(&t.state)
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
     }
     (ev, percepts)
 }
@@ -270,8 +276,8 @@ const GAMES: &[Facts] = &[
         init: &["(control red)"],
         legal: &[
             &[
-                "(drop 1)", "(drop 2)", "(drop 3)", "(drop 4)", "(drop 5)", "(drop 6)",
-                "(drop 7)", "(drop 8)",
+                "(drop 1)", "(drop 2)", "(drop 3)", "(drop 4)", "(drop 5)", "(drop 6)", "(drop 7)",
+                "(drop 8)",
             ],
             &["noop"],
         ],
@@ -766,20 +772,35 @@ fn check_game(f: &Facts) {
         "{file}: initial state"
     );
     let ev = r.evaluate(&init).unwrap_or_else(|e| panic!("{file}: {e}"));
-    assert_eq!(ev.is_terminal(), f.initially_terminal, "{file}: initially terminal");
+    assert_eq!(
+        ev.is_terminal(),
+        f.initially_terminal,
+        "{file}: initially terminal"
+    );
     let legal: Vec<Vec<String>> = ev.legal().iter().map(|l| shown(&r, l)).collect();
     let want: Vec<Vec<String>> = f.legal.iter().map(|l| sorted(l)).collect();
     assert_eq!(legal, want, "{file}: legal moves in the initial state");
     if !f.initial_goals.is_empty() {
-        assert_eq!(goal_vector(&r, &ev), f.initial_goals, "{file}: initial goals");
+        assert_eq!(
+            goal_vector(&r, &ev),
+            f.initial_goals,
+            "{file}: initial goals"
+        );
     }
     let perft: Vec<u64> = (0..f.perft.len())
-        .map(|d| r.perft(d).unwrap_or_else(|e| panic!("{file}: perft {d}: {e}")))
+        .map(|d| {
+            r.perft(d)
+                .unwrap_or_else(|e| panic!("{file}: perft {d}: {e}"))
+        })
         .collect();
     assert_eq!(perft, f.perft, "{file}: perft");
     if let Some((states, terminal)) = f.reachable {
         let (n, t, goals) = explore(&mut r, file, 100_000);
-        assert_eq!((n, t), (states, terminal), "{file}: reachable and terminal states");
+        assert_eq!(
+            (n, t),
+            (states, terminal),
+            "{file}: reachable and terminal states"
+        );
         let want: BTreeSet<Vec<String>> = f
             .goal_vectors
             .iter()
@@ -793,7 +814,11 @@ fn check_game(f: &Facts) {
         let (ev, percepts) = play(&mut r, file, line.moves);
         let at = format!("{file} after {:?}", line.moves);
         if let Some(fluents) = line.fluents {
-            assert_eq!(shown(&r, ev.state().fluents()), sorted(fluents), "{at}: state");
+            assert_eq!(
+                shown(&r, ev.state().fluents()),
+                sorted(fluents),
+                "{at}: state"
+            );
         }
         assert_eq!(ev.is_terminal(), line.terminal, "{at}: terminal");
         if !line.goals.is_empty() {
@@ -813,7 +838,10 @@ fn every_game_fixture_has_facts() {
         .map(|p| name(p))
         .collect();
     let facts: BTreeSet<String> = GAMES.iter().map(|f| f.file.to_owned()).collect();
-    assert_eq!(files, facts, "every game in tests/fixtures/kif/games has its facts here");
+    assert_eq!(
+        files, facts,
+        "every game in tests/fixtures/kif/games has its facts here"
+    );
 }
 
 #[test]
@@ -842,5 +870,159 @@ fn the_reasoner_reports_a_ground_negation_cycle() {
             assert!(atom == "left" || atom == "right", "{atom}");
         }
         other => panic!("expected a negation cycle, got {other:?}"),
+    }
+}
+
+/// Every KIF file under `tests/fixtures/kif` except the error fixtures (`errors/`,
+/// `games-invalid/`), sorted.
+fn own_games() -> Vec<std::path::PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for e in entries {
+            let p = e.expect("directory entry").path();
+            if p.is_dir() {
+                if !matches!(name(&p).as_str(), "errors" | "games-invalid") {
+                    walk(&p, out);
+                }
+            } else if p.extension().is_some_and(|x| x == "kif") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&fixtures("kif"), &mut files);
+    files.sort();
+    files
+}
+
+/// The reasoner's perft of a description to two full steps (2 × the number of roles).
+fn reasoner_perft(path: &Path, text: &str) -> Vec<u64> {
+    let loaded = front_gdl::load(
+        rg_core::FileId(0),
+        text,
+        &front_gdl::ParseOptions::default(),
+    )
+    .unwrap_or_else(|e| panic!("{}", render(&e, &name(path), text)));
+    let mut r = Reasoner::new(&loaded.program)
+        .unwrap_or_else(|e| panic!("{}: the reasoner rejects it: {e}", path.display()));
+    (0..=2 * r.roles().len())
+        .map(|d| {
+            r.perft(d)
+                .unwrap_or_else(|e| panic!("{}: perft {d}: {e}", path.display()))
+        })
+        .collect()
+}
+
+/// The equivalence proof of the translation: for every own KIF game, RG perft of the
+/// translation at -O0 and at -O2 equals the reasoner's at every depth up to two full steps.
+#[test]
+fn translations_have_the_reasoners_perft() {
+    let files = own_games();
+    assert!(files.len() >= 40, "only {} KIF games found", files.len());
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = read(path);
+        let want = reasoner_perft(path, &text);
+        let game = match rgt_tests::load(rgt::lang::Lang::Kif, &name(path), &text) {
+            Ok(g) => g,
+            Err(d) => {
+                failures.push(format!("{}: not translated:\n{d}", path.display()));
+                continue;
+            }
+        };
+        let depth = want.len() - 1;
+        let o0 = rgt_tests::perft(&game, depth);
+        if o0 != want {
+            failures.push(format!(
+                "{}: -O0 perft {o0:?}, reasoner {want:?}",
+                path.display()
+            ));
+        }
+        let mut opt = game.clone();
+        let pipeline = rgt::pipeline::OptLevel::O2.pipeline();
+        if let Err(e) = rg_passes::run(
+            &mut opt,
+            &pipeline,
+            &rg_passes::Options::default(),
+            &mut |_, _| Ok(()),
+        ) {
+            failures.push(format!("{}: -O2 fails: {e}", path.display()));
+            continue;
+        }
+        let o2 = rgt_tests::perft(&opt, depth);
+        if o2 != want {
+            failures.push(format!(
+                "{}: -O2 perft {o2:?}, reasoner {want:?}",
+                path.display()
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Invalid games are rejected by the translation, each with its code; the diagnostics are
+/// snapshotted as `rgt translate` prints them.
+#[test]
+fn invalid_games_are_rejected() {
+    let expected = [
+        ("negation_cycle.kif", "E-VAL-031"),
+        ("unsafe_distinct.kif", "E-VAL-040"),
+        ("unsafe_head.kif", "E-VAL-040"),
+        ("unsafe_negation.kif", "E-VAL-040"),
+    ];
+    let files: Vec<String> = rgt_tests::fixture_files("kif/games-invalid", "kif")
+        .iter()
+        .map(|p| name(p))
+        .collect();
+    assert_eq!(
+        files,
+        expected
+            .iter()
+            .map(|(f, _)| (*f).to_owned())
+            .collect::<Vec<_>>(),
+        "every invalid game has its expected code here"
+    );
+    let mut s = insta::Settings::clone_current();
+    s.set_snapshot_path("../snapshots/gdl_oracle");
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    s.bind(|| {
+        for (file, code) in expected {
+            let text = read(&fixtures("kif/games-invalid").join(file));
+            let rendered = match rgt_tests::load(rgt::lang::Lang::Kif, file, &text) {
+                Ok(_) => panic!("{file} must be rejected"),
+                Err(d) => d,
+            };
+            assert!(
+                rendered.contains(&format!("gdl::{code}")),
+                "{file}: expected {code}:\n{rendered}"
+            );
+            insta::assert_snapshot!(format!("invalid@{file}"), rendered);
+        }
+    });
+}
+
+/// The reasoner refuses unsafe rules by itself, without relying on validation.
+#[test]
+fn the_reasoner_refuses_unsafe_rules() {
+    for file in [
+        "unsafe_distinct.kif",
+        "unsafe_head.kif",
+        "unsafe_negation.kif",
+    ] {
+        let text = read(&fixtures("kif/games-invalid").join(file));
+        let parsed = front_gdl::parse(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{}", render(&e, file, &text)));
+        match Reasoner::new(&parsed.program) {
+            Err(ReasonerError::Unsafe { .. }) => {}
+            other => panic!(
+                "{file}: expected an unsafe rule, got {:?}",
+                other.map(|_| ())
+            ),
+        }
     }
 }

@@ -188,7 +188,6 @@ impl IdTable {
     }
 }
 
-
 /// Multiplicative hashing of a word sequence, with a final mix.
 fn hash_words(words: impl IntoIterator<Item = u32>) -> u64 {
     let mut h: u64 = 0x243f_6a88_85a3_08d3;
@@ -284,7 +283,13 @@ impl Pat {
 
     /// Matches a ground term, binding variables (recorded in `trail`); on failure the caller
     /// undoes the trail.
-    fn matches(&self, terms: &Terms, t: GroundTerm, binds: &mut [u32], trail: &mut Vec<u32>) -> bool {
+    fn matches(
+        &self,
+        terms: &Terms,
+        t: GroundTerm,
+        binds: &mut [u32],
+        trail: &mut Vec<u32>,
+    ) -> bool {
         match self {
             Pat::Var(v) => {
                 let b = &mut binds[*v as usize];
@@ -335,7 +340,8 @@ impl Pat {
             Pat::Var(v) => GroundTerm(binds[*v as usize]),
             Pat::Ground(g) => *g,
             Pat::Fn(f, ps) => {
-                let args: Vec<GroundTerm> = ps.iter().map(|p| p.instantiate(terms, binds)).collect();
+                let args: Vec<GroundTerm> =
+                    ps.iter().map(|p| p.instantiate(terms, binds)).collect();
                 terms.intern(*f, &args)
             }
         }
@@ -350,7 +356,10 @@ impl Pat {
                 (Pat::Fn(f, ps), Pat::Fn(g, qs)) => {
                     f == g
                         && ps.len() == qs.len()
-                        && ps.iter().zip(qs.iter()).all(|(p, q)| p.same(q, terms, binds))
+                        && ps
+                            .iter()
+                            .zip(qs.iter())
+                            .all(|(p, q)| p.same(q, terms, binds))
                 }
                 _ => false,
             },
@@ -442,7 +451,11 @@ impl Store {
     /// Appends a tuple unless present; whether it was new.
     fn insert(&mut self, t: &[GroundTerm]) -> bool {
         let h = hash_words(t.iter().map(|g| g.0));
-        if self.set.find(h, &self.hashes, |i| self.tuple(i) == t).is_some() {
+        if self
+            .set
+            .find(h, &self.hashes, |i| self.tuple(i) == t)
+            .is_some()
+        {
             return false;
         }
         self.hashes.push(h);
@@ -1055,10 +1068,7 @@ impl Reasoner {
             return Ok(0);
         }
         if depth <= n {
-            return Ok(ev.legal[..depth]
-                .iter()
-                .map(|l| l.len() as u64)
-                .product());
+            return Ok(ev.legal[..depth].iter().map(|l| l.len() as u64).product());
         }
         let legal = ev.legal.clone();
         if legal.iter().any(Vec::is_empty) {
@@ -1610,4 +1620,113 @@ fn fire(
         emit(&binds, ctx)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reasoner(text: &str) -> Reasoner {
+        let loaded = crate::load(rg_core::FileId(0), text, &crate::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        Reasoner::new(&loaded.program).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The legal moves of the only role in the initial state, shown and sorted.
+    fn legal(r: &mut Reasoner) -> Vec<String> {
+        let init = r.initial().clone();
+        let ev = r.evaluate(&init).expect("evaluates");
+        let mut v: Vec<String> = ev.legal()[0].iter().map(|&t| r.show(t)).collect();
+        v.sort();
+        v
+    }
+
+    const FRAME: &str = "(role p) (init s) (<= (next t) (does p ?m)) (<= terminal (true t)) \
+                         (<= (goal p 100) (true t))";
+
+    #[test]
+    fn transitive_closure_is_complete() {
+        // A chain 0 -> 1 -> ... -> 30 has 31·30/2 ordered reachable pairs.
+        let mut text = String::from(FRAME);
+        for i in 0..30 {
+            text.push_str(&format!(" (edge n{i} n{})", i + 1));
+        }
+        text.push_str(
+            " (<= (reach ?x ?y) (edge ?x ?y)) (<= (reach ?x ?z) (reach ?x ?y) (edge ?y ?z))\
+             (<= (legal p (go ?x ?y)) (true s) (reach ?x ?y))",
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r).len(), 31 * 30 / 2);
+        assert_eq!(r.perft(1).expect("perft"), 465);
+    }
+
+    #[test]
+    fn state_dependent_recursion_with_negation_above_it() {
+        // Reachability over open cells, then its complement one stratum up.
+        let text = format!(
+            "{FRAME} (init (open 1)) (init (open 2)) (init (open 4)) \
+             (link 1 2) (link 2 3) (link 3 4) (cell 1) (cell 2) (cell 3) (cell 4) \
+             (<= (reach 1) (true (open 1))) \
+             (<= (reach ?y) (reach ?x) (link ?x ?y) (true (open ?y))) \
+             (<= (legal p (cut ?c)) (true s) (cell ?c) (not (reach ?c)))"
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r), ["(cut 3)", "(cut 4)"]);
+    }
+
+    #[test]
+    fn relation_level_negative_cycle_is_evaluated_ground() {
+        // goal 100 unless goal 0: a negative self-edge at the relation level only.
+        let text = "(role p) (init s) (<= (legal p go) (true s)) (<= (next t) (does p go)) \
+                    (<= terminal (true t)) (<= (goal p 0) (true t)) \
+                    (<= (goal p 100) (not (goal p 0)))";
+        let mut r = reasoner(text);
+        let init = r.initial().clone();
+        let mut ev = r.evaluate(&init).expect("evaluates");
+        let g: Vec<String> = r.goals(&ev)[0].iter().map(|&t| r.show(t)).collect();
+        assert_eq!(g, ["100"]);
+        let go = ev.legal()[0][0];
+        let t = r.next(&mut ev, &[go]).expect("next");
+        let ev = r.evaluate(&t.state).expect("evaluates");
+        let g: Vec<String> = r.goals(&ev)[0].iter().map(|&t| r.show(t)).collect();
+        assert_eq!(g, ["0"]);
+    }
+
+    #[test]
+    fn compound_terms_absent_from_the_store_are_handled() {
+        // `(distinct (f ?x) (f ?y))` and `(not (seen (g ?x)))` mention terms no fact has.
+        let text = format!(
+            "{FRAME} (v a) (v b) (seen (g a)) \
+             (<= (legal p (pair ?x ?y)) (true s) (v ?x) (v ?y) (distinct (f ?x) (f ?y)) \
+                 (not (seen (g ?y))))"
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r), ["(pair a b)"]);
+    }
+
+    #[test]
+    fn partial_depths_count_the_first_roles_choices() {
+        let text = "(role a) (role b) (init s) (n 1) (n 2) (n 3) \
+                    (<= (legal a (x ?i)) (true s) (n ?i)) (<= (legal b (y ?i)) (true s) (n ?i) \
+                    (distinct ?i 3)) (<= (next s) (true s)) (<= terminal (true t)) \
+                    (<= (goal a 0) (role a)) (<= (goal b 0) (role b))";
+        let mut r = reasoner(text);
+        let counts: Vec<u64> = (0..=4).map(|d| r.perft(d).expect("perft")).collect();
+        assert_eq!(counts, [1, 3, 6, 18, 36]);
+    }
+
+    #[test]
+    fn the_derivation_limit_stops_a_blow_up() {
+        let text = format!(
+            "{FRAME} (v 1) (v 2) (v 3) (v 4) (v 5) \
+             (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
+             (<= (legal p go) (big 1 1 1 1))"
+        );
+        let loaded = crate::load(rg_core::FileId(0), &text, &crate::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        match Reasoner::with_limit(&loaded.program, 100) {
+            Err(ReasonerError::Limit { limit: 100 }) => {}
+            other => panic!("expected the limit, got {:?}", other.map(|_| ())),
+        }
+    }
 }

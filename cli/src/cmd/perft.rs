@@ -1,8 +1,12 @@
-//! `rgt perft`: count the game tree (rg.md §12.11).
+//! `rgt perft`: count the game tree (rg.md §12.11), with the RG interpreter or, for GDL, with the
+//! independent GDL reasoner (gdl.md §8.6).
 
+use crate::io::read_input;
+use crate::lang::Lang;
 use crate::pipeline::{GameArgs, load};
 use crate::report::{Diag, Failure, Session};
-use rg_core::Game;
+use front_gdl::reasoner::Reasoner;
+use rg_core::{FileId, Game};
 use rg_interp::{CompileOptions, Machine, PathError, Program, RuntimeError, State};
 use std::io::Write;
 use std::process::ExitCode;
@@ -30,8 +34,24 @@ pub struct Args {
     #[arg(long)]
     pub json: bool,
 
+    /// What counts: the RG interpreter on the translated game, or (KIF only) the GDL reasoner on
+    /// the description itself, joint moves sequentialised in role-fact order so that its counts
+    /// equal RG perft of the translation (gdl.md §8.6). -O has no effect on the reasoner.
+    #[arg(long, value_enum, value_name = "ENGINE", default_value = "rg")]
+    pub engine: Engine,
+
     #[command(flatten)]
     pub interp: InterpArgs,
+}
+
+/// The engines of `rgt perft`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    /// The RG interpreter, on the game as translated and optimised.
+    #[default]
+    Rg,
+    /// The GDL reasoner, on the KIF description (no translation).
+    Gdl,
 }
 
 /// Options shared by the commands that play a game.
@@ -74,20 +94,72 @@ pub(crate) fn start_state(m: &mut Machine<'_>, path: &str) -> Result<State, Fail
 
 /// Runs `rgt perft`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
-    let game = load(session, &args.game)?;
-    let program = compile(&game, &args.interp)?;
-    let mut m = Machine::new(&program);
-    let start = start_state(&mut m, &args.after)?;
-    let mut counts = Vec::with_capacity(args.depth + 1);
-    let mut seconds = Vec::with_capacity(args.depth + 1);
+    match args.engine {
+        Engine::Rg => {
+            let game = load(session, &args.game)?;
+            let program = compile(&game, &args.interp)?;
+            let mut m = Machine::new(&program);
+            let start = start_state(&mut m, &args.after)?;
+            report(args.depth, args.json, |d| {
+                m.perft(&start, d).map_err(|e| runtime_failure(*e))
+            })
+        }
+        Engine::Gdl => {
+            let (mut reasoner, file) = gdl_reasoner(session, &args)?;
+            report(args.depth, args.json, |d| {
+                reasoner
+                    .perft(d)
+                    .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
+            })
+        }
+    }
+}
+
+/// Reads a KIF description and builds the GDL reasoner for it (warnings are printed).
+fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId), Failure> {
+    if Lang::detect(&args.game.input, args.game.from)? != Lang::Kif {
+        return Err(Failure::Usage(
+            "--engine gdl counts GDL descriptions only (.kif, .gdl or --from kif)".to_owned(),
+        ));
+    }
+    if args.after != "/" {
+        return Err(Failure::Usage(
+            "--after is not available with --engine gdl: the reasoner counts from the initial state"
+                .to_owned(),
+        ));
+    }
+    let (name, text) = read_input(&args.game.input)?;
+    let file = session.sources.add(name, text);
+    let text = &session.sources.get(file).expect("just added").text;
+    let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
+        .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+    let warnings: Vec<Diag> = loaded
+        .warnings
+        .into_iter()
+        .map(|w| Diag::new(w, Some(file)))
+        .collect();
+    session.emit(&warnings);
+    Reasoner::new(&loaded.program)
+        .map(|r| (r, file))
+        .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
+}
+
+/// Counts every depth from 0 to `depth` from scratch and prints them (text or JSON).
+fn report(
+    depth: usize,
+    json: bool,
+    mut perft: impl FnMut(usize) -> Result<u64, Failure>,
+) -> Result<ExitCode, Failure> {
+    let mut counts = Vec::with_capacity(depth + 1);
+    let mut seconds = Vec::with_capacity(depth + 1);
     let mut stdout = std::io::stdout().lock();
-    for d in 0..=args.depth {
+    for d in 0..=depth {
         let t = Instant::now();
-        let n = m.perft(&start, d).map_err(|e| runtime_failure(*e))?;
+        let n = perft(d)?;
         let s = t.elapsed().as_secs_f64();
         counts.push(n);
         seconds.push(s);
-        if !args.json {
+        if !json {
             let line = format!("depth {d}: {n} ({s:.3} s, {:.0} nodes/s)\n", rate(n, s));
             stdout
                 .write_all(line.as_bytes())
@@ -95,12 +167,11 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
                 .map_err(|e| Failure::Io(format!("cannot write to standard output: {e}")))?;
         }
     }
-    if args.json {
-        let last = args.depth;
+    if json {
         let v = serde_json::json!({
             "counts": counts,
             "seconds": seconds,
-            "nodes_per_second": rate(counts[last], seconds[last]),
+            "nodes_per_second": rate(counts[depth], seconds[depth]),
         });
         let text = format!("{v}\n");
         stdout

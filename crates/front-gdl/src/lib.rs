@@ -36,6 +36,7 @@ pub mod lexer;
 mod normalize;
 pub mod print;
 pub mod reader;
+pub mod reasoner;
 pub mod validate;
 mod lower;
 mod names;

@@ -1,0 +1,1732 @@
+//! An independent GDL reasoner (gdl.md §5): the test oracle of the translation and the engine of
+//! `rgt perft --engine gdl` (gdl.md §8.6).
+//!
+//! It is deliberately simple and shares no code with the grounder, so that the two can prove each
+//! other: a state is a set of ground fluents, and `legal`, `next`, `terminal`, `goal` and `sees`
+//! are read off the stratified model of the (normalised, validated) rules over the state's `true`
+//! facts and the joint move's `does` facts, computed bottom-up.
+//!
+//! * Relations are split by the relation dependency graph into three layers: *static* (depending
+//!   on neither `true` nor `does`: evaluated once, when the reasoner is built, and cached with its
+//!   indexes), *state* (depending on `true`: evaluated once per state) and *move* (depending on
+//!   `does`: evaluated once per joint move, on top of the state's model). A relation that does not
+//!   depend on `does` has the same extension in `M(s ∪ m)` as in `M(s)`, so this is exact.
+//! * Within a layer the strongly connected components of the dependency graph are evaluated in
+//!   dependency order. A component without negation inside is evaluated semi-naively (each round
+//!   joins at least one literal against the previous round's new facts); negation over lower
+//!   components is negation as failure against their complete extension.
+//! * A component with a negative edge inside (relation-level stratification fails, e.g.
+//!   `(<= (goal r 100) (not (goal r 0)))`, gdl.md §4.5) is evaluated by the alternating fixpoint
+//!   (the well-founded model). If the ground program is stratified the result is total and equals
+//!   the stratified model; otherwise some atom stays undefined and the reasoner reports the ground
+//!   negation cycle.
+//! * A rule body is a join: literals are ordered greedily (the most selective positive literal
+//!   next, negations and `distinct` as soon as their variables are bound) and each positive
+//!   literal is looked up in a hash index on its bound argument positions — or, for a compound
+//!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
+//!   built lazily and kept up to date as facts are appended.
+
+use crate::ast::{Literal, Program, RelId, Sym, Term, TermId};
+use rg_core::{EntityId, Span};
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A ground term of one [`Reasoner`]: equal terms have equal ids (hash-consing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GroundTerm(u32);
+
+/// A game state: the set of its fluents, sorted by id.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct State(Vec<GroundTerm>);
+
+impl State {
+    /// A state from any collection of fluents (sorted and deduplicated).
+    pub fn new(mut fluents: Vec<GroundTerm>) -> Self {
+        fluents.sort_unstable();
+        fluents.dedup();
+        State(fluents)
+    }
+
+    /// The fluents, in id order.
+    pub fn fluents(&self) -> &[GroundTerm] {
+        &self.0
+    }
+}
+
+/// What can stop the reasoner.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum ReasonerError {
+    /// A variable of a rule is bound by no positive literal (validation rejects such rules).
+    #[error("unsafe rule: a variable is bound by no positive literal of the body")]
+    #[diagnostic(code(gdl::reasoner::unsafe_rule))]
+    Unsafe {
+        /// The rule.
+        #[label("this rule")]
+        span: Span,
+    },
+    /// The ground program has a cycle through negation (gdl.md §4.5, E-VAL-031).
+    #[error("negation cycle: `{atom}` depends on its own negation")]
+    #[diagnostic(code(gdl::reasoner::negation_cycle))]
+    NegationCycle {
+        /// An atom of the cycle.
+        atom: String,
+        /// A rule of the cycle.
+        #[label("a rule of the cycle")]
+        span: Span,
+    },
+    /// A keyword relation depends on something it must not (validation rejects such games).
+    #[error("`{relation}` must not depend on {on}")]
+    #[diagnostic(code(gdl::reasoner::keyword_dependency))]
+    KeywordDependency {
+        /// The keyword relation.
+        relation: &'static str,
+        /// `the current state` or `the moves`.
+        on: &'static str,
+    },
+    /// A `role` fact whose argument is not ground.
+    #[error("a role must be a ground term")]
+    #[diagnostic(code(gdl::reasoner::role))]
+    Role {
+        /// The fact.
+        #[label("this role")]
+        span: Span,
+    },
+    /// A joint move has the wrong number of actions.
+    #[error("a joint move needs one action per role ({roles}), found {found}")]
+    #[diagnostic(code(gdl::reasoner::joint_move))]
+    JointMove {
+        /// Number of roles.
+        roles: usize,
+        /// Number of actions given.
+        found: usize,
+    },
+    /// One evaluation derived more facts than the limit.
+    #[error("the reasoner derived more than {limit} facts in one evaluation")]
+    #[diagnostic(code(gdl::reasoner::limit))]
+    Limit {
+        /// The limit.
+        limit: usize,
+    },
+}
+
+// ---------------------------------------------------------------------------------------------
+// Hashing: keys are hashed once by `hash_words`; the maps only spread the resulting `u64`.
+
+#[derive(Clone, Copy, Debug, Default)]
+struct PreHashed(u64);
+
+impl Hasher for PreHashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+type HashMap64<V> = HashMap<u64, V, BuildHasherDefault<PreHashed>>;
+
+/// An open-addressing set of ids whose hashes the owner keeps (`hashes[id]`), so that entries
+/// cost no allocation.
+#[derive(Clone, Debug, Default)]
+struct IdTable {
+    slots: Vec<u32>,
+    len: usize,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl IdTable {
+    fn find(&self, h: u64, hashes: &[u64], mut eq: impl FnMut(u32) -> bool) -> Option<u32> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let mask = self.slots.len() - 1;
+        let mut i = h as usize & mask;
+        loop {
+            let id = self.slots[i];
+            if id == EMPTY {
+                return None;
+            }
+            if hashes[id as usize] == h && eq(id) {
+                return Some(id);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    /// Adds an id known to be absent.
+    fn insert(&mut self, id: u32, hashes: &[u64]) {
+        if (self.len + 1) * 2 > self.slots.len() {
+            let cap = (self.slots.len() * 2).max(16);
+            let old = std::mem::replace(&mut self.slots, vec![EMPTY; cap]);
+            for o in old.into_iter().filter(|&o| o != EMPTY) {
+                self.place(o, hashes);
+            }
+        }
+        self.place(id, hashes);
+        self.len += 1;
+    }
+
+    fn place(&mut self, id: u32, hashes: &[u64]) {
+        let mask = self.slots.len() - 1;
+        let mut i = hashes[id as usize] as usize & mask;
+        while self.slots[i] != EMPTY {
+            i = (i + 1) & mask;
+        }
+        self.slots[i] = id;
+    }
+
+    fn clear(&mut self) {
+        self.slots.iter_mut().for_each(|s| *s = EMPTY);
+        self.len = 0;
+    }
+}
+
+/// Multiplicative hashing of a word sequence, with a final mix.
+fn hash_words(words: impl IntoIterator<Item = u32>) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3;
+    for w in words {
+        h = (h.rotate_left(5) ^ u64::from(w)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ground terms.
+
+#[derive(Clone, Debug, Default)]
+struct Terms {
+    /// Per term: functor, start of its arguments in `args`, number of arguments (0: constant).
+    nodes: Vec<(Sym, u32, u32)>,
+    args: Vec<GroundTerm>,
+    hashes: Vec<u64>,
+    index: IdTable,
+}
+
+impl Terms {
+    fn key(f: Sym, args: &[GroundTerm]) -> u64 {
+        hash_words(std::iter::once(f.0).chain(args.iter().map(|a| a.0)))
+    }
+
+    fn functor(&self, t: GroundTerm) -> Sym {
+        self.nodes[t.0 as usize].0
+    }
+
+    fn args(&self, t: GroundTerm) -> &[GroundTerm] {
+        let (_, start, len) = self.nodes[t.0 as usize];
+        &self.args[start as usize..(start + len) as usize]
+    }
+
+    fn find(&self, f: Sym, args: &[GroundTerm]) -> Option<GroundTerm> {
+        let h = Self::key(f, args);
+        self.index
+            .find(h, &self.hashes, |i| {
+                let t = GroundTerm(i);
+                self.functor(t) == f && self.args(t) == args
+            })
+            .map(GroundTerm)
+    }
+
+    fn intern(&mut self, f: Sym, args: &[GroundTerm]) -> GroundTerm {
+        if let Some(t) = self.find(f, args) {
+            return t;
+        }
+        let t = GroundTerm(self.nodes.len() as u32);
+        self.nodes
+            .push((f, self.args.len() as u32, args.len() as u32));
+        self.args.extend_from_slice(args);
+        self.hashes.push(Self::key(f, args));
+        self.index.insert(t.0, &self.hashes);
+        t
+    }
+}
+
+/// A term of a rule: variables are numbered per rule, ground subterms are interned.
+#[derive(Clone, Debug)]
+enum Pat {
+    Var(u32),
+    Ground(GroundTerm),
+    Fn(Sym, Box<[Pat]>),
+}
+
+/// "Not bound" in a binding vector.
+const UNBOUND: u32 = u32::MAX;
+
+impl Pat {
+    fn vars(&self, out: &mut Vec<u32>) {
+        match self {
+            Pat::Var(v) => {
+                if !out.contains(v) {
+                    out.push(*v);
+                }
+            }
+            Pat::Ground(_) => {}
+            Pat::Fn(_, ps) => ps.iter().for_each(|p| p.vars(out)),
+        }
+    }
+
+    fn is_bound(&self, bound: &[bool]) -> bool {
+        match self {
+            Pat::Var(v) => bound[*v as usize],
+            Pat::Ground(_) => true,
+            Pat::Fn(_, ps) => ps.iter().all(|p| p.is_bound(bound)),
+        }
+    }
+
+    /// Matches a ground term, binding variables (recorded in `trail`); on failure the caller
+    /// undoes the trail.
+    fn matches(
+        &self,
+        terms: &Terms,
+        t: GroundTerm,
+        binds: &mut [u32],
+        trail: &mut Vec<u32>,
+    ) -> bool {
+        match self {
+            Pat::Var(v) => {
+                let b = &mut binds[*v as usize];
+                if *b == UNBOUND {
+                    *b = t.0;
+                    trail.push(*v);
+                    true
+                } else {
+                    *b == t.0
+                }
+            }
+            Pat::Ground(g) => *g == t,
+            Pat::Fn(f, ps) => {
+                terms.functor(t) == *f && {
+                    let args = terms.args(t);
+                    args.len() == ps.len()
+                        && ps
+                            .iter()
+                            .zip(args)
+                            .all(|(p, &a)| p.matches(terms, a, binds, trail))
+                }
+            }
+        }
+    }
+
+    /// The ground term of a bound pattern, if it exists in the store (if it does not, no fact
+    /// can contain it).
+    fn resolve(&self, terms: &Terms, binds: &[u32]) -> Option<GroundTerm> {
+        match self {
+            Pat::Var(v) => {
+                let b = binds[*v as usize];
+                (b != UNBOUND).then_some(GroundTerm(b))
+            }
+            Pat::Ground(g) => Some(*g),
+            Pat::Fn(f, ps) => {
+                let mut args = Vec::with_capacity(ps.len());
+                for p in ps.iter() {
+                    args.push(p.resolve(terms, binds)?);
+                }
+                terms.find(*f, &args)
+            }
+        }
+    }
+
+    /// The ground term of a bound pattern, interned.
+    fn instantiate(&self, terms: &mut Terms, binds: &[u32]) -> GroundTerm {
+        match self {
+            Pat::Var(v) => GroundTerm(binds[*v as usize]),
+            Pat::Ground(g) => *g,
+            Pat::Fn(f, ps) => {
+                let args: Vec<GroundTerm> =
+                    ps.iter().map(|p| p.instantiate(terms, binds)).collect();
+                terms.intern(*f, &args)
+            }
+        }
+    }
+
+    /// Whether two bound patterns denote the same ground term (syntactic equality).
+    fn same(&self, other: &Pat, terms: &Terms, binds: &[u32]) -> bool {
+        match (self.resolve(terms, binds), other.resolve(terms, binds)) {
+            (Some(a), Some(b)) => a == b,
+            (None, None) => match (self, other) {
+                // Both are compound terms the store does not have: compare structurally.
+                (Pat::Fn(f, ps), Pat::Fn(g, qs)) => {
+                    f == g
+                        && ps.len() == qs.len()
+                        && ps
+                            .iter()
+                            .zip(qs.iter())
+                            .all(|(p, q)| p.same(q, terms, binds))
+                }
+                _ => false,
+            },
+            // One exists in the store and the other does not: they differ.
+            _ => false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Relations: append-only tuple lists with a duplicate check and lazy hash indexes.
+
+/// One component of an index key: the whole argument `k` (`sub == WHOLE`), the functor and
+/// arity of argument `k` (`sub == FUNCTOR`) or sub-argument `sub` of argument `k`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct KeyPart {
+    arg: u16,
+    sub: u16,
+}
+
+const WHOLE: u16 = u16::MAX;
+const FUNCTOR: u16 = u16::MAX - 1;
+
+#[derive(Clone, Debug)]
+struct Index {
+    key: Box<[KeyPart]>,
+    /// Tuples below this id are indexed.
+    built: u32,
+    /// Key hash → first and last tuple of its chain.
+    chains: HashMap64<(u32, u32)>,
+    /// Per tuple, the next tuple of its chain (ascending), or `EMPTY`.
+    next: Vec<u32>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Store {
+    arity: usize,
+    data: Vec<GroundTerm>,
+    len: u32,
+    /// Per tuple, the hash of the whole tuple.
+    hashes: Vec<u64>,
+    /// The tuples by hash (the duplicate check).
+    set: IdTable,
+    indexes: Vec<Index>,
+}
+
+/// The word of a key part in a tuple (a value no term has when the part does not exist).
+fn tuple_part(terms: &Terms, tuple: &[GroundTerm], p: KeyPart) -> [u32; 2] {
+    let t = tuple[p.arg as usize];
+    match p.sub {
+        WHOLE => [t.0, 0],
+        FUNCTOR => [terms.functor(t).0, terms.args(t).len() as u32],
+        j => [terms.args(t).get(j as usize).map_or(UNBOUND, |a| a.0), 0],
+    }
+}
+
+impl Store {
+    fn new(arity: usize) -> Self {
+        Store {
+            arity,
+            ..Store::default()
+        }
+    }
+
+    fn clear(&mut self) {
+        self.data.clear();
+        self.len = 0;
+        self.hashes.clear();
+        self.set.clear();
+        self.indexes.clear();
+    }
+
+    fn tuple(&self, i: u32) -> &[GroundTerm] {
+        let a = self.arity;
+        &self.data[i as usize * a..(i as usize + 1) * a]
+    }
+
+    fn tuples(&self) -> impl Iterator<Item = &[GroundTerm]> {
+        (0..self.len).map(|i| self.tuple(i))
+    }
+
+    fn contains(&self, t: &[GroundTerm]) -> bool {
+        let h = hash_words(t.iter().map(|g| g.0));
+        self.set
+            .find(h, &self.hashes, |i| self.tuple(i) == t)
+            .is_some()
+    }
+
+    /// Appends a tuple unless present; whether it was new.
+    fn insert(&mut self, t: &[GroundTerm]) -> bool {
+        let h = hash_words(t.iter().map(|g| g.0));
+        if self
+            .set
+            .find(h, &self.hashes, |i| self.tuple(i) == t)
+            .is_some()
+        {
+            return false;
+        }
+        self.hashes.push(h);
+        self.data.extend_from_slice(t);
+        self.set.insert(self.len, &self.hashes);
+        self.len += 1;
+        true
+    }
+
+    fn key_hash(terms: &Terms, tuple: &[GroundTerm], key: &[KeyPart]) -> u64 {
+        hash_words(key.iter().flat_map(|&p| tuple_part(terms, tuple, p)))
+    }
+
+    /// Makes sure an up-to-date index on `key` exists.
+    fn ensure_index(&mut self, terms: &Terms, key: &[KeyPart]) {
+        let i = match self.indexes.iter().position(|ix| *ix.key == *key) {
+            Some(i) => i,
+            None => {
+                self.indexes.push(Index {
+                    key: key.into(),
+                    built: 0,
+                    chains: HashMap64::default(),
+                    next: Vec::new(),
+                });
+                self.indexes.len() - 1
+            }
+        };
+        let (arity, data, len) = (self.arity, &self.data, self.len);
+        let ix = &mut self.indexes[i];
+        for id in ix.built..len {
+            let tuple = &data[id as usize * arity..(id as usize + 1) * arity];
+            let h = Self::key_hash(terms, tuple, &ix.key);
+            ix.next.push(EMPTY);
+            match ix.chains.get_mut(&h) {
+                Some((_, last)) => {
+                    ix.next[*last as usize] = id;
+                    *last = id;
+                }
+                None => {
+                    ix.chains.insert(h, (id, id));
+                }
+            }
+        }
+        ix.built = len;
+    }
+
+    /// The tuples whose key hashes to `h`, ascending, from the first at or above `lo`.
+    fn chain(&self, key: &[KeyPart], h: u64, lo: u32) -> Chain<'_> {
+        let ix = self
+            .indexes
+            .iter()
+            .find(|ix| *ix.key == *key)
+            .expect("the index was built before the join");
+        let mut at = ix.chains.get(&h).map_or(EMPTY, |&(first, _)| first);
+        while at != EMPTY && at < lo {
+            at = ix.next[at as usize];
+        }
+        Chain { next: &ix.next, at }
+    }
+}
+
+/// The tuple ids of one index chain.
+struct Chain<'a> {
+    next: &'a [u32],
+    at: u32,
+}
+
+impl Iterator for Chain<'_> {
+    type Item = u32;
+    fn next(&mut self) -> Option<u32> {
+        let id = self.at;
+        (id != EMPTY).then(|| {
+            self.at = self.next[id as usize];
+            id
+        })
+    }
+}
+
+/// The facts of every relation in one layer (relations of other layers stay empty).
+type Db = Vec<Store>;
+
+// ---------------------------------------------------------------------------------------------
+// Compiled rules and the evaluation plan.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Layer {
+    Static = 0,
+    State = 1,
+    Move = 2,
+}
+
+#[derive(Clone, Debug)]
+struct Lit {
+    rel: usize,
+    args: Box<[Pat]>,
+    vars: Vec<u32>,
+}
+
+#[derive(Clone, Debug)]
+struct CRule {
+    head_rel: usize,
+    head: Box<[Pat]>,
+    head_vars: Vec<u32>,
+    pos: Vec<Lit>,
+    neg: Vec<Lit>,
+    distinct: Vec<(Pat, Pat, Vec<u32>)>,
+    nvars: usize,
+    span: Span,
+}
+
+/// A strongly connected component of the relation graph that has rules.
+#[derive(Clone, Debug)]
+struct Component {
+    rels: Vec<usize>,
+    rules: Vec<usize>,
+    /// Whether a rule negates a relation of the component itself.
+    negation_inside: bool,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    Pos {
+        lit: usize,
+        key: Box<[KeyPart]>,
+        lo: u32,
+        hi: u32,
+    },
+    Neg(usize),
+    Distinct(usize),
+}
+
+/// Which tuples of a recursive literal a join reads (semi-naive evaluation).
+#[derive(Clone, Copy, Debug)]
+struct Round<'a> {
+    /// The component's relations and, per relation, the previous round's new tuples `lo..hi`.
+    rels: &'a [usize],
+    lo: &'a [u32],
+    hi: &'a [u32],
+    /// The literal (index into `pos`) that reads only the new tuples; `None` in the first round.
+    pivot: Option<usize>,
+}
+
+impl Round<'_> {
+    /// The tuple range literal `i` over `rel` reads, or `None` to read everything.
+    fn range(&self, i: usize, rel: usize) -> Option<(u32, u32)> {
+        let c = self.rels.iter().position(|&r| r == rel)?;
+        Some(match self.pivot {
+            None => (0, self.hi[c]),
+            Some(p) if p == i => (self.lo[c], self.hi[c]),
+            Some(p) if i < p => (0, self.lo[c]),
+            Some(_) => (0, self.hi[c]),
+        })
+    }
+}
+
+/// The mutable world of one evaluation.
+struct Ctx<'a> {
+    terms: &'a mut Terms,
+    dbs: [&'a mut Db; 3],
+    layer: &'a [Layer],
+    /// Facts derived in this evaluation, against `limit`.
+    derived: usize,
+    limit: usize,
+}
+
+impl Ctx<'_> {
+    fn store(&self, rel: usize) -> &Store {
+        &self.dbs[self.layer[rel] as usize][rel]
+    }
+
+    fn store_mut(&mut self, rel: usize) -> &mut Store {
+        &mut self.dbs[self.layer[rel] as usize][rel]
+    }
+}
+
+/// A depth-first join of one rule along a plan.
+struct Join<'a> {
+    rule: &'a CRule,
+    steps: &'a [Step],
+    terms: &'a Terms,
+    dbs: [&'a Db; 3],
+    layer: &'a [Layer],
+    /// Negative literals over these relations read these stores instead (alternating fixpoint).
+    neg_ref: &'a [(usize, Store)],
+    binds: Vec<u32>,
+    trail: Vec<u32>,
+    /// The head variables' values of every solution, back to back.
+    out: Vec<u32>,
+    /// Whether a solution was found.
+    found: bool,
+    /// Stop at the first solution (the head has no variables).
+    first_only: bool,
+}
+
+impl<'a> Join<'a> {
+    fn store(&self, rel: usize) -> &'a Store {
+        let db: &'a Db = self.dbs[self.layer[rel] as usize];
+        &db[rel]
+    }
+
+    fn run(&mut self, i: usize) {
+        if self.found && self.first_only {
+            return;
+        }
+        let steps: &'a [Step] = self.steps;
+        let rule: &'a CRule = self.rule;
+        let Some(step) = steps.get(i) else {
+            self.found = true;
+            let binds = &self.binds;
+            self.out
+                .extend(self.rule.head_vars.iter().map(|&v| binds[v as usize]));
+            return;
+        };
+        match step {
+            Step::Pos { lit, key, lo, hi } => {
+                let lit = &rule.pos[*lit];
+                let store = self.store(lit.rel);
+                let (lo, hi) = (*lo, (*hi).min(store.len));
+                if key.is_empty() {
+                    for id in lo..hi {
+                        self.try_tuple(lit, store, id, i);
+                    }
+                } else {
+                    let Some(h) = self.pattern_key(lit, key) else {
+                        return;
+                    };
+                    for id in store.chain(key, h, lo) {
+                        if id >= hi {
+                            break;
+                        }
+                        self.try_tuple(lit, store, id, i);
+                    }
+                }
+            }
+            Step::Neg(n) => {
+                let lit = &self.rule.neg[*n];
+                let mut tuple = Vec::with_capacity(lit.args.len());
+                for p in lit.args.iter() {
+                    match p.resolve(self.terms, &self.binds) {
+                        Some(t) => tuple.push(t),
+                        // The atom mentions a term no fact has: it is false.
+                        None => return self.run(i + 1),
+                    }
+                }
+                let holds = match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
+                    Some((_, s)) => s.contains(&tuple),
+                    None => self.store(lit.rel).contains(&tuple),
+                };
+                if !holds {
+                    self.run(i + 1);
+                }
+            }
+            Step::Distinct(d) => {
+                let (a, b, _) = &self.rule.distinct[*d];
+                if !a.same(b, self.terms, &self.binds) {
+                    self.run(i + 1);
+                }
+            }
+        }
+    }
+
+    fn try_tuple(&mut self, lit: &Lit, store: &'a Store, id: u32, i: usize) {
+        let mark = self.trail.len();
+        let tuple = store.tuple(id);
+        let ok = lit
+            .args
+            .iter()
+            .zip(tuple)
+            .all(|(p, &t)| p.matches(self.terms, t, &mut self.binds, &mut self.trail));
+        if ok {
+            self.run(i + 1);
+        }
+        for v in self.trail.drain(mark..) {
+            self.binds[v as usize] = UNBOUND;
+        }
+    }
+
+    /// The key hash of a literal's bound parts, or `None` when a bound part is a term no fact
+    /// contains.
+    fn pattern_key(&self, lit: &Lit, key: &[KeyPart]) -> Option<u64> {
+        let mut words = Vec::with_capacity(key.len() * 2);
+        for p in key {
+            let pat = &lit.args[p.arg as usize];
+            let w = match (p.sub, pat) {
+                (WHOLE, _) => [pat.resolve(self.terms, &self.binds)?.0, 0],
+                (FUNCTOR, Pat::Fn(f, ps)) => [f.0, ps.len() as u32],
+                (j, Pat::Fn(_, ps)) => [ps[j as usize].resolve(self.terms, &self.binds)?.0, 0],
+                _ => unreachable!("sub-argument keys are only made for compound patterns"),
+            };
+            words.extend(w);
+        }
+        Some(hash_words(words))
+    }
+}
+
+/// The key parts of a literal that are bound given `bound`, and an estimate of how many tuples
+/// of `n` match (0 for a pure membership test).
+fn bound_key(lit: &Lit, bound: &[bool], n: u32) -> (Vec<KeyPart>, u64) {
+    let mut key = Vec::new();
+    let mut shift = 0u32;
+    let mut all = true;
+    for (k, p) in lit.args.iter().enumerate() {
+        let Ok(arg) = u16::try_from(k) else {
+            all = false;
+            continue;
+        };
+        if p.is_bound(bound) {
+            key.push(KeyPart { arg, sub: WHOLE });
+            shift += 3;
+            continue;
+        }
+        all = false;
+        if let Pat::Fn(_, ps) = p {
+            key.push(KeyPart { arg, sub: FUNCTOR });
+            shift += 1;
+            for (j, q) in ps.iter().enumerate() {
+                if let Ok(sub) = u16::try_from(j) {
+                    if sub < FUNCTOR && q.is_bound(bound) {
+                        key.push(KeyPart { arg, sub });
+                        shift += 3;
+                    }
+                }
+            }
+        }
+    }
+    let est = if all {
+        0
+    } else {
+        (u64::from(n) >> shift.min(63)).max(1)
+    };
+    (key, est)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reasoner.
+
+/// The compiled game: everything that does not change while reasoning.
+#[derive(Clone, Debug)]
+struct Game {
+    rules: Vec<CRule>,
+    layer: Vec<Layer>,
+    arity: Vec<usize>,
+    /// Components of each layer in dependency order.
+    components: [Vec<Component>; 3],
+    names: Vec<Box<str>>,
+    rel_names: Vec<Sym>,
+    roles: Vec<GroundTerm>,
+    random: Option<usize>,
+}
+
+/// A state with its model (the state layer), ready for [`Reasoner::next`].
+#[derive(Clone, Debug)]
+pub struct Evaluated {
+    state: State,
+    db: Db,
+    terminal: bool,
+    legal: Vec<Vec<GroundTerm>>,
+}
+
+impl Evaluated {
+    /// The state.
+    pub fn state(&self) -> &State {
+        &self.state
+    }
+
+    /// Whether the state is terminal.
+    pub fn is_terminal(&self) -> bool {
+        self.terminal
+    }
+
+    /// The legal actions of each role (in role order), each list in derivation order.
+    pub fn legal(&self) -> &[Vec<GroundTerm>] {
+        &self.legal
+    }
+}
+
+/// The outcome of one joint move.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Transition {
+    /// The next state.
+    pub state: State,
+    /// Per role (in role order), the percepts `p` with `sees(role, p)`.
+    pub percepts: Vec<Vec<GroundTerm>>,
+}
+
+/// The GDL reasoner of one game (see the module documentation).
+#[derive(Clone, Debug)]
+pub struct Reasoner {
+    game: Game,
+    terms: Terms,
+    stat: Db,
+    /// Scratch database of the move layer.
+    scratch: Db,
+    init: State,
+    limit: usize,
+}
+
+/// Default bound on the facts derived by one evaluation.
+pub const DEFAULT_LIMIT: usize = 20_000_000;
+
+impl Reasoner {
+    /// Compiles a normalised, validated program and computes its static model.
+    pub fn new(program: &Program) -> Result<Self, ReasonerError> {
+        Self::with_limit(program, DEFAULT_LIMIT)
+    }
+
+    /// [`Reasoner::new`] with a bound on the facts derived by one evaluation.
+    pub fn with_limit(program: &Program, limit: usize) -> Result<Self, ReasonerError> {
+        let mut terms = Terms::default();
+        let nrels = program.relation_count();
+        let arity: Vec<usize> = program.relations().map(|r| program.rel_arity(r)).collect();
+        let mut rules = Vec::with_capacity(program.rules().len());
+        for rule in program.rules() {
+            rules.push(compile_rule(program, rule, &mut terms)?);
+        }
+        let (layer, components) = plan_layers(nrels, &rules);
+        for (rel, relation, on, bad) in [
+            (RelId::ROLE, "role", "the current state", Layer::State),
+            (RelId::INIT, "init", "the current state", Layer::State),
+            (RelId::LEGAL, "legal", "the moves", Layer::Move),
+            (RelId::GOAL, "goal", "the moves", Layer::Move),
+            (RelId::TERMINAL, "terminal", "the moves", Layer::Move),
+        ] {
+            if layer[rel.index()] >= bad {
+                return Err(ReasonerError::KeywordDependency { relation, on });
+            }
+        }
+        let names = (0..program.symbols().len())
+            .map(|i| program.name(Sym(i as u32)).into())
+            .collect();
+        let mut roles = Vec::new();
+        for rule in program.rules() {
+            if rule.head.rel == RelId::ROLE && rule.is_fact() {
+                let &[arg] = program.args(rule.head.args) else {
+                    continue;
+                };
+                let r = ground(program, arg, &mut terms).ok_or(ReasonerError::Role {
+                    span: rule.head.span,
+                })?;
+                if !roles.contains(&r) {
+                    roles.push(r);
+                }
+            }
+        }
+        let random = roles
+            .iter()
+            .position(|&r| terms.args(r).is_empty() && terms.functor(r) == Sym::RANDOM);
+        let game = Game {
+            rules,
+            layer,
+            arity,
+            components,
+            names,
+            rel_names: program.relations().map(|r| program.rel_name(r)).collect(),
+            roles,
+            random,
+        };
+        let mut stat = empty_db(&game.arity);
+        let (mut state, mut mov) = (empty_db(&game.arity), empty_db(&game.arity));
+        let mut ctx = Ctx {
+            terms: &mut terms,
+            dbs: [&mut stat, &mut state, &mut mov],
+            layer: &game.layer,
+            derived: 0,
+            limit,
+        };
+        eval_layer(&game, &mut ctx, Layer::Static)?;
+        let init = State::new(
+            read(&game, [&stat, &state, &mov], RelId::INIT)
+                .map(|t| t[0])
+                .collect(),
+        );
+        let scratch = empty_db(&game.arity);
+        Ok(Reasoner {
+            game,
+            terms,
+            stat,
+            scratch,
+            init,
+            limit,
+        })
+    }
+
+    /// The roles, in role-fact order.
+    pub fn roles(&self) -> &[GroundTerm] {
+        &self.game.roles
+    }
+
+    /// The index of the GDL-II chance role `random`, if the game has one.
+    pub fn random_role(&self) -> Option<usize> {
+        self.game.random
+    }
+
+    /// The initial state.
+    pub fn initial(&self) -> &State {
+        &self.init
+    }
+
+    /// A ground term in prefix KIF, symbols spelled as in the program.
+    pub fn show(&self, t: GroundTerm) -> String {
+        let mut s = String::new();
+        write_term(&self.game, &self.terms, &mut s, t);
+        s
+    }
+
+    /// Computes the model of a state: terminal, legal moves, goals.
+    pub fn evaluate(&mut self, state: &State) -> Result<Evaluated, ReasonerError> {
+        let game = &self.game;
+        let mut db = empty_db(&game.arity);
+        let truth = RelId::TRUE.index();
+        for &f in state.fluents() {
+            db[truth].insert(&[f]);
+        }
+        self.scratch.iter_mut().for_each(Store::clear);
+        let mut ctx = Ctx {
+            terms: &mut self.terms,
+            dbs: [&mut self.stat, &mut db, &mut self.scratch],
+            layer: &game.layer,
+            derived: 0,
+            limit: self.limit,
+        };
+        eval_layer(game, &mut ctx, Layer::State)?;
+        let dbs = [&self.stat, &db, &self.scratch];
+        let terminal = read(game, dbs, RelId::TERMINAL).next().is_some();
+        let legal = self.by_role(read(game, dbs, RelId::LEGAL));
+        Ok(Evaluated {
+            state: state.clone(),
+            db,
+            terminal,
+            legal,
+        })
+    }
+
+    /// The goal values of each role (in role order) in an evaluated state, in derivation order
+    /// (a well-formed game has exactly one per role in terminal states).
+    pub fn goals(&self, ev: &Evaluated) -> Vec<Vec<GroundTerm>> {
+        self.by_role(read(
+            &self.game,
+            [&self.stat, &ev.db, &self.scratch],
+            RelId::GOAL,
+        ))
+    }
+
+    /// Groups `(role, x)` tuples by role.
+    fn by_role<'t>(&self, tuples: impl Iterator<Item = &'t [GroundTerm]>) -> Vec<Vec<GroundTerm>> {
+        let mut out = vec![Vec::new(); self.game.roles.len()];
+        for t in tuples {
+            if let Some(i) = self.game.roles.iter().position(|&r| r == t[0]) {
+                out[i].push(t[1]);
+            }
+        }
+        out
+    }
+
+    /// The next state and the percepts after a joint move (one action per role, in role order;
+    /// legality is not checked).
+    pub fn next(
+        &mut self,
+        ev: &mut Evaluated,
+        joint: &[GroundTerm],
+    ) -> Result<Transition, ReasonerError> {
+        let game = &self.game;
+        if joint.len() != game.roles.len() {
+            return Err(ReasonerError::JointMove {
+                roles: game.roles.len(),
+                found: joint.len(),
+            });
+        }
+        self.scratch.iter_mut().for_each(Store::clear);
+        let does = RelId::DOES.index();
+        for (&r, &a) in game.roles.iter().zip(joint) {
+            self.scratch[does].insert(&[r, a]);
+        }
+        let mut ctx = Ctx {
+            terms: &mut self.terms,
+            dbs: [&mut self.stat, &mut ev.db, &mut self.scratch],
+            layer: &game.layer,
+            derived: 0,
+            limit: self.limit,
+        };
+        eval_layer(game, &mut ctx, Layer::Move)?;
+        let dbs = [&self.stat, &ev.db, &self.scratch];
+        let state = State::new(read(game, dbs, RelId::NEXT).map(|t| t[0]).collect());
+        let percepts = self.by_role(read(game, dbs, RelId::SEES));
+        Ok(Transition { state, percepts })
+    }
+
+    /// Perft from the initial state (gdl.md §8.6): the number of move sequences of length
+    /// `depth`, joint moves sequentialised in role-fact order.
+    pub fn perft(&mut self, depth: usize) -> Result<u64, ReasonerError> {
+        let s = self.init.clone();
+        self.perft_from(&s, depth)
+    }
+
+    /// Perft from a state: with `n` roles, `perft(t·n + i)` counts the sequences of `t` complete
+    /// joint moves through non-terminal states followed by the choices of the first `i` roles
+    /// in the next (non-terminal) state. A role without legal moves blocks the play. Every
+    /// legal action counts once, `random`'s included (its actions are distinct moves, so they
+    /// never lead to equal positions).
+    pub fn perft_from(&mut self, state: &State, depth: usize) -> Result<u64, ReasonerError> {
+        if depth == 0 {
+            return Ok(1);
+        }
+        let mut ev = self.evaluate(state)?;
+        if ev.terminal {
+            return Ok(0);
+        }
+        let n = self.game.roles.len();
+        if n == 0 {
+            return Ok(0);
+        }
+        if depth <= n {
+            return Ok(ev.legal[..depth].iter().map(|l| l.len() as u64).product());
+        }
+        let legal = ev.legal.clone();
+        if legal.iter().any(Vec::is_empty) {
+            return Ok(0);
+        }
+        let mut total = 0u64;
+        let mut choice = vec![0usize; n];
+        let mut joint: Vec<GroundTerm> = legal.iter().map(|l| l[0]).collect();
+        loop {
+            let next = self.next(&mut ev, &joint)?;
+            total += self.perft_from(&next.state, depth - n)?;
+            // The next joint move in lexicographic order (the last role varies fastest).
+            let mut r = n;
+            loop {
+                if r == 0 {
+                    return Ok(total);
+                }
+                r -= 1;
+                choice[r] += 1;
+                if choice[r] < legal[r].len() {
+                    joint[r] = legal[r][choice[r]];
+                    break;
+                }
+                choice[r] = 0;
+                joint[r] = legal[r][0];
+            }
+        }
+    }
+}
+
+/// A ground term of the program (none if it has a variable).
+fn ground(program: &Program, t: TermId, terms: &mut Terms) -> Option<GroundTerm> {
+    match program.term(t) {
+        Term::Var(_) => None,
+        Term::Const(c) => Some(terms.intern(c, &[])),
+        Term::Fn(f, args) => {
+            let mut ids = Vec::with_capacity(args.len());
+            for &a in program.args(args) {
+                ids.push(ground(program, a, terms)?);
+            }
+            Some(terms.intern(f, &ids))
+        }
+    }
+}
+
+fn pattern(program: &Program, t: TermId, terms: &mut Terms) -> Pat {
+    match program.term(t) {
+        Term::Var(v) => Pat::Var(v.0),
+        Term::Const(c) => Pat::Ground(terms.intern(c, &[])),
+        Term::Fn(f, args) => {
+            let ps: Vec<Pat> = program
+                .args(args)
+                .iter()
+                .map(|&a| pattern(program, a, terms))
+                .collect();
+            if ps.iter().all(|p| matches!(p, Pat::Ground(_))) {
+                let ids: Vec<GroundTerm> = ps
+                    .iter()
+                    .map(|p| match p {
+                        Pat::Ground(g) => *g,
+                        _ => unreachable!("all ground"),
+                    })
+                    .collect();
+                Pat::Ground(terms.intern(f, &ids))
+            } else {
+                Pat::Fn(f, ps.into())
+            }
+        }
+    }
+}
+
+fn compile_rule(
+    program: &Program,
+    rule: &crate::ast::Rule,
+    terms: &mut Terms,
+) -> Result<CRule, ReasonerError> {
+    let pats = |args: crate::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
+        program
+            .args(args)
+            .iter()
+            .map(|&a| pattern(program, a, terms))
+            .collect()
+    };
+    let mk_lit = |rel: RelId, args: Box<[Pat]>| {
+        let mut vars = Vec::new();
+        args.iter().for_each(|p| p.vars(&mut vars));
+        Lit {
+            rel: rel.index(),
+            args,
+            vars,
+        }
+    };
+    let head = pats(rule.head.args, terms);
+    let mut head_vars = Vec::new();
+    head.iter().for_each(|p| p.vars(&mut head_vars));
+    let (mut pos, mut neg, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
+    for lit in &rule.body {
+        match lit {
+            Literal::Pos(a) => {
+                let args = pats(a.args, terms);
+                pos.push(mk_lit(a.rel, args));
+            }
+            Literal::Neg(a) => {
+                let args = pats(a.args, terms);
+                neg.push(mk_lit(a.rel, args));
+            }
+            Literal::Distinct { left, right, .. } => {
+                let (l, r) = (
+                    pattern(program, *left, terms),
+                    pattern(program, *right, terms),
+                );
+                let mut vars = Vec::new();
+                l.vars(&mut vars);
+                r.vars(&mut vars);
+                distinct.push((l, r, vars));
+            }
+        }
+    }
+    // Safety (gdl.md §4.4): everything must be bound by the positive literals.
+    let mut bound = vec![false; rule.vars.len()];
+    for l in &pos {
+        for &v in &l.vars {
+            bound[v as usize] = true;
+        }
+    }
+    let safe = head_vars
+        .iter()
+        .chain(neg.iter().flat_map(|l| &l.vars))
+        .chain(distinct.iter().flat_map(|d| &d.2))
+        .all(|&v| bound[v as usize]);
+    if !safe {
+        return Err(ReasonerError::Unsafe { span: rule.span });
+    }
+    Ok(CRule {
+        head_rel: rule.head.rel.index(),
+        head,
+        head_vars,
+        pos,
+        neg,
+        distinct,
+        nvars: rule.vars.len(),
+        span: rule.span,
+    })
+}
+
+fn empty_db(arity: &[usize]) -> Db {
+    arity.iter().map(|&a| Store::new(a)).collect()
+}
+
+/// The tuples of a keyword relation, from the layer that holds it.
+fn read<'d>(
+    game: &Game,
+    dbs: [&'d Db; 3],
+    rel: RelId,
+) -> impl Iterator<Item = &'d [GroundTerm]> + 'd {
+    let r = rel.index();
+    dbs[game.layer[r] as usize][r].tuples()
+}
+
+/// Layers of the relations and the components of each layer in dependency order.
+fn plan_layers(nrels: usize, rules: &[CRule]) -> (Vec<Layer>, [Vec<Component>; 3]) {
+    // Edges body relation → head relation.
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); nrels];
+    for r in rules {
+        for l in r.pos.iter().chain(&r.neg) {
+            if !succ[l.rel].contains(&r.head_rel) {
+                succ[l.rel].push(r.head_rel);
+            }
+        }
+    }
+    let reach = |from: usize| {
+        let mut seen = vec![false; nrels];
+        let mut stack = vec![from];
+        seen[from] = true;
+        while let Some(q) = stack.pop() {
+            for &p in &succ[q] {
+                if !seen[p] {
+                    seen[p] = true;
+                    stack.push(p);
+                }
+            }
+        }
+        seen
+    };
+    let on_does = reach(RelId::DOES.index());
+    let on_true = reach(RelId::TRUE.index());
+    let layer: Vec<Layer> = (0..nrels)
+        .map(|r| {
+            if on_does[r] {
+                Layer::Move
+            } else if on_true[r] {
+                Layer::State
+            } else {
+                Layer::Static
+            }
+        })
+        .collect();
+    let mut by_head: Vec<Vec<usize>> = vec![Vec::new(); nrels];
+    for (i, r) in rules.iter().enumerate() {
+        by_head[r.head_rel].push(i);
+    }
+    let mut components: [Vec<Component>; 3] = Default::default();
+    for scc in sccs_in_dependency_order(&succ) {
+        let mut rel_rules: Vec<usize> = scc.iter().flat_map(|&r| by_head[r].clone()).collect();
+        if rel_rules.is_empty() {
+            continue;
+        }
+        rel_rules.sort_unstable();
+        let negation_inside = rel_rules
+            .iter()
+            .any(|&i| rules[i].neg.iter().any(|l| scc.contains(&l.rel)));
+        let l = layer[scc[0]];
+        components[l as usize].push(Component {
+            rels: scc,
+            rules: rel_rules,
+            negation_inside,
+        });
+    }
+    (layer, components)
+}
+
+/// Strongly connected components of a graph, every component after those it has edges from
+/// (Tarjan's algorithm, iterative).
+fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
+    let n = succ.len();
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut out = Vec::new();
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut calls = vec![(root, 0usize)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = calls.last_mut() {
+            if let Some(&w) = succ[v].get(*i) {
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    calls.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+            } else {
+                calls.pop();
+                if let Some(&(u, _)) = calls.last() {
+                    low[u] = low[u].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    let mut comp = Vec::new();
+                    loop {
+                        let w = stack.pop().expect("v is on the stack");
+                        on_stack[w] = false;
+                        comp.push(w);
+                        if w == v {
+                            break;
+                        }
+                    }
+                    comp.sort_unstable();
+                    out.push(comp);
+                }
+            }
+        }
+    }
+    // Tarjan finishes a component after every component reachable from it.
+    out.reverse();
+    out
+}
+
+fn eval_layer(game: &Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
+    for comp in &game.components[layer as usize] {
+        if comp.negation_inside {
+            alternating_fixpoint(game, ctx, comp)?;
+        } else {
+            semi_naive(game, ctx, comp, &[])?;
+        }
+    }
+    Ok(())
+}
+
+/// The least model of a component on top of the complete lower components; negative literals
+/// over the component's own relations read `neg_ref`.
+fn semi_naive(
+    game: &Game,
+    ctx: &mut Ctx<'_>,
+    comp: &Component,
+    neg_ref: &[(usize, Store)],
+) -> Result<(), ReasonerError> {
+    for &r in &comp.rels {
+        ctx.store_mut(r).clear();
+    }
+    let k = comp.rels.len();
+    let mut lo = vec![0u32; k];
+    let mut hi = vec![0u32; k];
+    // First round: every rule against everything (the component's relations are empty, so only
+    // rules without recursive literals fire).
+    for &ri in &comp.rules {
+        let round = Round {
+            rels: &comp.rels,
+            lo: &lo,
+            hi: &hi,
+            pivot: None,
+        };
+        fire(ctx, &game.rules[ri], round, neg_ref)?;
+    }
+    loop {
+        let mut changed = false;
+        for (c, &r) in comp.rels.iter().enumerate() {
+            lo[c] = hi[c];
+            hi[c] = ctx.store(r).len;
+            changed |= lo[c] < hi[c];
+        }
+        if !changed {
+            return Ok(());
+        }
+        for &ri in &comp.rules {
+            let rule = &game.rules[ri];
+            for (p, lit) in rule.pos.iter().enumerate() {
+                if !comp.rels.contains(&lit.rel) {
+                    continue;
+                }
+                let round = Round {
+                    rels: &comp.rels,
+                    lo: &lo,
+                    hi: &hi,
+                    pivot: Some(p),
+                };
+                fire(ctx, rule, round, neg_ref)?;
+            }
+        }
+    }
+}
+
+/// The well-founded model of a component with negation inside, by the alternating fixpoint:
+/// `K` (certainly true) grows from nothing, `U` (possibly true) is the least model with
+/// negation read against `K`, the next `K` the least model with negation read against `U`.
+/// A stratified ground program makes the two meet.
+fn alternating_fixpoint(
+    game: &Game,
+    ctx: &mut Ctx<'_>,
+    comp: &Component,
+) -> Result<(), ReasonerError> {
+    let snapshot = |ctx: &Ctx<'_>| -> Vec<(usize, Store)> {
+        comp.rels
+            .iter()
+            .map(|&r| {
+                let mut s = ctx.store(r).clone();
+                s.indexes.clear();
+                (r, s)
+            })
+            .collect()
+    };
+    let mut known: Vec<(usize, Store)> = comp
+        .rels
+        .iter()
+        .map(|&r| (r, Store::new(game.arity[r])))
+        .collect();
+    loop {
+        semi_naive(game, ctx, comp, &known)?;
+        let possible = snapshot(ctx);
+        semi_naive(game, ctx, comp, &possible)?;
+        let grown = snapshot(ctx);
+        let same = grown
+            .iter()
+            .zip(&known)
+            .all(|((_, g), (_, k))| g.len == k.len && g.tuples().all(|t| k.contains(t)));
+        if same {
+            // The database holds `known`; every possible fact must be known.
+            for ((r, p), (_, k)) in possible.iter().zip(&known) {
+                if let Some(t) = p.tuples().find(|t| !k.contains(t)) {
+                    let rule = comp
+                        .rules
+                        .iter()
+                        .map(|&i| &game.rules[i])
+                        .find(|rule| rule.head_rel == *r)
+                        .expect("a component relation has rules");
+                    return Err(ReasonerError::NegationCycle {
+                        atom: atom_text(game, ctx.terms, *r, t),
+                        span: rule.span,
+                    });
+                }
+            }
+            return Ok(());
+        }
+        known = grown;
+    }
+}
+
+fn atom_text(game: &Game, terms: &Terms, rel: usize, tuple: &[GroundTerm]) -> String {
+    let mut s = String::new();
+    let name = &game.names[game.rel_names[rel].0 as usize];
+    if tuple.is_empty() {
+        s.push_str(name);
+        return s;
+    }
+    s.push('(');
+    s.push_str(name);
+    for &t in tuple {
+        s.push(' ');
+        write_term(game, terms, &mut s, t);
+    }
+    s.push(')');
+    s
+}
+
+fn write_term(game: &Game, terms: &Terms, out: &mut String, t: GroundTerm) {
+    let f = &game.names[terms.functor(t).0 as usize];
+    let args = terms.args(t);
+    if args.is_empty() {
+        out.push_str(f);
+    } else {
+        out.push('(');
+        out.push_str(f);
+        for &a in args {
+            out.push(' ');
+            write_term(game, terms, out, a);
+        }
+        out.push(')');
+    }
+}
+
+/// Joins one rule for one round and adds the new head facts.
+fn fire(
+    ctx: &mut Ctx<'_>,
+    rule: &CRule,
+    round: Round<'_>,
+    neg_ref: &[(usize, Store)],
+) -> Result<(), ReasonerError> {
+    // Plan: the pivot first, then greedily the cheapest positive literal; negations and
+    // `distinct` as soon as their variables are bound.
+    let mut bound = vec![false; rule.nvars];
+    let mut steps = Vec::with_capacity(rule.pos.len() + rule.neg.len() + rule.distinct.len());
+    let mut pos_done = vec![false; rule.pos.len()];
+    let mut neg_done = vec![false; rule.neg.len()];
+    let mut dis_done = vec![false; rule.distinct.len()];
+    let range = |i: usize, lit: &Lit, ctx: &Ctx<'_>| {
+        round
+            .range(i, lit.rel)
+            .unwrap_or((0, ctx.store(lit.rel).len))
+    };
+    loop {
+        for (n, lit) in rule.neg.iter().enumerate() {
+            if !neg_done[n] && lit.vars.iter().all(|&v| bound[v as usize]) {
+                neg_done[n] = true;
+                steps.push(Step::Neg(n));
+            }
+        }
+        for (d, (_, _, vars)) in rule.distinct.iter().enumerate() {
+            if !dis_done[d] && vars.iter().all(|&v| bound[v as usize]) {
+                dis_done[d] = true;
+                steps.push(Step::Distinct(d));
+            }
+        }
+        let pick = match round.pivot.filter(|&p| !pos_done[p]) {
+            Some(p) => Some(p),
+            None => (0..rule.pos.len())
+                .filter(|&i| !pos_done[i])
+                .min_by_key(|&i| {
+                    let (lo, hi) = range(i, &rule.pos[i], ctx);
+                    bound_key(&rule.pos[i], &bound, hi.saturating_sub(lo)).1
+                }),
+        };
+        let Some(i) = pick else { break };
+        let lit = &rule.pos[i];
+        let (lo, hi) = range(i, lit, ctx);
+        if lo >= hi {
+            return Ok(()); // an empty literal: no solution
+        }
+        let (key, _) = bound_key(lit, &bound, hi - lo);
+        pos_done[i] = true;
+        for &v in &lit.vars {
+            bound[v as usize] = true;
+        }
+        steps.push(Step::Pos {
+            lit: i,
+            key: key.into(),
+            lo,
+            hi,
+        });
+    }
+    if neg_done.contains(&false) || dis_done.contains(&false) {
+        return Err(ReasonerError::Unsafe { span: rule.span });
+    }
+    for step in &steps {
+        if let Step::Pos { lit, key, .. } = step {
+            if !key.is_empty() {
+                let rel = rule.pos[*lit].rel;
+                let terms: &Terms = ctx.terms;
+                let store = &mut ctx.dbs[ctx.layer[rel] as usize][rel];
+                store.ensure_index(terms, key);
+            }
+        }
+    }
+    let (out, found) = {
+        let mut join = Join {
+            rule,
+            steps: &steps,
+            terms: ctx.terms,
+            dbs: [&*ctx.dbs[0], &*ctx.dbs[1], &*ctx.dbs[2]],
+            layer: ctx.layer,
+            neg_ref,
+            binds: vec![UNBOUND; rule.nvars],
+            trail: Vec::new(),
+            out: Vec::new(),
+            found: false,
+            first_only: rule.head_vars.is_empty(),
+        };
+        join.run(0);
+        (join.out, join.found)
+    };
+    let mut binds = vec![UNBOUND; rule.nvars];
+    let mut tuple = Vec::with_capacity(rule.head.len());
+    let mut emit = |binds: &[u32], ctx: &mut Ctx<'_>| -> Result<(), ReasonerError> {
+        tuple.clear();
+        for p in rule.head.iter() {
+            tuple.push(p.instantiate(ctx.terms, binds));
+        }
+        if ctx.store_mut(rule.head_rel).insert(&tuple) {
+            ctx.derived += 1;
+            if ctx.derived > ctx.limit {
+                return Err(ReasonerError::Limit { limit: ctx.limit });
+            }
+        }
+        Ok(())
+    };
+    let width = rule.head_vars.len();
+    if width == 0 {
+        // A head without variables: one fact if the body has a solution.
+        if found {
+            emit(&binds, ctx)?;
+        }
+        return Ok(());
+    }
+    for sol in out.chunks_exact(width) {
+        for (&v, &val) in rule.head_vars.iter().zip(sol) {
+            binds[v as usize] = val;
+        }
+        emit(&binds, ctx)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reasoner(text: &str) -> Reasoner {
+        let loaded = crate::load(rg_core::FileId(0), text, &crate::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        Reasoner::new(&loaded.program).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The legal moves of the only role in the initial state, shown and sorted.
+    fn legal(r: &mut Reasoner) -> Vec<String> {
+        let init = r.initial().clone();
+        let ev = r.evaluate(&init).expect("evaluates");
+        let mut v: Vec<String> = ev.legal()[0].iter().map(|&t| r.show(t)).collect();
+        v.sort();
+        v
+    }
+
+    const FRAME: &str = "(role p) (init s) (<= (next t) (does p ?m)) (<= terminal (true t)) \
+                         (<= (goal p 100) (true t))";
+
+    #[test]
+    fn transitive_closure_is_complete() {
+        // A chain 0 -> 1 -> ... -> 30 has 31·30/2 ordered reachable pairs.
+        let mut text = String::from(FRAME);
+        for i in 0..30 {
+            text.push_str(&format!(" (edge n{i} n{})", i + 1));
+        }
+        text.push_str(
+            " (<= (reach ?x ?y) (edge ?x ?y)) (<= (reach ?x ?z) (reach ?x ?y) (edge ?y ?z))\
+             (<= (legal p (go ?x ?y)) (true s) (reach ?x ?y))",
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r).len(), 31 * 30 / 2);
+        assert_eq!(r.perft(1).expect("perft"), 465);
+    }
+
+    #[test]
+    fn state_dependent_recursion_with_negation_above_it() {
+        // Reachability over open cells, then its complement one stratum up.
+        let text = format!(
+            "{FRAME} (init (open 1)) (init (open 2)) (init (open 4)) \
+             (link 1 2) (link 2 3) (link 3 4) (cell 1) (cell 2) (cell 3) (cell 4) \
+             (<= (reach 1) (true (open 1))) \
+             (<= (reach ?y) (reach ?x) (link ?x ?y) (true (open ?y))) \
+             (<= (legal p (cut ?c)) (true s) (cell ?c) (not (reach ?c)))"
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r), ["(cut 3)", "(cut 4)"]);
+    }
+
+    #[test]
+    fn relation_level_negative_cycle_is_evaluated_ground() {
+        // goal 100 unless goal 0: a negative self-edge at the relation level only.
+        let text = "(role p) (init s) (<= (legal p go) (true s)) (<= (next t) (does p go)) \
+                    (<= terminal (true t)) (<= (goal p 0) (true t)) \
+                    (<= (goal p 100) (not (goal p 0)))";
+        let mut r = reasoner(text);
+        let init = r.initial().clone();
+        let mut ev = r.evaluate(&init).expect("evaluates");
+        let g: Vec<String> = r.goals(&ev)[0].iter().map(|&t| r.show(t)).collect();
+        assert_eq!(g, ["100"]);
+        let go = ev.legal()[0][0];
+        let t = r.next(&mut ev, &[go]).expect("next");
+        let ev = r.evaluate(&t.state).expect("evaluates");
+        let g: Vec<String> = r.goals(&ev)[0].iter().map(|&t| r.show(t)).collect();
+        assert_eq!(g, ["0"]);
+    }
+
+    #[test]
+    fn compound_terms_absent_from_the_store_are_handled() {
+        // `(distinct (f ?x) (f ?y))` and `(not (seen (g ?x)))` mention terms no fact has.
+        let text = format!(
+            "{FRAME} (v a) (v b) (seen (g a)) \
+             (<= (legal p (pair ?x ?y)) (true s) (v ?x) (v ?y) (distinct (f ?x) (f ?y)) \
+                 (not (seen (g ?y))))"
+        );
+        let mut r = reasoner(&text);
+        assert_eq!(legal(&mut r), ["(pair a b)"]);
+    }
+
+    #[test]
+    fn partial_depths_count_the_first_roles_choices() {
+        let text = "(role a) (role b) (init s) (n 1) (n 2) (n 3) \
+                    (<= (legal a (x ?i)) (true s) (n ?i)) (<= (legal b (y ?i)) (true s) (n ?i) \
+                    (distinct ?i 3)) (<= (next s) (true s)) (<= terminal (true t)) \
+                    (<= (goal a 0) (role a)) (<= (goal b 0) (role b))";
+        let mut r = reasoner(text);
+        let counts: Vec<u64> = (0..=4).map(|d| r.perft(d).expect("perft")).collect();
+        assert_eq!(counts, [1, 3, 6, 18, 36]);
+    }
+
+    #[test]
+    fn the_derivation_limit_stops_a_blow_up() {
+        let text = format!(
+            "{FRAME} (v 1) (v 2) (v 3) (v 4) (v 5) \
+             (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
+             (<= (legal p go) (big 1 1 1 1))"
+        );
+        let loaded = crate::load(rg_core::FileId(0), &text, &crate::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("{e:?}"));
+        match Reasoner::with_limit(&loaded.program, 100) {
+            Err(ReasonerError::Limit { limit: 100 }) => {}
+            other => panic!("expected the limit, got {:?}", other.map(|_| ())),
+        }
+    }
+}

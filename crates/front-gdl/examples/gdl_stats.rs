@@ -35,7 +35,10 @@ fn main() {
                 println!("  relations: {:?}", s.largest_relations);
                 println!("  rules (line, instances): {:?}", s.largest_rules);
             }
-            Err(e) => println!("{path}: {e} ({:?})", e.diagnostics.first().map(|d| &d.message)),
+            Err(e) => println!(
+                "{path}: {e} ({:?})",
+                e.diagnostics.first().map(|d| &d.message)
+            ),
         }
     }
 }

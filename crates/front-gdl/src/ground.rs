@@ -130,7 +130,12 @@ impl Grounding {
     /// The `k` relations with the most atoms.
     pub(crate) fn largest_relations(&self, p: &Program, k: usize) -> Vec<(String, usize)> {
         let mut v: Vec<(String, usize)> = (0..self.rels.len())
-            .map(|r| (rel_display(p, &self.rels, r as u32), self.tables[r].len() as usize))
+            .map(|r| {
+                (
+                    rel_display(p, &self.rels, r as u32),
+                    self.tables[r].len() as usize,
+                )
+            })
             .collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         v.truncate(k);
@@ -289,7 +294,8 @@ pub(crate) fn ground(
                 .iter()
                 .enumerate()
                 .filter(|(_, l)| {
-                    matches!(l.kind, LitKind::Pos | LitKind::Domain) && comp_of[l.rel as usize] == c as u32
+                    matches!(l.kind, LitKind::Pos | LitKind::Domain)
+                        && comp_of[l.rel as usize] == c as u32
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -330,13 +336,22 @@ pub(crate) fn ground(
                 out.clear();
                 let budget = limits.max_instances.saturating_sub(guard.instances);
                 let mut tick = || guard.tick();
-                let mut exec = Exec::new(&tables, &mut store, &mut neg, &rels, limits.max_depth, &mut tick);
+                let mut exec = Exec::new(
+                    &tables,
+                    &mut store,
+                    &mut neg,
+                    &rels,
+                    limits.max_depth,
+                    &mut tick,
+                );
                 exec.budget = budget;
                 let res = exec.run(rule, &plan, &mut out);
                 match res {
                     Ok(()) => {}
                     Err(stop) => {
-                        return Err(limit_error(p, &rels, &rules, &tables, &per_rule, ri, stop, limits, &guard, &store));
+                        return Err(limit_error(
+                            p, &rels, &rules, &tables, &per_rule, ri, stop, limits, &guard, &store,
+                        ));
                     }
                 }
                 // Insert the heads and record the instances.
@@ -363,7 +378,18 @@ pub(crate) fn ground(
                 guard.atoms = atoms.len() as u64;
                 guard.instances = inst.head.len() as u64;
                 if guard.atoms > limits.max_atoms || guard.instances > limits.max_instances {
-                    return Err(limit_error(p, &rels, &rules, &tables, &per_rule, ri, Stop::Guard, limits, &guard, &store));
+                    return Err(limit_error(
+                        p,
+                        &rels,
+                        &rules,
+                        &tables,
+                        &per_rule,
+                        ri,
+                        Stop::Guard,
+                        limits,
+                        &guard,
+                        &store,
+                    ));
                 }
             }
             for &m in members {
@@ -415,7 +441,10 @@ pub(crate) fn ground(
 fn grounding_span(p: &Program, rule: &IRule) -> Span {
     match rule.origin {
         Some(o) => p.rules()[o as usize].span,
-        None => p.rules().first().map_or(Span::new(p.file(), 0, 0), |r| r.span),
+        None => p
+            .rules()
+            .first()
+            .map_or(Span::new(p.file(), 0, 0), |r| r.span),
     }
 }
 
@@ -483,5 +512,207 @@ pub(crate) fn rel_display(p: &Program, rels: &[Rel], r: u32) -> String {
     match rels[r as usize].source {
         Some(s) => p.display_rel(s).to_string(),
         None => format!("(projection)/{}", rels[r as usize].arity),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use rg_core::FileId;
+
+    /// Loads and grounds a description (panics on errors: test input is valid).
+    pub(crate) fn ground_text(
+        text: &str,
+        limits: &GroundLimits,
+    ) -> Result<(Program, Grounding), GdlDiagnostic> {
+        let loaded = crate::load(FileId(0), text, &crate::ParseOptions::default())
+            .unwrap_or_else(|e| panic!("invalid test game: {:?}", e.diagnostics));
+        let g = ground(&loaded.program, limits, Instant::now(), &mut |_| {})?;
+        Ok((loaded.program, g))
+    }
+
+    /// The atoms of relation `name` in KIF, sorted.
+    pub(crate) fn atoms(p: &Program, g: &Grounding, name: &str) -> Vec<String> {
+        let mut v: Vec<String> = (0..g.atoms.len() as u32)
+            .filter(|&a| {
+                g.rels[g.atom_rel(a) as usize]
+                    .source
+                    .is_some_and(|r| p.name(p.rel_name(r)) == name)
+            })
+            .map(|a| g.display_atom(p, a))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Instances recorded for rules with a head over relation `name`.
+    fn instances_of(p: &Program, g: &Grounding, name: &str) -> usize {
+        g.inst
+            .head
+            .iter()
+            .filter(|&&h| {
+                g.rels[g.atom_rel(h) as usize]
+                    .source
+                    .is_some_and(|r| p.name(p.rel_name(r)) == name)
+            })
+            .count()
+    }
+
+    /// A one-role game around `rules`; `legal`, `terminal` and `goal` come from the caller.
+    fn game(rules: &str) -> String {
+        format!(
+            "(role a) (init s0) (<= (next s1) (true s0)) (<= terminal (true s1)) (<= (goal a 100) (true s1)) {rules}"
+        )
+    }
+
+    #[test]
+    fn static_joins_and_recursion_are_exact() {
+        let text = game(
+            "(edge 1 2) (edge 2 3) (edge 3 4) (edge 9 9)
+             (<= (reach ?x ?y) (edge ?x ?y))
+             (<= (reach ?x ?z) (reach ?x ?y) (edge ?y ?z))
+             (<= (two ?x ?z) (edge ?x ?y) (edge ?y ?z))
+             (<= (legal a (go ?x ?y)) (true s0) (reach ?x ?y) (not (two ?x ?y)))",
+        );
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        assert_eq!(
+            atoms(&p, &g, "reach"),
+            [
+                "(reach 1 2)",
+                "(reach 1 3)",
+                "(reach 1 4)",
+                "(reach 2 3)",
+                "(reach 2 4)",
+                "(reach 3 4)",
+                "(reach 9 9)"
+            ]
+        );
+        assert_eq!(
+            atoms(&p, &g, "two"),
+            ["(two 1 3)", "(two 2 4)", "(two 9 9)"]
+        );
+        // Static literals are decided: (go 9 9) is excluded by `not two`, (go 1 3) and (go 2 4)
+        // too; every legal instance has the single literal `true s0`.
+        assert_eq!(
+            atoms(&p, &g, "legal"),
+            [
+                "(legal a (go 1 2))",
+                "(legal a (go 1 4))",
+                "(legal a (go 2 3))",
+                "(legal a (go 3 4))"
+            ]
+        );
+        assert!(
+            g.inst
+                .head
+                .iter()
+                .enumerate()
+                .all(|(i, _)| g.inst.body(i).len() <= 1)
+        );
+    }
+
+    #[test]
+    fn relaxed_reachability_follows_next_and_does() {
+        // A counter that only advances when the move is `inc`; `(count 3)` is the last.
+        let text = "(role a) (succ 0 1) (succ 1 2) (succ 2 3) (init (count 0))
+            (<= (legal a inc) (true (count ?n)) (succ ?n ?m))
+            (<= (legal a stay) (true (count ?n)))
+            (<= (next (count ?m)) (does a inc) (true (count ?n)) (succ ?n ?m))
+            (<= (next (count ?n)) (does a stay) (true (count ?n)))
+            (<= terminal (true (count 3)))
+            (<= (goal a 100) (true (count 3)))";
+        let (p, g) = ground_text(text, &GroundLimits::default()).expect("grounds");
+        assert_eq!(
+            atoms(&p, &g, "true"),
+            [
+                "(true (count 0))",
+                "(true (count 1))",
+                "(true (count 2))",
+                "(true (count 3))"
+            ]
+        );
+        assert_eq!(atoms(&p, &g, "does"), ["(does a inc)", "(does a stay)"]);
+        // legal inc for counts 0..2, stay for 0..3; next count 1..3 from inc, 0..3 from stay.
+        assert_eq!(instances_of(&p, &g, "legal"), 7);
+        assert_eq!(instances_of(&p, &g, "next"), 7);
+    }
+
+    #[test]
+    fn independent_parts_of_a_body_are_split_and_existentials_projected() {
+        // Without splitting, next(cell) would have (cells × moves) instances.
+        let cells: String = (1..=8)
+            .map(|i| format!("(index {i}) (init (cell {i} b)) "))
+            .collect();
+        let text = format!(
+            "(role a) {cells}
+             (<= (legal a (mark ?i ?j)) (true (cell ?i b)) (index ?j))
+             (<= (next (cell ?i x)) (does a (mark ?i ?j)))
+             (<= (next (cell ?k ?v)) (true (cell ?k ?v)) (does a (mark ?i ?j)) (distinct ?i ?k))
+             (<= terminal (true (cell 1 x)))
+             (<= (goal a 100) (true (cell 1 x)))"
+        );
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        assert_eq!(atoms(&p, &g, "does").len(), 64);
+        let next = instances_of(&p, &g, "next");
+        // 8 cells × 8 columns for the mark rule, 16 fluents for the frame rule (its move part
+        // is an auxiliary atom per cell), far below 16 × 64.
+        assert_eq!(next, 64 + 16, "next instances: {next}");
+    }
+
+    #[test]
+    fn relevance_restricts_to_demanded_constants() {
+        // Only (count 1 2 ...) is read: count is not grounded for the other pairs.
+        let nums: String = (1..=9).map(|i| format!("(n {i}) ")).collect();
+        let text = game(&format!(
+            "{nums}
+             (<= (count ?x ?y) (n ?x) (n ?y) (true s0))
+             (<= (legal a go) (count 1 2))"
+        ));
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        assert_eq!(atoms(&p, &g, "count"), ["(count 1 2)"]);
+    }
+
+    #[test]
+    fn guards_stop_with_the_relation_that_grew() {
+        let nums: String = (0..40).map(|i| format!("(n {i}) ")).collect();
+        let text = game(&format!(
+            "{nums} (<= (pair ?x ?y ?z) (n ?x) (n ?y) (n ?z) (true s0)) (<= (legal a go) (pair ?x ?y ?z))"
+        ));
+        let limits = GroundLimits {
+            max_atoms: 10_000,
+            ..GroundLimits::default()
+        };
+        let e = ground_text(&text, &limits).expect_err("over the atom limit");
+        assert_eq!(e.code, Code::GroundingLimit);
+        assert!(e.message.contains("pair/3"), "{}", e.message);
+        // A term growing across turns trips the depth guard.
+        let text = "(role a) (init (c z)) (<= (next (c (s ?n))) (true (c ?n)))
+            (<= (legal a go) (true (c ?n))) (<= terminal (true (c z)) (true (c (s z))))
+            (<= (goal a 100) (true (c z)))";
+        let limits = GroundLimits {
+            max_depth: 10,
+            ..GroundLimits::default()
+        };
+        let e = ground_text(text, &limits).expect_err("over the depth limit");
+        assert_eq!(e.code, Code::GroundingLimit);
+        assert!(e.message.contains("depth"), "{}", e.message);
+    }
+
+    #[test]
+    fn negative_literals_outside_reachability_disappear() {
+        let text = game(
+            "(<= (legal a go) (true s0) (not (true s7))) (<= (legal a no) (true s0) (not (true s1)))",
+        );
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        // `true s7` is never reachable: the literal is true and dropped; `true s1` stays.
+        let lens: Vec<usize> = (0..g.inst.len())
+            .filter(|&i| {
+                g.rels[g.atom_rel(g.inst.head[i]) as usize]
+                    .source
+                    .is_some_and(|r| p.name(p.rel_name(r)) == "legal")
+            })
+            .map(|i| g.inst.body(i).len())
+            .collect();
+        assert_eq!(lens.iter().sum::<usize>(), 3);
     }
 }

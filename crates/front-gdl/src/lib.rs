@@ -33,20 +33,20 @@ pub mod ground;
 mod hash;
 pub mod infix;
 pub mod lexer;
-mod normalize;
-pub mod print;
-pub mod reader;
-pub mod reasoner;
-pub mod validate;
 mod lower;
 mod names;
+mod normalize;
+pub mod print;
 mod propnet;
+pub mod reader;
+pub mod reasoner;
 mod translate;
+pub mod validate;
 
 pub use ast::{Args, Atom, Literal, Program, RelId, Rule, Sym, Symbols, Term, TermId, VarId};
 pub use error::{Code, GdlDiagnostic, GdlErrors, Level};
-pub use print::print;
 pub use ground::{GroundLimits, Progress};
+pub use print::print;
 pub use translate::{TranslateOptions, TranslateStats, Translation, translate};
 pub use validate::{Analysis, DepEdge, Dependency, Role};
 

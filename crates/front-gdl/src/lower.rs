@@ -32,7 +32,10 @@ fn name_cmp(a: &str, b: &str) -> Ordering {
     match (num(a), num(b)) {
         (true, true) => {
             let (ta, tb) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
-            ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb)).then_with(|| a.cmp(b))
+            ta.len()
+                .cmp(&tb.len())
+                .then_with(|| ta.cmp(tb))
+                .then_with(|| a.len().cmp(&b.len()))
         }
         (true, false) => Ordering::Less,
         (false, true) => Ordering::Greater,
@@ -49,6 +52,8 @@ enum Access {
     Linear(u32, u32),
     /// Materialised: `r_<s>_<i> == 1`.
     Var(u32, u32),
+    /// A shared atom evaluated once per turn: `h_<atom> == 1`.
+    Held(ExprId),
 }
 
 struct Lowerer<'a> {
@@ -72,6 +77,21 @@ struct Lowerer<'a> {
     mat_vars: HashMap<u32, Vec<ExprId>>,
     /// SCC sub-automata built.
     linear_built: Vec<bool>,
+    /// Variables of held (shared, evaluated once per turn) atoms.
+    held: Vec<ExprId>,
+    /// The variable of each held atom.
+    held_of: HashMap<u32, ExprId>,
+}
+
+/// An atom read by several conditions is held in a variable (evaluated once per turn) when the
+/// evaluations this saves, (uses − 1) × its cost in search steps, reach this.
+const HOLD_THRESHOLD: u64 = 32;
+
+/// A unit evaluated by the keeper before use: a shared atom, or a non-linear SCC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    Atom(u32),
+    Scc(u32),
 }
 
 /// Lowers a simplified ground game.
@@ -97,6 +117,8 @@ pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiag
         atom_namer: Namer::default(),
         mat_vars: HashMap::new(),
         linear_built: vec![false; net.sccs.len()],
+        held: Vec::new(),
+        held_of: HashMap::new(),
     };
     l.run();
     (l.game, l.warnings)
@@ -124,9 +146,9 @@ impl Lowerer<'_> {
     }
 
     fn term_cmp(&self, a: GTerm, b: GTerm) -> Ordering {
-        self.g
-            .store
-            .cmp(a, b, &|x, y| name_cmp(self.p.name(sym(x)), self.p.name(sym(y))))
+        self.g.store.cmp(a, b, &|x, y| {
+            name_cmp(self.p.name(sym(x)), self.p.name(sym(y)))
+        })
     }
 
     /// Names `terms` (in the given order) in a fresh namespace, reporting collisions.
@@ -166,7 +188,8 @@ impl Lowerer<'_> {
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Option<Span>) {
-        self.game.add_edge_spanned(from, to, label, Spans::whole(span));
+        self.game
+            .add_edge_spanned(from, to, label, Spans::whole(span));
     }
 
     fn var_ref(&mut self, name: &str) -> ExprId {
@@ -182,7 +205,13 @@ impl Lowerer<'_> {
         Label::Compare { lhs, rhs, negated }
     }
 
-    fn declare_var(&mut self, name: &str, ty: rg_core::TypeId, init: Symbol, span: Option<Span>) -> ExprId {
+    fn declare_var(
+        &mut self,
+        name: &str,
+        ty: rg_core::TypeId,
+        init: Symbol,
+        span: Option<Span>,
+    ) -> ExprId {
         let s = self.game.sym(name);
         let v = self.game.value_elem(init);
         self.game.variables.push(Variable {
@@ -216,8 +245,13 @@ impl Lowerer<'_> {
         // ---- roles ----
         let role_terms: Vec<GTerm> = net.roles.iter().map(|r| r.term).collect();
         let role_names = self.name_terms(&role_terms, true, "roles");
-        let players: Vec<usize> = (0..net.roles.len()).filter(|&i| !net.roles[i].random).collect();
-        let player_syms: Vec<Symbol> = players.iter().map(|&i| self.game.sym(&role_names[i])).collect();
+        let players: Vec<usize> = (0..net.roles.len())
+            .filter(|&i| !net.roles[i].random)
+            .collect();
+        let player_syms: Vec<Symbol> = players
+            .iter()
+            .map(|&i| self.game.sym(&role_names[i]))
+            .collect();
         let role_span = self.span_of_rel(crate::ast::RelId::ROLE);
         self.typedef("Player", player_syms.clone(), role_span);
 
@@ -256,16 +290,30 @@ impl Lowerer<'_> {
             if acts.is_empty() {
                 let d = GdlDiagnostic::new(
                     Code::NoLegalMove,
-                    legal_span.or(role_span).unwrap_or(Span::new(self.p.file(), 0, 0)),
-                    format!("role `{}` never has a legal move", self.g.display_term(self.p, role.term)),
+                    legal_span
+                        .or(role_span)
+                        .unwrap_or(Span::new(self.p.file(), 0, 0)),
+                    format!(
+                        "role `{}` never has a legal move",
+                        self.g.display_term(self.p, role.term)
+                    ),
                 )
                 .with_help("every play reaching this role's turn is stuck");
                 self.warnings.push(d);
                 self.does_var.push(None);
             } else {
                 let members: Vec<Symbol> = acts.iter().map(|&k| syms[k].expect("named")).collect();
-                let ty = self.typedef(&format!("does_{}_type", role_names[ri]), members.clone(), legal_span);
-                let v = self.declare_var(&format!("does_{}", role_names[ri]), ty, members[0], legal_span);
+                let ty = self.typedef(
+                    &format!("does_{}_type", role_names[ri]),
+                    members.clone(),
+                    legal_span,
+                );
+                let v = self.declare_var(
+                    &format!("does_{}", role_names[ri]),
+                    ty,
+                    members[0],
+                    legal_span,
+                );
                 self.does_var.push(Some(v));
             }
             self.action_sym.push(syms);
@@ -273,7 +321,9 @@ impl Lowerer<'_> {
 
         // ---- fluents ----
         let mut fl: Vec<usize> = (0..net.fluents.len())
-            .filter(|&f| net.fluent_used[f] && net.val[net.fluents[f].atom as usize] == Val::Unknown)
+            .filter(|&f| {
+                net.fluent_used[f] && net.val[net.fluents[f].atom as usize] == Val::Unknown
+            })
             .collect();
         fl.sort_by(|&a, &b| self.term_cmp(net.fluents[a].term, net.fluents[b].term));
         let fterms: Vec<GTerm> = fl.iter().map(|&f| net.fluents[f].term).collect();
@@ -294,7 +344,9 @@ impl Lowerer<'_> {
             let next = match net.cond(net.fluents[f].next) {
                 Cond::True => Err(true),
                 Cond::False => Err(false),
-                Cond::Lit(_) => Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, zero_sym, next_span)),
+                Cond::Lit(_) => {
+                    Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, zero_sym, next_span))
+                }
             };
             state.push((f, fv, next));
         }
@@ -325,15 +377,17 @@ impl Lowerer<'_> {
         let begin = self.node("begin");
         let eval = self.node("m_eval");
         self.edge(begin, eval, Label::Skip, None);
-        // State-dependent materialised recursion, then the terminal test.
+        // Shared atoms and non-linear recursion that depend on the state only, evaluated once
+        // per turn; then the terminal test.
+        let units = self.units(bool_ty, zero_sym);
         let mut at = eval;
-        let mut mats: Vec<u32> = self.mat_vars.keys().copied().collect();
-        mats.sort_unstable();
-        for &s in &mats {
-            if !self.scc_move_dep(s) {
-                at = self.materialise(s, at, changed.expect("declared"));
+        for &u in &units {
+            if !self.unit_move_dep(u) {
+                at = self.emit_unit(u, at, changed);
             }
         }
+        let mut mats: Vec<u32> = self.mat_vars.keys().copied().collect();
+        mats.sort_unstable();
         let check = self.node("m_check");
         self.edge(at, check, Label::Skip, None);
         let turn = self.node("m_turn");
@@ -365,7 +419,8 @@ impl Lowerer<'_> {
             let who = if role.random {
                 self.game.expr_ref(wk.random)
             } else {
-                self.game.expr_ref(player_syms[players.iter().position(|&x| x == ri).expect("player")])
+                self.game
+                    .expr_ref(player_syms[players.iter().position(|&x| x == ri).expect("player")])
             };
             let lab = self.assign(player, who);
             self.edge(at, choose, lab, role_span);
@@ -378,7 +433,14 @@ impl Lowerer<'_> {
                 let a = self.action_sym[ri][k].expect("named");
                 let mv = self.node(&format!("m_move_{j}_{rn}"));
                 let c = net.cond(role.actions[k].2);
-                self.cond_edge(choose, mv, c, true, &format!("m_legal_{j}_{rn}"), legal_span);
+                self.cond_edge(
+                    choose,
+                    mv,
+                    c,
+                    true,
+                    &format!("m_legal_{j}_{rn}"),
+                    legal_span,
+                );
                 let set = self.node(&format!("m_set_{j}_{rn}"));
                 let av = self.game.expr_ref(a);
                 let lab = self.assign(self.does_var[ri].expect("role with actions"), av);
@@ -390,10 +452,10 @@ impl Lowerer<'_> {
             self.edge(done, next, lab, role_span);
             at = next;
         }
-        // Move-dependent materialised recursion.
-        for &s in &mats {
-            if self.scc_move_dep(s) {
-                at = self.materialise(s, at, changed.expect("declared"));
+        // The same for what depends on the moves.
+        for &u in &units {
+            if self.unit_move_dep(u) {
+                at = self.emit_unit(u, at, changed);
             }
         }
         // Perception.
@@ -481,7 +543,12 @@ impl Lowerer<'_> {
         }
         for ri in 0..net.roles.len() {
             if let Some(v) = self.does_var[ri] {
-                let first = self.game.variables.iter().find(|x| self.game.expr_root(v) == x.name).map(|x| x.init);
+                let first = self
+                    .game
+                    .variables
+                    .iter()
+                    .find(|x| self.game.expr_root(v) == x.name)
+                    .map(|x| x.init);
                 if let Some(init) = first {
                     let rg_core::ValueData::Element(s) = self.game.value(init).clone() else {
                         continue;
@@ -495,6 +562,9 @@ impl Lowerer<'_> {
             for &v in &self.mat_vars[s].clone() {
                 commit.push(Label::Assign { lhs: v, rhs: zero });
             }
+        }
+        for &v in &self.held.clone() {
+            commit.push(Label::Assign { lhs: v, rhs: zero });
         }
         for (k, lab) in commit.into_iter().enumerate() {
             let n = self.node(&format!("m_commit_{k}"));
@@ -546,6 +616,190 @@ impl Lowerer<'_> {
         self.edge(at, end, lab, None);
     }
 
+    /// The derived atoms a literal list reads (aliases resolved by the simplification).
+    fn children(&self, a: u32) -> Vec<u32> {
+        let net = self.net;
+        if net.does_sets.contains_key(&a) {
+            return Vec::new();
+        }
+        let mut v = Vec::new();
+        for &r in &net.rules_of[a as usize] {
+            for &l in &net.rules[r as usize].lits {
+                let b = lit_atom(l);
+                if net.kind[b as usize] == Kind::Derived {
+                    v.push(b);
+                }
+            }
+        }
+        v
+    }
+
+    /// The atoms the conditions of the automaton read directly.
+    fn root_atoms(&self) -> Vec<u32> {
+        let net = self.net;
+        let mut conds: Vec<Cond> = Vec::new();
+        for role in &net.roles {
+            conds.extend(role.actions.iter().map(|x| net.cond(x.2)));
+        }
+        conds.push(net.cond(net.terminal));
+        for (ri, role) in net.roles.iter().enumerate() {
+            if !role.random {
+                conds.extend(
+                    net.goals[ri]
+                        .iter()
+                        .chain(&net.sees[ri])
+                        .map(|x| net.cond(Some(x.1))),
+                );
+            }
+        }
+        for (f, fl) in net.fluents.iter().enumerate() {
+            if net.fluent_used[f] && net.val[fl.atom as usize] == Val::Unknown {
+                conds.push(net.cond(fl.next));
+            }
+        }
+        conds
+            .into_iter()
+            .filter_map(|c| match c {
+                Cond::Lit(l) if net.kind[lit_atom(l) as usize] == Kind::Derived => {
+                    Some(lit_atom(l))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Chooses the atoms to hold (read by at least two conditions or rules, and not trivially
+    /// cheap), declares their variables, and returns every unit in dependency order.
+    fn units(&mut self, bool_ty: rg_core::TypeId, zero: Symbol) -> Vec<Unit> {
+        let net = self.net;
+        let roots = self.root_atoms();
+        let mut uses: HashMap<u32, u32> = HashMap::new();
+        for &a in &roots {
+            *uses.entry(a).or_default() += 1;
+        }
+        // Iterative depth-first search: post-order = dependencies first.
+        let mut order: Vec<u32> = Vec::new();
+        let mut seen: std::collections::HashSet<u32> = Default::default();
+        for &root in &roots {
+            if !seen.insert(root) {
+                continue;
+            }
+            let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(root, self.children(root), 0)];
+            while let Some(top) = stack.last_mut() {
+                if top.2 < top.1.len() {
+                    let c = top.1[top.2];
+                    top.2 += 1;
+                    *uses.entry(c).or_default() += 1;
+                    if seen.insert(c) {
+                        let ch = self.children(c);
+                        stack.push((c, ch, 0));
+                    }
+                } else {
+                    order.push(top.0);
+                    stack.pop();
+                }
+            }
+        }
+        // Cost of evaluating an atom once (search steps, upper bound): its literals plus the
+        // cost of the derived atoms it reads. Dependencies come first in `order`; members of
+        // a cycle see each other at cost 1.
+        let mut cost: HashMap<u32, u64> = HashMap::new();
+        for &a in &order {
+            let c: u64 = if let Some(set) = net.does_sets.get(&a) {
+                set.iter().map(|m| m.actions.len() as u64).sum::<u64>() + 1
+            } else {
+                net.rules_of[a as usize]
+                    .iter()
+                    .flat_map(|&r| net.rules[r as usize].lits.iter())
+                    .map(|&l| {
+                        let b = lit_atom(l);
+                        1 + if net.kind[b as usize] == Kind::Derived {
+                            cost.get(&b).copied().unwrap_or(1)
+                        } else {
+                            0
+                        }
+                    })
+                    .sum()
+            };
+            cost.insert(a, c.min(1 << 40));
+        }
+        // Every held atom makes every state larger, so only the most profitable ones are.
+        let mut candidates: Vec<(u64, u32)> = order
+            .iter()
+            .filter(|&&a| net.scc_of[a as usize] == u32::MAX)
+            .filter_map(|&a| {
+                let u = u64::from(uses.get(&a).copied().unwrap_or(0));
+                let gain = u.saturating_sub(1).saturating_mul(cost[&a]);
+                (u >= 2 && gain >= HOLD_THRESHOLD).then_some((gain, a))
+            })
+            .collect();
+        candidates.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
+        let budget = (net.fluents.len() / 4).max(32);
+        let chosen: std::collections::HashSet<u32> =
+            candidates.iter().take(budget).map(|x| x.1).collect();
+        let mut units = Vec::new();
+        let mut scc_left: HashMap<u32, usize> = HashMap::new();
+        for a in order {
+            let s = net.scc_of[a as usize];
+            if s != u32::MAX && self.mat_vars.contains_key(&s) {
+                let left = scc_left.entry(s).or_insert(net.sccs[s as usize].len());
+                *left -= 1;
+                if *left == 0 {
+                    units.push(Unit::Scc(s));
+                }
+                continue;
+            }
+            if chosen.contains(&a) {
+                let name = self.atom_name(a);
+                let v = self.declare_var(&format!("h_{name}"), bool_ty, zero, None);
+                self.held.push(v);
+                self.held_of.insert(a, v);
+                units.push(Unit::Atom(a));
+            }
+        }
+        units
+    }
+
+    fn unit_move_dep(&self, u: Unit) -> bool {
+        match u {
+            Unit::Atom(a) => self.net.move_dep[a as usize],
+            Unit::Scc(s) => self.scc_move_dep(s),
+        }
+    }
+
+    /// Emits the evaluation of a unit after `at`; returns the node after it.
+    fn emit_unit(&mut self, u: Unit, at: NodeId, changed: Option<ExprId>) -> NodeId {
+        match u {
+            Unit::Scc(s) => self.materialise(s, at, changed.expect("declared with the SCC")),
+            Unit::Atom(a) => {
+                let v = self.held_of[&a];
+                let name = self.atom_name(a);
+                let t = self.node(&format!("m_hold_{name}_t"));
+                let nx = self.node(&format!("m_hold_{name}"));
+                let pos = self.label(a << 1);
+                let neg = match pos {
+                    Label::Reach { from, to, .. } => Label::Reach {
+                        from,
+                        to,
+                        negated: true,
+                    },
+                    Label::Compare { lhs, rhs, .. } => Label::Compare {
+                        lhs,
+                        rhs,
+                        negated: true,
+                    },
+                    other => unreachable!("an atom's label is a check, got {other:?}"),
+                };
+                self.edge(at, t, pos, None);
+                let lab = self.assign(v, self.one);
+                self.edge(t, nx, lab, None);
+                self.edge(at, nx, neg, None);
+                self.access.insert(a, Access::Held(v));
+                nx
+            }
+        }
+    }
+
     /// Whether SCC `s` is linear: every rule of a member has at most one positive literal over
     /// the SCC.
     fn is_linear(&self, s: u32) -> bool {
@@ -570,7 +824,15 @@ impl Lowerer<'_> {
 
     /// Emits `from → to` for condition `c` (or its negation when `positive` is false):
     /// a skip when it always holds, nothing when it never does, else the literal's edges.
-    fn cond_edge(&mut self, from: NodeId, to: NodeId, c: Cond, positive: bool, base: &str, span: Option<Span>) {
+    fn cond_edge(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        c: Cond,
+        positive: bool,
+        base: &str,
+        span: Option<Span>,
+    ) {
         match (c, positive) {
             (Cond::True, true) | (Cond::False, false) => self.edge(from, to, Label::Skip, span),
             (Cond::True, false) | (Cond::False, true) => {}
@@ -583,14 +845,26 @@ impl Lowerer<'_> {
 
     /// Emits edges from `from` to `to` that pass iff literal `l` holds; intermediate nodes are
     /// named `<base>_<k>`.
-    fn lit_path(&mut self, from: NodeId, to: NodeId, l: PLit, base: &str, span: Option<Span>, depth: u32) {
+    fn lit_path(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        l: PLit,
+        base: &str,
+        span: Option<Span>,
+        depth: u32,
+    ) {
         let net = self.net;
         let a = lit_atom(l);
         // A set of one role's moves: a chain of `!=` when the literal means "not in these",
         // one `==` for a single move; otherwise its sub-automaton.
         if let Some([m]) = net.does_sets.get(&a).map(Vec::as_slice) {
             if m.complement != lit_neg(l) {
-                let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                let labels: Vec<Label> = m
+                    .actions
+                    .iter()
+                    .map(|&k| self.move_cmp(m.role, k, true))
+                    .collect();
                 self.label_chain(from, to, labels, base, span);
                 return;
             }
@@ -620,7 +894,15 @@ impl Lowerer<'_> {
     }
 
     /// Emits a chain `from → … → to` with one literal per step.
-    fn chain(&mut self, from: NodeId, to: NodeId, lits: &[PLit], base: &str, span: Option<Span>, depth: u32) {
+    fn chain(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        lits: &[PLit],
+        base: &str,
+        span: Option<Span>,
+        depth: u32,
+    ) {
         if lits.is_empty() {
             self.edge(from, to, Label::Skip, span);
             return;
@@ -646,7 +928,14 @@ impl Lowerer<'_> {
     }
 
     /// A chain of single labels from `from` to `to` (a skip when empty).
-    fn label_chain(&mut self, from: NodeId, to: NodeId, labels: Vec<Label>, base: &str, span: Option<Span>) {
+    fn label_chain(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        labels: Vec<Label>,
+        base: &str,
+        span: Option<Span>,
+    ) {
         if labels.is_empty() {
             self.edge(from, to, Label::Skip, span);
             return;
@@ -654,7 +943,11 @@ impl Lowerer<'_> {
         let n = labels.len();
         let mut at = from;
         for (k, lab) in labels.into_iter().enumerate() {
-            let nx = if k + 1 == n { to } else { self.node(&format!("{base}_{k}")) };
+            let nx = if k + 1 == n {
+                to
+            } else {
+                self.node(&format!("{base}_{k}"))
+            };
             self.edge(at, nx, lab, span);
             at = nx;
         }
@@ -677,26 +970,38 @@ impl Lowerer<'_> {
         let neg = lit_neg(l);
         match net.kind[a as usize] {
             Kind::Fluent(f) => {
-                let v = self.fluent_var[f as usize].expect("a fluent read by a condition has a variable");
+                let v = self.fluent_var[f as usize]
+                    .expect("a fluent read by a condition has a variable");
                 self.cmp_label(v, self.one, neg)
             }
             Kind::Does(r, k) => self.move_cmp(r, k, neg),
-            Kind::Derived | Kind::Exact => match self.access.get(&a).copied().unwrap_or(Access::Sub) {
-                Access::Sub => {
-                    let (i, o) = self.sub_automaton(a);
-                    Label::Reach { from: i, to: o, negated: neg }
+            Kind::Derived | Kind::Exact => {
+                match self.access.get(&a).copied().unwrap_or(Access::Sub) {
+                    Access::Sub => {
+                        let (i, o) = self.sub_automaton(a);
+                        Label::Reach {
+                            from: i,
+                            to: o,
+                            negated: neg,
+                        }
+                    }
+                    Access::Linear(s, i) => {
+                        self.build_linear(s);
+                        let src = self.node(&format!("c{s}_src"));
+                        let t = self.node(&format!("c{s}_{i}"));
+                        Label::Reach {
+                            from: src,
+                            to: t,
+                            negated: neg,
+                        }
+                    }
+                    Access::Var(s, i) => {
+                        let v = self.mat_vars[&s][i as usize];
+                        self.cmp_label(v, self.one, neg)
+                    }
+                    Access::Held(v) => self.cmp_label(v, self.one, neg),
                 }
-                Access::Linear(s, i) => {
-                    self.build_linear(s);
-                    let src = self.node(&format!("c{s}_src"));
-                    let t = self.node(&format!("c{s}_{i}"));
-                    Label::Reach { from: src, to: t, negated: neg }
-                }
-                Access::Var(s, i) => {
-                    let v = self.mat_vars[&s][i as usize];
-                    self.cmp_label(v, self.one, neg)
-                }
-            },
+            }
         }
     }
 
@@ -719,7 +1024,9 @@ impl Lowerer<'_> {
             natural.push('_');
             self.term_name_into(t, &mut natural);
         }
-        let (names, collisions) = self.atom_namer.assign(std::slice::from_ref(&natural), false);
+        let (names, collisions) = self
+            .atom_namer
+            .assign(std::slice::from_ref(&natural), false);
         if !collisions.is_empty() {
             // The name is taken by an atom named earlier: report against a display of both.
             let other = self
@@ -735,8 +1042,13 @@ impl Lowerer<'_> {
                     g.display_atom(self.p, a),
                     names[0]
                 );
-                let span = self.p.rules().first().map(|r| r.span).unwrap_or(Span::new(self.p.file(), 0, 0));
-                self.warnings.push(GdlDiagnostic::new(Code::NameCollision, span, msg));
+                let span = self.p.rules().first().map(|r| r.span).unwrap_or(Span::new(
+                    self.p.file(),
+                    0,
+                    0,
+                ));
+                self.warnings
+                    .push(GdlDiagnostic::new(Code::NameCollision, span, msg));
             }
         }
         self.atom_name.insert(a, names[0].clone());
@@ -756,7 +1068,11 @@ impl Lowerer<'_> {
         if let Some(set) = net.does_sets.get(&a) {
             for (j, m) in set.iter().enumerate() {
                 if m.complement {
-                    let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                    let labels: Vec<Label> = m
+                        .actions
+                        .iter()
+                        .map(|&k| self.move_cmp(m.role, k, true))
+                        .collect();
                     self.label_chain(i, o, labels, &format!("d_{name}_{j}"), None);
                 } else {
                     for &k in &m.actions {
@@ -794,7 +1110,10 @@ impl Lowerer<'_> {
                     .partition(|&&l| net.scc_of[lit_atom(l) as usize] == s);
                 let from = match rec.first() {
                     Some(&l) => {
-                        let j = members.iter().position(|&x| x == lit_atom(l)).expect("member");
+                        let j = members
+                            .iter()
+                            .position(|&x| x == lit_atom(l))
+                            .expect("member");
                         self.node(&format!("c{s}_{j}"))
                     }
                     None => src,
@@ -839,8 +1158,26 @@ impl Lowerer<'_> {
                 let span = self.g.rule_span(self.p, net.rules[r as usize].src);
                 self.chain(ci, co, &lits, &format!("e{s}_{i}_{ri}"), span, 0);
             }
-            self.edge(try_, set, Label::Reach { from: ci, to: co, negated: false }, None);
-            self.edge(try_, skip, Label::Reach { from: ci, to: co, negated: true }, None);
+            self.edge(
+                try_,
+                set,
+                Label::Reach {
+                    from: ci,
+                    to: co,
+                    negated: false,
+                },
+                None,
+            );
+            self.edge(
+                try_,
+                skip,
+                Label::Reach {
+                    from: ci,
+                    to: co,
+                    negated: true,
+                },
+                None,
+            );
             let lab = self.assign(vars[i], one);
             self.edge(set, set2, lab, None);
             let lab = self.assign(changed, one);

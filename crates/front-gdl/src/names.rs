@@ -33,7 +33,9 @@ pub(crate) fn mangle_into(name: &str, out: &mut String) {
 /// prefix `v_`.
 fn reserved_value(name: &str) -> bool {
     matches!(name, "goals" | "player" | "visible" | "keeper" | "random")
-        || ["f_", "n_", "r_", "does_"].iter().any(|p| name.starts_with(p))
+        || ["f_", "n_", "r_", "h_", "does_"]
+            .iter()
+            .any(|p| name.starts_with(p))
 }
 
 /// A namespace of generated names.
@@ -149,7 +151,9 @@ mod tests {
     #[test]
     fn reserved_value_names_are_escaped() {
         let mut n = Namer::default();
-        let input: Vec<String> = ["player", "f_x", "does_a", "ok", "v_player"].map(String::from).into();
+        let input: Vec<String> = ["player", "f_x", "does_a", "ok", "v_player"]
+            .map(String::from)
+            .into();
         let (names, _) = n.assign(&input, true);
         assert_eq!(names, ["v_player", "v_f_x", "v_does_a", "ok", "v_player_2"]);
     }

@@ -286,7 +286,12 @@ impl Net {
     fn index(&mut self) {
         let n = self.val.len();
         for i in 0..self.rules.len() {
-            if self.alive[i] && self.rules[i].lits.iter().any(|&l| self.lit_value(l) == Val::False) {
+            if self.alive[i]
+                && self.rules[i]
+                    .lits
+                    .iter()
+                    .any(|&l| self.lit_value(l) == Val::False)
+            {
                 self.alive[i] = false;
             }
         }
@@ -338,7 +343,12 @@ impl Net {
             }
         }
         for i in 0..self.rules.len() {
-            if self.alive[i] && self.rules[i].lits.iter().all(|&l| self.lit_value(l) == Val::True) {
+            if self.alive[i]
+                && self.rules[i]
+                    .lits
+                    .iter()
+                    .all(|&l| self.lit_value(l) == Val::True)
+            {
                 self.set(self.rules[i].head, Val::True);
             }
             if self.alive[i] && self.unresolved[i] == 1 {
@@ -517,7 +527,10 @@ impl Net {
             }
         }
         let plain: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
-        (Csr::from_edges(self.val.len(), plain.iter().copied()), edges)
+        (
+            Csr::from_edges(self.val.len(), plain.iter().copied()),
+            edges,
+        )
     }
 
     /// Gives undecided atoms that depend on no input their least-model value. Returns whether
@@ -756,7 +769,11 @@ impl Net {
             if let Kind::Fluent(f) = self.kind[a as usize] {
                 if !fluent_used[f as usize] {
                     fluent_used[f as usize] = true;
-                    push(self.cond(self.fluents[f as usize].next), &mut needed, &mut stack);
+                    push(
+                        self.cond(self.fluents[f as usize].next),
+                        &mut needed,
+                        &mut stack,
+                    );
                 }
                 continue;
             }
@@ -873,12 +890,17 @@ impl Net {
 
     /// Finds the atoms that are sets of moves (see [`DoesSet`]), dependencies first.
     fn compute_does_sets(&mut self) {
-        let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32).map(|r| self.open_actions_of(r)).collect();
+        let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32)
+            .map(|r| self.open_actions_of(r))
+            .collect();
         let (csr, _) = self.graph(|_| true);
         let comps = sccs(&csr).components;
         for m in comps {
             let a = m[0];
-            if m.len() == 1 && self.kind[a as usize] == Kind::Derived && self.val[a as usize] == Val::Unknown {
+            if m.len() == 1
+                && self.kind[a as usize] == Kind::Derived
+                && self.val[a as usize] == Val::Unknown
+            {
                 if let Some(set) = self.does_set_of(a, &universes) {
                     self.does_sets.insert(a, set);
                 }
@@ -911,10 +933,11 @@ impl Net {
                 return None;
             }
             let b = lit_atom(l);
-            let mut add_plain = |role: u32, items: &[u32]| match plain.iter_mut().find(|x| x.0 == role) {
-                Some(x) => x.1.extend_from_slice(items),
-                None => plain.push((role, items.to_vec())),
-            };
+            let mut add_plain =
+                |role: u32, items: &[u32]| match plain.iter_mut().find(|x| x.0 == role) {
+                    Some(x) => x.1.extend_from_slice(items),
+                    None => plain.push((role, items.to_vec())),
+                };
             match self.kind[b as usize] {
                 Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
                 Kind::Derived => {
@@ -946,7 +969,11 @@ impl Net {
         let mut out: DoesSet = Vec::new();
         for role in roles {
             let universe = &universes[role as usize];
-            let mut p = plain.iter().find(|x| x.0 == role).map(|x| x.1.clone()).unwrap_or_default();
+            let mut p = plain
+                .iter()
+                .find(|x| x.0 == role)
+                .map(|x| x.1.clone())
+                .unwrap_or_default();
             p.sort_unstable();
             p.dedup();
             let m = match compl.iter().find(|x| x.0 == role) {
@@ -981,7 +1008,14 @@ impl Net {
     }
 
     /// E-VAL-031 for the negative edge `a → b` inside one component.
-    fn negation_cycle(&self, p: &Program, g: &Grounding, csr: &Csr, a: u32, b: u32) -> GdlDiagnostic {
+    fn negation_cycle(
+        &self,
+        p: &Program,
+        g: &Grounding,
+        csr: &Csr,
+        a: u32,
+        b: u32,
+    ) -> GdlDiagnostic {
         // A path from b back to a closes the cycle.
         let mut prev = vec![NONE; self.val.len()];
         let mut queue = std::collections::VecDeque::from([b]);
@@ -1008,7 +1042,9 @@ impl Net {
         let via: Vec<String> = path.iter().map(|&x| show(x)).collect();
         let span = self.rules_of[b as usize]
             .iter()
-            .find(|&&r| self.alive[r as usize] && self.rules[r as usize].lits.contains(&(a << 1 | 1)))
+            .find(|&&r| {
+                self.alive[r as usize] && self.rules[r as usize].lits.contains(&(a << 1 | 1))
+            })
             .and_then(|&r| g.rule_span(p, self.rules[r as usize].src))
             .unwrap_or(Span::new(p.file(), 0, 0));
         GdlDiagnostic::new(
@@ -1053,7 +1089,10 @@ pub(crate) enum Cond {
 
 /// Sorted-list difference `a \ b`.
 fn minus(a: &[u32], b: &[u32]) -> Vec<u32> {
-    a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect()
+    a.iter()
+        .copied()
+        .filter(|x| b.binary_search(x).is_err())
+        .collect()
 }
 
 /// The smaller of a set's two representations, given the role's possible actions.
@@ -1069,3 +1108,138 @@ fn normalise(m: MoveSet, universe: &[u32]) -> MoveSet {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ground::GroundLimits;
+    use crate::ground::tests::ground_text;
+
+    fn net(text: &str) -> Result<(Program, Grounding, Net), GdlDiagnostic> {
+        let (p, g) = ground_text(text, &GroundLimits::default())?;
+        let n = Net::build(&p, &g)?;
+        Ok((p, g, n))
+    }
+
+    /// The value of the `true(f)` atom of the fluent displayed as `f`.
+    fn fluent(p: &Program, g: &Grounding, n: &Net, f: &str) -> Val {
+        let fl = n
+            .fluents
+            .iter()
+            .find(|x| g.display_term(p, x.term) == f)
+            .unwrap_or_else(|| panic!("no fluent {f}"));
+        n.val[fl.atom as usize]
+    }
+
+    fn atom_cond(p: &Program, g: &Grounding, n: &Net, a: &str) -> Cond {
+        let id = (0..g.atoms.len() as u32)
+            .find(|&x| g.display_atom(p, x) == a)
+            .unwrap_or_else(|| panic!("no atom {a}"));
+        n.cond(Some(id))
+    }
+
+    #[test]
+    fn constant_fluents_and_forced_moves_are_decided() {
+        let text = "(role a) (role b)
+            (init wall) (init (at 1)) (succ 1 2) (succ 2 3)
+            (<= (next wall) (true wall))
+            (<= (next (at ?y)) (true (at ?x)) (succ ?x ?y) (does a step))
+            (<= (next ghost) (true ghost))
+            (<= (legal a step) (true (at ?x)))
+            (<= (legal b wait) (true wall))
+            (<= (legal b jump) (true ghost))
+            (<= terminal (true (at 3)))
+            (<= (goal a 100) (true wall)) (<= (goal b 0) (true wall))";
+        let (p, g, n) = net(text).expect("valid");
+        // `wall` is initial and persists; `ghost` (if it were reachable) only re-derives itself.
+        assert_eq!(fluent(&p, &g, &n, "wall"), Val::True);
+        assert!(
+            n.fluents
+                .iter()
+                .all(|f| g.display_term(&p, f.term) != "ghost")
+        );
+        assert_eq!(fluent(&p, &g, &n, "(at 2)"), Val::Unknown);
+        // a's only action is forced; b's `jump` needs ghost, which never holds.
+        assert_eq!(atom_cond(&p, &g, &n, "(does a step)"), Cond::True);
+        assert_eq!(atom_cond(&p, &g, &n, "(legal b wait)"), Cond::True);
+        // Goals read the constant fluent.
+        assert_eq!(atom_cond(&p, &g, &n, "(goal a 100)"), Cond::True);
+    }
+
+    #[test]
+    fn sign_aware_simplification() {
+        // gdl.md §9.2 negconst / negimpossible: `blocked` is a derived constant, `q` undefined.
+        let text = "(role a) (init s0) (base_fact 1)
+            (<= blocked (base_fact 1))
+            (<= (legal a go) (true s0))
+            (<= (legal a bad) (true s0) (not blocked))
+            (<= (legal a ok) (true s0) (not q))
+            (<= (next s1) (true s0))
+            (<= terminal (true s1)) (<= (goal a 100) (true s1))";
+        let (p, g, n) = net(text).expect("valid");
+        let l = |a: &str| {
+            (0..g.atoms.len() as u32)
+                .find(|&x| g.display_atom(&p, x) == a)
+                .map(|x| n.cond(Some(x)))
+        };
+        assert!(matches!(l("(legal a go)"), Some(Cond::Lit(_))));
+        assert!(matches!(l("(legal a ok)"), Some(Cond::Lit(_))));
+        assert!(matches!(l("(legal a bad)"), None | Some(Cond::False)));
+    }
+
+    #[test]
+    fn input_independent_cycles_take_their_least_model() {
+        // A relation-level negation cycle that is stratified on ground atoms: p2 only
+        // supports itself (false), so p1 = not p2 holds.
+        let text = "(role a) (init s0)
+            (<= (p 1) (not (p 2)))
+            (<= (p 2) (p 2))
+            (<= (legal a go) (true s0) (p 1))
+            (<= (legal a no) (true s0) (p 2))
+            (<= (next s1) (true s0))
+            (<= terminal (true s1)) (<= (goal a 100) (true s1))";
+        let (p, g, n) = net(text).expect("valid");
+        assert!(matches!(
+            atom_cond(&p, &g, &n, "(legal a go)"),
+            Cond::Lit(_)
+        ));
+        assert_eq!(atom_cond(&p, &g, &n, "(p 1)"), Cond::True);
+        // `(p 2)` has no well-founded support: the grounder never derives it.
+        assert!((0..g.atoms.len() as u32).all(|x| g.display_atom(&p, x) != "(p 2)"));
+    }
+
+    #[test]
+    fn ground_negation_cycles_are_errors() {
+        let text = "(role a) (init s0) (init s2)
+            (<= (p 1) (true s2) (not (q 1)))
+            (<= (q 1) (true s2) (p 1))
+            (<= (legal a go) (true s0) (q 1))
+            (<= (next s1) (true s0))
+            (<= terminal (true s1)) (<= (goal a 100) (true s1))";
+        let e = net(text).expect_err("a ground negation cycle");
+        assert_eq!(e.code, Code::GroundNegationCycle);
+        assert!(
+            e.message.contains("(q 1)") && e.message.contains("(p 1)"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn recursion_through_the_state_is_kept_as_components() {
+        // gdl.md §9.2 cyclic: reachability over open nodes (linear recursion).
+        let text = "(role a)
+            (init (open 1)) (init (open 2)) (init (open 3))
+            (adj 1 2) (adj 2 1) (adj 2 3) (adj 3 2)
+            (<= (reach 1) (true (open 1)))
+            (<= (reach ?y) (reach ?x) (adj ?x ?y) (true (open ?y)))
+            (<= (legal a (close ?x)) (true (open ?x)))
+            (<= (next (open ?x)) (true (open ?x)) (not (does a (close ?x))))
+            (<= (next done) (does a (close ?x)))
+            (<= terminal (true done))
+            (<= (goal a 100) (not (reach 2)))
+            (<= (goal a 0) (reach 2))";
+        let (_, _, n) = net(text).expect("valid");
+        assert_eq!(n.sccs.len(), 1);
+        assert_eq!(n.sccs[0].len(), 3);
+    }
+}

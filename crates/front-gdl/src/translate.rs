@@ -89,7 +89,11 @@ pub fn translate(
     let stats = TranslateStats {
         atoms: g.atoms.len(),
         instances: g.inst.len(),
-        fluents: game.variables.iter().filter(|v| game.name(v.name).starts_with("f_")).count(),
+        fluents: game
+            .variables
+            .iter()
+            .filter(|v| game.name(v.name).starts_with("f_"))
+            .count(),
         rules: net.alive.iter().filter(|&&a| a).count(),
         recursive_components: net.sccs.len(),
         largest_relations: g.largest_relations(&p, 10),

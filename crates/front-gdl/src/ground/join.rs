@@ -144,7 +144,9 @@ pub(crate) fn plan(
     }
     for (i, l) in rule.body.iter().enumerate() {
         if is_relaxed(i) {
-            l.args.iter().for_each(|a| a.for_each_var(&mut |v| local[v as usize] = false));
+            l.args
+                .iter()
+                .for_each(|a| a.for_each_var(&mut |v| local[v as usize] = false));
         }
     }
     let mut bound = vec![false; rule.nvars];
@@ -289,7 +291,9 @@ pub(crate) fn plan(
             return Err("a variable of a negative or `distinct` literal is not bound by any positive literal".into());
         }
         if l.kind == LitKind::Neg && !l.args.iter().all(|a| bound_pat(a, &bound)) {
-            return Err("a variable of a negative literal is not bound by any positive literal".into());
+            return Err(
+                "a variable of a negative literal is not bound by any positive literal".into(),
+            );
         }
     }
     if !rule.head.iter().all(|a| bound_pat(a, &bound)) {
@@ -458,7 +462,9 @@ impl<'a> Exec<'a> {
     fn same(&self, a: &Pat, b: &Pat) -> bool {
         match (a, b) {
             (Pat::Fn(f, xs), Pat::Fn(g, ys)) => {
-                f == g && xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| self.same(x, y))
+                f == g
+                    && xs.len() == ys.len()
+                    && xs.iter().zip(ys.iter()).all(|(x, y)| self.same(x, y))
             }
             (Pat::Fn(f, xs), other) | (other, Pat::Fn(f, xs)) => {
                 let t = match other {
@@ -469,7 +475,10 @@ impl<'a> Exec<'a> {
                 let tup = self.store.tuple(t);
                 tup[0] == *f
                     && tup.len() == xs.len() + 1
-                    && xs.iter().zip(&tup[1..]).all(|(x, &y)| self.same(x, &Pat::Ground(y)))
+                    && xs
+                        .iter()
+                        .zip(&tup[1..])
+                        .all(|(x, &y)| self.same(x, &Pat::Ground(y)))
             }
             _ => {
                 let v = |p: &Pat| match p {
@@ -516,7 +525,13 @@ impl<'a> Exec<'a> {
 
     /// Runs steps from `i`; returns whether a complete match was found (used by the exists
     /// block to stop at the first one).
-    fn step(&mut self, rule: &IRule, plan: &Plan, i: usize, out: &mut Emitted) -> Result<bool, Stop> {
+    fn step(
+        &mut self,
+        rule: &IRule,
+        plan: &Plan,
+        i: usize,
+        out: &mut Emitted,
+    ) -> Result<bool, Stop> {
         self.tick()?;
         let Some(step) = plan.steps.get(i) else {
             self.emit(rule, out)?;

@@ -177,7 +177,10 @@ pub(crate) fn read(
         if r.vars.len() > MAX_VARS {
             return Err(RuleError {
                 span: r.span,
-                message: format!("a rule with {} variables is too large to ground", r.vars.len()),
+                message: format!(
+                    "a rule with {} variables is too large to ground",
+                    r.vars.len()
+                ),
             });
         }
         let atom_pats = |a: &crate::ast::Atom, store: &mut TermStore, buf: &mut Vec<u32>| {
@@ -204,8 +207,11 @@ pub(crate) fn read(
                 Literal::Distinct { left, right, .. } => Lit {
                     kind: LitKind::Distinct,
                     rel: u32::MAX,
-                    args: vec![pat(p, store, *left, &mut buf), pat(p, store, *right, &mut buf)]
-                        .into(),
+                    args: vec![
+                        pat(p, store, *left, &mut buf),
+                        pat(p, store, *right, &mut buf),
+                    ]
+                    .into(),
                 },
             })
             .collect();
@@ -400,7 +406,9 @@ fn aux_relation(
         return (a, false);
     }
     let a = rels.len() as u32;
-    let is_static = body.iter().all(|l| l.kind == LitKind::Distinct || rels[l.rel as usize].is_static);
+    let is_static = body
+        .iter()
+        .all(|l| l.kind == LitKind::Distinct || rels[l.rel as usize].is_static);
     rels.push(Rel {
         arity: keep.len(),
         source: None,
@@ -520,7 +528,11 @@ fn split_components(
             };
             // The binding literal projected onto the interface variables it binds.
             let src = rules[ri].body[i].clone();
-            let dv: Vec<u16> = src.vars().into_iter().filter(|x| keep.contains(x)).collect();
+            let dv: Vec<u16> = src
+                .vars()
+                .into_iter()
+                .filter(|x| keep.contains(x))
+                .collect();
             let (dom, _) = aux_relation(rels, rules, shared, ri, &dv, &[&src], false);
             body.push(Lit {
                 kind: LitKind::Domain,
@@ -596,7 +608,11 @@ fn project(
         if l.kind != LitKind::Pos || !is_relaxed(&l, rels) {
             continue;
         }
-        let keep: Vec<u16> = lit_vars[li].iter().copied().filter(|&v| count[v as usize] > 1).collect();
+        let keep: Vec<u16> = lit_vars[li]
+            .iter()
+            .copied()
+            .filter(|&v| count[v as usize] > 1)
+            .collect();
         if keep.len() == lit_vars[li].len() {
             continue;
         }

@@ -20,8 +20,8 @@
 //! Spans: every rule, atom, distinct literal and term occurrence has the span of the source text
 //! it came from. Spans never take part in [`Program::structurally_eq`].
 
+use crate::hash::FxHashMap;
 use rg_core::{EntityId, FileId, Span};
-use std::collections::HashMap;
 use std::fmt;
 
 rg_core::entity_id! {
@@ -168,6 +168,21 @@ pub(crate) fn fold(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// `text` folded (gdl.md §2.6), using `buf` only when something changes.
+fn fold_into<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
+    if text.is_ascii() {
+        if !text.bytes().any(|b| b.is_ascii_uppercase()) {
+            return text;
+        }
+        buf.clear();
+        buf.extend(text.chars().map(|c| c.to_ascii_lowercase()));
+    } else {
+        buf.clear();
+        buf.push_str(&text.to_lowercase());
+    }
+    buf
+}
+
 /// The symbol table of one program.
 ///
 /// Identity is case-folded unless the program was read with `case_sensitive`; keywords are
@@ -175,22 +190,25 @@ pub(crate) fn fold(text: &str) -> std::borrow::Cow<'_, str> {
 /// constant (or, if it never occurs as a constant, as a variable).
 #[derive(Clone, Debug)]
 pub struct Symbols {
-    index: HashMap<Box<str>, Sym>,
+    index: FxHashMap<Box<str>, Sym>,
     names: Vec<Box<str>>,
     /// Whether the spelling in `names` came from a constant (a later constant spelling replaces
     /// one taken from a variable).
     from_constant: Vec<bool>,
     case_sensitive: bool,
+    /// Reused buffer for folding.
+    scratch: String,
 }
 
 impl Symbols {
     /// A table holding only the keywords.
     pub fn new(case_sensitive: bool) -> Self {
         let mut s = Symbols {
-            index: HashMap::new(),
+            index: FxHashMap::default(),
             names: Vec::new(),
             from_constant: Vec::new(),
             case_sensitive,
+            scratch: String::new(),
         };
         for kw in KEYWORDS {
             s.insert_new(kw.into(), kw, true);
@@ -233,29 +251,29 @@ impl Symbols {
 
     /// Interns `text`; `constant` says whether it is spelled as a constant (not a variable).
     pub(crate) fn intern_as(&mut self, text: &str, constant: bool) -> Sym {
-        let folded = fold(text);
-        if let Some(&s) = self.index.get(&*folded) {
-            if s.is_keyword() || !self.case_sensitive {
+        // Fold into a reused buffer: most names are read many times.
+        let mut scratch = std::mem::take(&mut self.scratch);
+        let folded = fold_into(text, &mut scratch);
+        let found = match self.index.get(folded) {
+            Some(&s) if s.is_keyword() || !self.case_sensitive => Some(s),
+            _ if self.case_sensitive => self.index.get(text).copied(),
+            _ => None,
+        };
+        let sym = match found {
+            Some(s) => {
                 if constant && !self.from_constant[s.index()] {
                     self.names[s.index()] = text.into();
                     self.from_constant[s.index()] = true;
                 }
-                return s;
+                s
             }
-        }
-        let key: Box<str> = if self.case_sensitive {
-            text.into()
-        } else {
-            folded.into()
+            None => {
+                let key: Box<str> = if self.case_sensitive { text } else { folded }.into();
+                self.insert_new(key, text, constant)
+            }
         };
-        if let Some(&s) = self.index.get(&key) {
-            if constant && !self.from_constant[s.index()] {
-                self.names[s.index()] = text.into();
-                self.from_constant[s.index()] = true;
-            }
-            return s;
-        }
-        self.insert_new(key, text, constant)
+        self.scratch = scratch;
+        sym
     }
 
     /// The spelling of a symbol (keywords in lower case).
@@ -379,7 +397,7 @@ pub struct Program {
     file: FileId,
     pub(crate) symbols: Symbols,
     relations: Vec<(Sym, u32)>,
-    relation_index: HashMap<(Sym, u32), RelId>,
+    relation_index: FxHashMap<(Sym, u32), RelId>,
     /// The span of each relation's first occurrence (none for unused keyword relations).
     relation_spans: Vec<Option<Span>>,
     terms: Vec<Term>,
@@ -396,7 +414,7 @@ impl Program {
             file,
             symbols: Symbols::new(case_sensitive),
             relations: Vec::new(),
-            relation_index: HashMap::new(),
+            relation_index: FxHashMap::default(),
             relation_spans: Vec::new(),
             terms: Vec::new(),
             term_spans: Vec::new(),

@@ -253,22 +253,11 @@ pub fn looks_infix(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn show(s: &Sexp<'_>) -> String {
-        match &s.kind {
-            SexpKind::Const(w) => (*w).to_owned(),
-            SexpKind::Var(v) => format!("?{v}"),
-            SexpKind::List(items) => {
-                let inner: Vec<String> = items.iter().map(show).collect();
-                format!("({})", inner.join(" "))
-            }
-        }
-    }
-
     fn read_all(text: &str) -> (Vec<String>, Vec<String>) {
         let mut sink = Sink::default();
         let forms = read(FileId(0), text, &mut sink);
         (
-            forms.iter().map(show).collect(),
+            forms.iter().map(ToString::to_string).collect(),
             sink.diags.iter().map(|d| d.message.clone()).collect(),
         )
     }

@@ -25,6 +25,7 @@
 pub mod ast;
 pub mod error;
 pub mod graph;
+mod hash;
 pub mod infix;
 pub mod lexer;
 mod normalize;

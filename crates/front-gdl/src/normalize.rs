@@ -17,10 +17,10 @@
 
 use crate::ast::{Atom, Literal, Program, RelId, Rule, Sym, Term, TermId, VarId};
 use crate::error::{Code, GdlDiagnostic, Sink};
+use crate::hash::FxHashSet;
 use crate::lexer::is_usual_char;
 use crate::reader::{Sexp, SexpKind};
 use rg_core::{EntityId, Span};
-use std::collections::{HashMap, HashSet};
 
 /// The most rules one source form may expand to (E-VAL-017 beyond).
 pub const MAX_EXPANSION: usize = 1 << 16;
@@ -42,12 +42,10 @@ enum Place {
     Body,
 }
 
-/// The variables of the form being read.
+/// The variables of the form being read (few: a linear search beats hashing).
 #[derive(Default)]
 struct FormVars<'a> {
-    /// Raw variable ids by folded name.
-    ids: HashMap<Sym, VarId>,
-    /// Name and first spelling of each raw variable.
+    /// Name, first spelling and first location of each raw variable, by raw id.
     names: Vec<(Sym, &'a str, Span)>,
 }
 
@@ -58,12 +56,12 @@ pub(crate) struct Builder<'a, 's> {
     /// First constant spelling and location of each symbol (for W-LEX-011).
     first: Vec<Option<(&'a str, Span)>>,
     /// Spellings already reported for W-LEX-011.
-    reported_case: HashSet<(Sym, &'a str)>,
+    reported_case: FxHashSet<(Sym, &'a str)>,
     /// Symbols already checked for W-LEX-010.
     checked_chars: Vec<bool>,
     vars: FormVars<'a>,
     /// Encoded rules seen so far (N8).
-    seen: HashSet<Vec<u32>>,
+    seen: FxHashSet<Vec<u32>>,
 }
 
 impl<'a, 's> Builder<'a, 's> {
@@ -72,10 +70,10 @@ impl<'a, 's> Builder<'a, 's> {
             program,
             sink,
             first: Vec::new(),
-            reported_case: HashSet::new(),
+            reported_case: FxHashSet::default(),
             checked_chars: Vec::new(),
             vars: FormVars::default(),
-            seen: HashSet::new(),
+            seen: FxHashSet::default(),
         }
     }
 
@@ -152,7 +150,8 @@ impl<'a, 's> Builder<'a, 's> {
     /// The raw id of variable `?name` in the current form.
     fn variable(&mut self, name: &'a str, span: Span) -> VarId {
         let sym = self.program.symbols.intern_as(name, false);
-        if let Some(&v) = self.vars.ids.get(&sym) {
+        if let Some(v) = self.vars.names.iter().position(|n| n.0 == sym) {
+            let v = VarId::new(v);
             let (_, first, first_span) = self.vars.names[v.index()];
             if first != name {
                 self.warn(
@@ -175,7 +174,6 @@ impl<'a, 's> Builder<'a, 's> {
         }
         self.check_chars(sym, name, span);
         let v = VarId::new(self.vars.names.len());
-        self.vars.ids.insert(sym, v);
         self.vars.names.push((sym, name, span));
         v
     }
@@ -194,7 +192,7 @@ impl<'a, 's> Builder<'a, 's> {
                 return;
             }
         }
-        self.vars = FormVars::default();
+        self.vars.names.clear();
         let (head, body) = match &sexp.kind {
             SexpKind::List(items)
                 if items
@@ -516,17 +514,7 @@ impl<'a, 's> Builder<'a, 's> {
                 if args.is_empty() {
                     self.unnecessary_parens(name, sexp.span);
                 }
-                let mut terms = Vec::with_capacity(args.len());
-                let mut ok = true;
-                for a in args {
-                    match self.term(a) {
-                        Some(t) => terms.push(t),
-                        None => ok = false,
-                    }
-                }
-                if !ok {
-                    return None;
-                }
+                let terms = self.terms(args)?;
                 let rel = self
                     .program
                     .relation(sym, terms.len() as u32, Some(sexp.span));
@@ -559,6 +547,12 @@ impl<'a, 's> Builder<'a, 's> {
             )
             .with_help(format!("write `{name}`")),
         );
+    }
+
+    /// Argument terms; every one is read (to report all errors) before giving up.
+    fn terms(&mut self, args: &[Sexp<'a>]) -> Option<Vec<TermId>> {
+        let terms: Vec<Option<TermId>> = args.iter().map(|a| self.term(a)).collect();
+        terms.into_iter().collect()
     }
 
     /// A term: a variable, a constant or `(f t…)`.
@@ -602,17 +596,7 @@ impl<'a, 's> Builder<'a, 's> {
                     self.unnecessary_parens(name, sexp.span);
                     return Some(self.program.add_term(Term::Const(sym), sexp.span));
                 }
-                let mut terms = Vec::with_capacity(args.len());
-                let mut ok = true;
-                for a in args {
-                    match self.term(a) {
-                        Some(t) => terms.push(t),
-                        None => ok = false,
-                    }
-                }
-                if !ok {
-                    return None;
-                }
+                let terms = self.terms(args)?;
                 let args = self.program.add_args(&terms);
                 Some(self.program.add_term(Term::Fn(sym, args), sexp.span))
             }

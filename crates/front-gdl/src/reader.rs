@@ -10,6 +10,7 @@
 use crate::error::{Code, GdlDiagnostic, Sink};
 use crate::lexer::{Tok, tokens};
 use rg_core::{FileId, Span};
+use std::fmt;
 
 /// The deepest list nesting the reader accepts (the library's deepest is 27).
 pub const MAX_DEPTH: usize = 256;
@@ -40,6 +41,26 @@ impl<'a> Sexp<'a> {
         match self.kind {
             SexpKind::Const(w) => Some(w),
             _ => None,
+        }
+    }
+}
+
+/// Prefix KIF text of a node (variables with their `?`).
+impl fmt::Display for Sexp<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            SexpKind::Const(w) => f.write_str(w),
+            SexpKind::Var(v) => write!(f, "?{v}"),
+            SexpKind::List(items) => {
+                f.write_str("(")?;
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(" ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                f.write_str(")")
+            }
         }
     }
 }
@@ -142,6 +163,7 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
             }
         }
     }
+    // Skipping only happens below MAX_DEPTH open lists, so the stack is not empty then.
     if let Some(outer) = stack.first() {
         let open = stack.len() + skipping;
         let mut d = GdlDiagnostic::new(
@@ -162,12 +184,6 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
             d = d.with_secondary(h, "a new line starts here while the form is still open");
         }
         sink.push(d);
-    } else if skipping > 0 {
-        sink.push(GdlDiagnostic::new(
-            Code::UnclosedParen,
-            span(text.len(), text.len()),
-            "unclosed parenthesis at the end of the file",
-        ));
     }
     forms
 }
@@ -181,22 +197,11 @@ fn starts_line(text: &str, at: usize) -> bool {
 mod tests {
     use super::*;
 
-    fn show(s: &Sexp<'_>) -> String {
-        match &s.kind {
-            SexpKind::Const(w) => (*w).to_owned(),
-            SexpKind::Var(v) => format!("?{v}"),
-            SexpKind::List(items) => {
-                let inner: Vec<String> = items.iter().map(show).collect();
-                format!("[{}]", inner.join(" "))
-            }
-        }
-    }
-
     fn read_all(text: &str) -> (Vec<String>, Vec<Code>) {
         let mut sink = Sink::default();
         let forms = read(FileId(0), text, &mut sink);
         (
-            forms.iter().map(show).collect(),
+            forms.iter().map(ToString::to_string).collect(),
             sink.diags.iter().map(|d| d.code).collect(),
         )
     }
@@ -208,7 +213,7 @@ mod tests {
         assert!(sink.diags.is_empty());
         assert_eq!(forms.len(), 2);
         assert_eq!((forms[0].span.start, forms[0].span.end), (0, 8));
-        assert_eq!(show(&forms[1]), "[<= p [q ?y]]");
+        assert_eq!(forms[1].to_string(), "(<= p (q ?y))");
         let SexpKind::List(items) = &forms[1].kind else {
             panic!()
         };
@@ -218,7 +223,7 @@ mod tests {
     #[test]
     fn reports_unmatched_and_unclosed_parentheses_and_goes_on() {
         let (forms, codes) = read_all(") (a) ? (b");
-        assert_eq!(forms, vec!["[a]"]);
+        assert_eq!(forms, vec!["(a)"]);
         assert_eq!(
             codes,
             vec![
@@ -234,7 +239,7 @@ mod tests {
         let text = "(".repeat(100_000) + &")".repeat(100_000) + " (ok)";
         let (forms, codes) = read_all(&text);
         assert_eq!(codes, vec![Code::TooDeep]);
-        assert_eq!(forms.last().map(String::as_str), Some("[ok]"));
+        assert_eq!(forms.last().map(String::as_str), Some("(ok)"));
         let (_, codes) = read_all(&"(".repeat(100_000));
         assert_eq!(codes, vec![Code::TooDeep, Code::UnclosedParen]);
     }

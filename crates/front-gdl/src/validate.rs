@@ -28,8 +28,9 @@
 use crate::ast::{Atom, Literal, Program, RelId, Rule, Sym, Term, TermId, VarId};
 use crate::error::{Code, GdlDiagnostic, Sink};
 use crate::graph::{Csr, Sccs, sccs};
+use crate::hash::{FxHashMap, FxHashSet};
 use rg_core::{EntityId, Span};
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 
 /// How a relation depends on the game's inputs (gdl.md §3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -120,11 +121,7 @@ impl Analysis {
     pub fn is_recursive(&self, rel: RelId) -> bool {
         let c = self.component(rel);
         self.components.components[c as usize].len() > 1
-            || self
-                .dependents
-                .successors(rel.0)
-                .iter()
-                .any(|&s| s == rel.0)
+            || self.dependents.successors(rel.0).contains(&rel.0)
     }
 
     /// The rules defining a relation.
@@ -141,7 +138,7 @@ pub(crate) fn validate(p: &Program, sink: &mut Sink) -> Analysis {
         rules_of[r.head.rel.index()].push(i as u32);
     }
     // Rules sharing a source form come from expanding an `or`.
-    let mut per_form: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut per_form: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     for r in p.rules() {
         *per_form.entry((r.span.start, r.span.end)).or_insert(0) += 1;
     }
@@ -223,7 +220,7 @@ pub(crate) fn validate(p: &Program, sink: &mut Sink) -> Analysis {
 
 /// The dependency edges, each (from, to, sign) once with its first witness.
 fn dependency_edges(p: &Program) -> Vec<DepEdge> {
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut edges = Vec::new();
     for (ri, rule) in p.rules().iter().enumerate() {
         for (li, lit) in rule.body.iter().enumerate() {
@@ -250,7 +247,7 @@ fn dependency_edges(p: &Program) -> Vec<DepEdge> {
 /// the edge it was reached by (the source itself maps to `Some(None)`).
 fn reach(g: &Csr, edges: &[DepEdge], source: RelId) -> Vec<Option<Option<usize>>> {
     let n = g.len();
-    let mut by_pair: HashMap<(u32, u32), usize> = HashMap::new();
+    let mut by_pair: FxHashMap<(u32, u32), usize> = FxHashMap::default();
     for (i, e) in edges.iter().enumerate() {
         by_pair.entry((e.from.0, e.to.0)).or_insert(i);
     }
@@ -343,17 +340,17 @@ impl Validator<'_, '_> {
                     self.atom_shape(a);
                 }
                 Literal::Distinct { left, right, .. } => {
-                    self.terms(rule, *left);
-                    self.terms(rule, *right);
+                    self.terms(*left);
+                    self.terms(*right);
                 }
             }
         }
         for &t in p.args(rule.head.args) {
-            self.terms(rule, t);
+            self.terms(t);
         }
         for a in rule.body.iter().filter_map(Literal::atom) {
             for &t in p.args(a.args) {
-                self.terms(rule, t);
+                self.terms(t);
             }
         }
         if head_name == Sym::ROLE && p.args(rule.head.args).len() == 1 {
@@ -423,7 +420,7 @@ impl Validator<'_, '_> {
     }
 
     /// K2, K3 on every subterm.
-    fn terms(&mut self, rule: &Rule, t: TermId) {
+    fn terms(&mut self, t: TermId) {
         let p = self.p;
         match p.term(t) {
             Term::Var(_) => {}
@@ -455,7 +452,7 @@ impl Validator<'_, '_> {
                     );
                 }
                 for &a in p.args(args) {
-                    self.terms(rule, a);
+                    self.terms(a);
                 }
             }
         }
@@ -602,7 +599,7 @@ impl Validator<'_, '_> {
     fn names(&mut self, rules_of: &[Vec<u32>]) {
         let p = self.p;
         // Relations: a name with two arities; a body relation defined nowhere.
-        let mut first_arity: HashMap<Sym, RelId> = HashMap::new();
+        let mut first_arity: FxHashMap<Sym, RelId> = FxHashMap::default();
         for rel in p.relations() {
             let name = p.rel_name(rel);
             let Some(span) = p.rel_span(rel) else {
@@ -663,7 +660,7 @@ impl Validator<'_, '_> {
             );
         }
         // Functions: two arities; a name that is also a relation.
-        let mut functions: HashMap<Sym, (usize, Span)> = HashMap::new();
+        let mut functions: FxHashMap<Sym, (usize, Span)> = FxHashMap::default();
         let mut order: Vec<(Sym, usize, Span)> = Vec::new();
         for rule in p.rules() {
             let atoms =
@@ -683,8 +680,8 @@ impl Validator<'_, '_> {
             }
         }
         order.sort_by_key(|&(_, _, s)| (s.start, s.end));
-        let mut reported_arity = HashSet::new();
-        let mut reported_relation = HashSet::new();
+        let mut reported_arity = FxHashSet::default();
+        let mut reported_relation = FxHashSet::default();
         for (f, arity, span) in order {
             if f.is_keyword() {
                 continue;
@@ -954,5 +951,75 @@ fn keyword_shape(kw: Sym) -> &'static str {
         Sym::BASE => "write `(base fluent)`",
         Sym::INPUT => "write `(input role move)`",
         _ => "write `(sees role percept)`",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Dependency, ParseOptions, RelId, load};
+    use rg_core::FileId;
+
+    const GAME: &str = "
+        (role white) (role black)
+        (succ 1 2) (succ 2 3)
+        (<= (less ?x ?y) (succ ?x ?y))
+        (<= (less ?x ?z) (succ ?x ?y) (less ?y ?z))
+        (init (count 1))
+        (<= (legal white (inc ?n)) (true (count ?n)) (succ ?n ?m))
+        (<= (legal black noop) (true (count ?n)))
+        (<= moved (does white (inc ?n)))
+        (<= (next (count ?m)) (true (count ?n)) (succ ?n ?m) moved)
+        (<= big (true (count ?n)) (less 1 ?n))
+        (<= small (not big))
+        (<= terminal big)
+        (<= (goal white 100) big)
+        (<= (goal black 0) small)";
+
+    #[test]
+    fn analysis_classifies_orders_and_stratifies_relations() {
+        let l = load(FileId(0), GAME, &ParseOptions::default()).expect("valid");
+        let p = &l.program;
+        let a = &l.analysis;
+        let rel = |name: &str, arity| {
+            p.find_relation(p.symbols().get(name).expect(name), arity)
+                .expect(name)
+        };
+        let names: Vec<&str> = a.roles.iter().map(|r| p.name(r.name)).collect();
+        assert_eq!(names, ["white", "black"]);
+        assert_eq!(a.random, None);
+        assert_eq!(a.dependency_of(rel("less", 2)), Dependency::Static);
+        assert_eq!(a.dependency_of(rel("big", 0)), Dependency::State);
+        assert_eq!(a.dependency_of(rel("moved", 0)), Dependency::Move);
+        assert_eq!(a.dependency_of(RelId::NEXT), Dependency::Move);
+        assert_eq!(a.dependency_of(RelId::LEGAL), Dependency::State);
+        assert!(a.is_static(RelId::ROLE));
+        assert!(a.is_recursive(rel("less", 2)));
+        assert!(!a.is_recursive(rel("big", 0)));
+        assert!(a.stratified);
+        assert_eq!(a.stratum(rel("big", 0)), 0);
+        assert_eq!(a.stratum(rel("small", 0)), 1);
+        assert_eq!(a.stratum(RelId::GOAL), 1);
+        // Dependencies come before their dependents.
+        for e in &a.edges {
+            assert!(a.component(e.from) <= a.component(e.to));
+        }
+        assert_eq!(a.rules_of(rel("less", 2)).len(), 2);
+        assert!(
+            a.dependencies
+                .successors(rel("small", 0).0)
+                .contains(&rel("big", 0).0)
+        );
+    }
+
+    #[test]
+    fn a_negative_cycle_is_a_warning_and_unstratified() {
+        let text = format!("{GAME} (<= (goal white 0) (not (goal white 100)))");
+        let l = load(FileId(0), &text, &ParseOptions::default()).expect("only a warning");
+        assert!(!l.analysis.stratified);
+        assert!(
+            l.warnings
+                .iter()
+                .any(|w| w.code == crate::Code::RelationNegationCycle)
+        );
     }
 }

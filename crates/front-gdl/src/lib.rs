@@ -8,7 +8,11 @@
 //! 3. normalisation (gdl.md §2.5) into the index-based [`Program`] of [`ast`] — [`parse`];
 //! 4. [`validate`]: every check of gdl.md §4 plus the analysis later stages need (relation
 //!    dependency graph, strata, static / state / move classification, roles) — [`check`];
-//! 5. [`print`]: normalised KIF (`rgt fmt x.kif`) — [`format`].
+//! 5. [`ground`]: grounding (gdl.md §7.3) — relevance, exact static evaluation, relaxed
+//!    reachability, instantiation with planned joins, guards;
+//! 6. `propnet`: the ground program simplified to a fixpoint, ground SCCs (§7.3 steps 5–7);
+//! 7. `lower`: the RG game (§8.4) — [`translate`], and [`GdlFrontEnd`];
+//! 8. [`print`]: normalised KIF (`rgt fmt x.kif`) — [`format`].
 //!
 //! Findings are [`GdlDiagnostic`]s with stable codes (`gdl::E-VAL-040`, see [`error`]); a stage
 //! that finds an error returns all its findings (errors and warnings) at once in [`GdlErrors`].
@@ -25,6 +29,7 @@
 pub mod ast;
 pub mod error;
 pub mod graph;
+pub mod ground;
 mod hash;
 pub mod infix;
 pub mod lexer;
@@ -33,10 +38,16 @@ pub mod print;
 pub mod reader;
 pub mod reasoner;
 pub mod validate;
+mod lower;
+mod names;
+mod propnet;
+mod translate;
 
 pub use ast::{Args, Atom, Literal, Program, RelId, Rule, Sym, Symbols, Term, TermId, VarId};
 pub use error::{Code, GdlDiagnostic, GdlErrors, Level};
 pub use print::print;
+pub use ground::{GroundLimits, Progress};
+pub use translate::{TranslateOptions, TranslateStats, Translation, translate};
 pub use validate::{Analysis, DepEdge, Dependency, Role};
 
 use error::Sink;
@@ -170,9 +181,8 @@ fn finish<T>(
     }
 }
 
-/// The GDL front-end. Reading and validation are complete; grounding and lowering to RG are
-/// not part of this build yet, so [`FrontEnd::lower`] reports the description's errors if it
-/// has any and otherwise E-LOW-099.
+/// The GDL front-end: [`translate`] with default limits, except that
+/// [`LowerOptions::work_limit`] bounds both the ground atoms and the rule instances.
 #[derive(Clone, Debug, Default)]
 pub struct GdlFrontEnd {
     /// How to read descriptions.
@@ -190,16 +200,17 @@ impl FrontEnd for GdlFrontEnd {
         &["kif", "gdl"]
     }
 
-    fn lower(&self, file: FileId, text: &str, _opts: &LowerOptions) -> Result<Lowered, GdlErrors> {
-        let loaded = load(file, text, &self.options)?;
-        let mut diags = loaded.warnings;
-        diags.push(
-            GdlDiagnostic::global(
-                Code::LoweringUnavailable,
-                "translating GDL to RG is not available in this build of rgt yet",
-            )
-            .with_help("the description was read and validated without errors"),
-        );
-        Err(GdlErrors::new(diags))
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, GdlErrors> {
+        let mut t = TranslateOptions::default();
+        t.parse = self.options.clone();
+        if let Some(w) = opts.work_limit {
+            t.limits.max_atoms = w;
+            t.limits.max_instances = w;
+        }
+        let tr = translate(file, text, &t, &mut |_| {})?;
+        Ok(Lowered {
+            game: tr.game,
+            warnings: tr.warnings.into_iter().map(miette::Report::new).collect(),
+        })
     }
 }

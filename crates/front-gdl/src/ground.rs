@@ -1,0 +1,487 @@
+//! Grounding (gdl.md §7.3): from the normalised rules to a finite propositional program.
+//!
+//! 1. The rules are read into the grounder's form with every ground sub-term interned
+//!    ([`terms`]), and the relations are classified on the dependency graph ([`rules`]):
+//!    *exact* relations (static and stratified: `role`, `init`, tables such as `succ`) are
+//!    computed completely; every other relation is *relaxed*: evaluated in the relaxed program
+//!    R⁺ (negative literals over relaxed relations dropped, `true ⇐ init`, `true ⇐ next`,
+//!    `does ⇐ legal` added), whose least model M⁺ contains everything that can hold in a
+//!    reachable state. Existential variables of relaxed literals are projected into auxiliary
+//!    relations first.
+//! 2. Both are one stratified semi-naive bottom-up evaluation over the components of the
+//!    dependency graph in topological order ([`join`] plans and runs each rule). Every instance
+//!    of a rule with a relaxed head is recorded as it is found: the exact literals are already
+//!    decided, the relaxed ones become literals over ground atoms. A negative relaxed literal
+//!    whose atom never enters M⁺ is true and disappears.
+//! 3. Guards (atoms, instances, term depth, wall-clock) stop the grounding with E-GND-050
+//!    naming the relation that grew most and the rule producing it, instead of running out of
+//!    memory; a progress callback sees the counts while it runs.
+//!
+//! The result, [`Grounding`], is simplified and lowered by [`crate::propnet`].
+
+mod hash;
+pub(crate) mod join;
+pub(crate) mod rules;
+mod table;
+pub(crate) mod terms;
+
+use crate::ast::{Program, RelId};
+use crate::error::{Code, GdlDiagnostic};
+use join::{Emitted, Exec, NegAtoms, Stop};
+use rg_core::{EntityId, Span};
+use rules::{IRule, LitKind, Mode, Rel};
+use std::time::{Duration, Instant};
+use table::Table;
+use terms::TermStore;
+
+/// Limits of the grounder (gdl.md §7.3.2). Exceeding one is error E-GND-050.
+#[derive(Clone, Debug)]
+pub struct GroundLimits {
+    /// Ground atoms (exact facts and M⁺ atoms together).
+    pub max_atoms: u64,
+    /// Recorded ground rule instances.
+    pub max_instances: u64,
+    /// Nesting depth of a ground term.
+    pub max_depth: u16,
+    /// Wall-clock budget of the grounding.
+    pub time_limit: Option<Duration>,
+}
+
+impl Default for GroundLimits {
+    fn default() -> Self {
+        GroundLimits {
+            max_atoms: 5_000_000,
+            max_instances: 20_000_000,
+            max_depth: 64,
+            time_limit: None,
+        }
+    }
+}
+
+/// A progress report of a running translation.
+#[derive(Clone, Debug)]
+pub struct Progress {
+    /// What is being done (`"grounding"`, `"simplifying"`, `"lowering"`).
+    pub phase: &'static str,
+    /// Ground atoms so far.
+    pub atoms: u64,
+    /// Ground rule instances so far.
+    pub instances: u64,
+    /// Time since the translation started.
+    pub elapsed: Duration,
+}
+
+/// The ground rule instances, flat: instance `i` has head atom `head[i]`, comes from rule
+/// `rule[i]` and has the body literals `lits[ends[i-1]..ends[i]]`, each `atom << 1 | negated`.
+#[derive(Debug, Default)]
+pub(crate) struct Instances {
+    pub(crate) head: Vec<u32>,
+    pub(crate) rule: Vec<u32>,
+    pub(crate) ends: Vec<u32>,
+    pub(crate) lits: Vec<u32>,
+}
+
+impl Instances {
+    pub(crate) fn len(&self) -> usize {
+        self.head.len()
+    }
+
+    pub(crate) fn body(&self, i: usize) -> &[u32] {
+        let a = if i == 0 { 0 } else { self.ends[i - 1] };
+        &self.lits[a as usize..self.ends[i] as usize]
+    }
+}
+
+/// The result of grounding.
+#[derive(Debug)]
+pub(crate) struct Grounding {
+    pub(crate) store: TermStore,
+    pub(crate) rels: Vec<Rel>,
+    pub(crate) rules: Vec<IRule>,
+    pub(crate) tables: Vec<Table>,
+    /// Atom id → (relation, row).
+    pub(crate) atoms: Vec<(u32, u32)>,
+    pub(crate) inst: Instances,
+}
+
+impl Grounding {
+    /// The argument terms of an atom.
+    pub(crate) fn atom_args(&self, a: u32) -> &[u32] {
+        let (rel, row) = self.atoms[a as usize];
+        self.tables[rel as usize].row(row)
+    }
+
+    /// The relation of an atom.
+    pub(crate) fn atom_rel(&self, a: u32) -> u32 {
+        self.atoms[a as usize].0
+    }
+
+    /// The exact facts of a source relation (empty if the relation is relaxed).
+    pub(crate) fn exact_rows(&self, rel: RelId) -> impl Iterator<Item = &[u32]> {
+        let t = &self.tables[rel.index()];
+        let n = if self.rels[rel.index()].mode == Mode::Exact {
+            t.len()
+        } else {
+            0
+        };
+        (0..n).map(move |r| t.row(r))
+    }
+
+    /// The `k` relations with the most atoms.
+    pub(crate) fn largest_relations(&self, p: &Program, k: usize) -> Vec<(String, usize)> {
+        let mut v: Vec<(String, usize)> = (0..self.rels.len())
+            .map(|r| (rel_display(p, &self.rels, r as u32), self.tables[r].len() as usize))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
+    /// The `k` source rules (by line) with the most recorded instances.
+    pub(crate) fn largest_rules(&self, p: &Program, text: &str, k: usize) -> Vec<(usize, usize)> {
+        let mut per_rule: std::collections::HashMap<u32, usize> = Default::default();
+        for &r in &self.inst.rule {
+            *per_rule.entry(r).or_default() += 1;
+        }
+        let line_starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        let mut count: std::collections::HashMap<usize, usize> = Default::default();
+        for (r, k) in per_rule {
+            if let Some(span) = self.rule_span(p, r) {
+                let line = line_starts.partition_point(|&s| s <= span.start as usize);
+                *count.entry(line).or_default() += k;
+            }
+        }
+        let mut v: Vec<(usize, usize)> = count.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        v.truncate(k);
+        v
+    }
+
+    /// A ground term in prefix KIF.
+    pub(crate) fn display_term(&self, p: &Program, t: u32) -> String {
+        let tup = self.store.tuple(t);
+        let name = p.name(crate::ast::Sym::new(tup[0] as usize));
+        if tup.len() == 1 {
+            return name.to_string();
+        }
+        let args: Vec<String> = tup[1..].iter().map(|&a| self.display_term(p, a)).collect();
+        format!("({name} {})", args.join(" "))
+    }
+
+    /// A ground atom in prefix KIF.
+    pub(crate) fn display_atom(&self, p: &Program, a: u32) -> String {
+        let rel = self.atom_rel(a);
+        let name = match self.rels[rel as usize].source {
+            Some(s) => p.name(p.rel_name(s)).to_string(),
+            None => format!("projection{rel}"),
+        };
+        let args = self.atom_args(a);
+        if args.is_empty() {
+            return name;
+        }
+        let args: Vec<String> = args.iter().map(|&t| self.display_term(p, t)).collect();
+        format!("({name} {})", args.join(" "))
+    }
+
+    /// The source span of a rule (of the source rule it was derived from).
+    pub(crate) fn rule_span(&self, p: &Program, rule: u32) -> Option<Span> {
+        self.rules[rule as usize]
+            .origin
+            .map(|o| p.rules()[o as usize].span)
+    }
+}
+
+/// Counters shared with the guard.
+struct Guard<'a> {
+    limits: &'a GroundLimits,
+    start: Instant,
+    last_report: Instant,
+    progress: &'a mut dyn FnMut(&Progress),
+    atoms: u64,
+    instances: u64,
+    timed_out: bool,
+}
+
+impl Guard<'_> {
+    /// Checks the clock (and reports progress); false when over time.
+    fn tick(&mut self) -> bool {
+        let now = Instant::now();
+        if now.duration_since(self.last_report) >= Duration::from_millis(200) {
+            self.last_report = now;
+            (self.progress)(&Progress {
+                phase: "grounding",
+                atoms: self.atoms,
+                instances: self.instances,
+                elapsed: now.duration_since(self.start),
+            });
+        }
+        if let Some(t) = self.limits.time_limit {
+            if now.duration_since(self.start) > t {
+                self.timed_out = true;
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// Grounds a validated program.
+pub(crate) fn ground(
+    p: &Program,
+    limits: &GroundLimits,
+    start: Instant,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Grounding, GdlDiagnostic> {
+    let mut store = TermStore::default();
+    let (mut rels, mut rules) = rules::read(p, &mut store)
+        .map_err(|e| GdlDiagnostic::new(Code::GroundingLimit, e.span, e.message))?;
+    rules::restrict(&mut rels, &mut rules);
+    rules::classify(&mut rels, &rules);
+    rules::decompose(&mut rels, &mut rules);
+    let comps = rules::classify(&mut rels, &rules);
+    // Rules with an exact head only compute facts.
+    for r in &mut rules {
+        if rels[r.rel as usize].mode == Mode::Exact {
+            r.record = false;
+        }
+    }
+    let mut comp_of = vec![0u32; rels.len()];
+    for (c, m) in comps.iter().enumerate() {
+        for &r in m {
+            comp_of[r as usize] = c as u32;
+        }
+    }
+    let mut rules_of_comp: Vec<Vec<u32>> = vec![Vec::new(); comps.len()];
+    for (i, r) in rules.iter().enumerate() {
+        rules_of_comp[comp_of[r.rel as usize] as usize].push(i as u32);
+    }
+    let mut tables: Vec<Table> = rels.iter().map(|r| Table::new(r.arity)).collect();
+    let mut atoms: Vec<(u32, u32)> = Vec::new();
+    let mut inst = Instances::default();
+    let mut neg = NegAtoms::default();
+    let mut per_rule = vec![0u64; rules.len()];
+    let mut guard = Guard {
+        limits,
+        start,
+        last_report: start,
+        progress,
+        atoms: 0,
+        instances: 0,
+        timed_out: false,
+    };
+    let mut out = Emitted::default();
+    let mut pending_lits: Vec<u32> = Vec::new();
+
+    for (c, members) in comps.iter().enumerate() {
+        let crules = &rules_of_comp[c];
+        if crules.is_empty() {
+            for &m in members {
+                let t = &mut tables[m as usize];
+                t.stable = t.len();
+                t.frontier = t.len();
+            }
+            continue;
+        }
+        let recursive = |r: &IRule| -> Vec<usize> {
+            r.body
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| {
+                    matches!(l.kind, LitKind::Pos | LitKind::Domain) && comp_of[l.rel as usize] == c as u32
+                })
+                .map(|(i, _)| i)
+                .collect()
+        };
+        let mut round = 0;
+        loop {
+            let mut jobs: Vec<(u32, Option<usize>)> = Vec::new();
+            for &ri in crules {
+                let rec = recursive(&rules[ri as usize]);
+                if round == 0 {
+                    if rec.is_empty() {
+                        jobs.push((ri, None));
+                    }
+                } else {
+                    for i in rec {
+                        let t = &tables[rules[ri as usize].body[i].rel as usize];
+                        if t.frontier > t.stable {
+                            jobs.push((ri, Some(i)));
+                        }
+                    }
+                }
+            }
+            if round > 0 && jobs.is_empty() {
+                break;
+            }
+            for (ri, pivot) in jobs {
+                let rule = &rules[ri as usize];
+                let plan = join::plan(rule, pivot, &rels, &comp_of, &mut tables).map_err(|m| {
+                    GdlDiagnostic::new(
+                        Code::UnsafeRule,
+                        grounding_span(p, rule),
+                        format!("cannot ground this rule: {m}"),
+                    )
+                })?;
+                for &(rel, ix) in &plan.indexes {
+                    tables[rel as usize].refresh_index(ix);
+                }
+                out.clear();
+                let budget = limits.max_instances.saturating_sub(guard.instances);
+                let mut tick = || guard.tick();
+                let mut exec = Exec::new(&tables, &mut store, &mut neg, &rels, limits.max_depth, &mut tick);
+                exec.budget = budget;
+                let res = exec.run(rule, &plan, &mut out);
+                match res {
+                    Ok(()) => {}
+                    Err(stop) => {
+                        return Err(limit_error(p, &rels, &rules, &tables, &per_rule, ri, stop, limits, &guard, &store));
+                    }
+                }
+                // Insert the heads and record the instances.
+                let arity = rels[rule.rel as usize].arity;
+                let mut lit_start = 0usize;
+                for k in 0..out.count {
+                    let head = &out.heads[k * arity..(k + 1) * arity];
+                    let (row, new) = tables[rule.rel as usize].insert(head, atoms.len() as u32);
+                    if new {
+                        atoms.push((rule.rel, row));
+                    }
+                    if rule.record {
+                        let end = out.ends[k] as usize;
+                        inst.head.push(tables[rule.rel as usize].atom(row));
+                        inst.rule.push(ri);
+                        pending_lits.extend_from_slice(&out.lits[lit_start..end]);
+                        inst.ends.push(pending_lits.len() as u32);
+                        lit_start = end;
+                    }
+                }
+                if rule.record {
+                    per_rule[ri as usize] += out.count as u64;
+                }
+                guard.atoms = atoms.len() as u64;
+                guard.instances = inst.head.len() as u64;
+                if guard.atoms > limits.max_atoms || guard.instances > limits.max_instances {
+                    return Err(limit_error(p, &rels, &rules, &tables, &per_rule, ri, Stop::Guard, limits, &guard, &store));
+                }
+            }
+            for &m in members {
+                let t = &mut tables[m as usize];
+                t.stable = if round == 0 { 0 } else { t.frontier };
+                t.frontier = t.len();
+            }
+            round += 1;
+        }
+        for &m in members {
+            let t = &mut tables[m as usize];
+            t.stable = t.len();
+            t.frontier = t.len();
+        }
+    }
+
+    // Negative literals over relaxed relations: an atom outside M⁺ is false, so the literal
+    // is true and disappears; otherwise it refers to the atom.
+    let mut lits = Vec::with_capacity(pending_lits.len());
+    let mut ends = Vec::with_capacity(inst.ends.len());
+    let mut a = 0usize;
+    for &e in &inst.ends {
+        for &l in &pending_lits[a..e as usize] {
+            if l & 1 == 0 {
+                lits.push(l);
+            } else {
+                let key = neg.get(l >> 1);
+                if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
+                    lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
+                }
+            }
+        }
+        ends.push(lits.len() as u32);
+        a = e as usize;
+    }
+    inst.lits = lits;
+    inst.ends = ends;
+    Ok(Grounding {
+        store,
+        rels,
+        rules,
+        tables,
+        atoms,
+        inst,
+    })
+}
+
+/// The span to blame for a rule of the grounder.
+fn grounding_span(p: &Program, rule: &IRule) -> Span {
+    match rule.origin {
+        Some(o) => p.rules()[o as usize].span,
+        None => p.rules().first().map_or(Span::new(p.file(), 0, 0), |r| r.span),
+    }
+}
+
+/// E-GND-050 for a tripped guard.
+#[allow(clippy::too_many_arguments)]
+fn limit_error(
+    p: &Program,
+    rels: &[Rel],
+    rules: &[IRule],
+    tables: &[Table],
+    per_rule: &[u64],
+    running: u32,
+    stop: Stop,
+    limits: &GroundLimits,
+    guard: &Guard<'_>,
+    store: &TermStore,
+) -> GdlDiagnostic {
+    let limit = match stop {
+        Stop::Depth => format!("the term depth limit of {}", limits.max_depth),
+        Stop::Guard if guard.timed_out => format!(
+            "its time limit of {:.1} s",
+            limits.time_limit.map_or(0.0, |t| t.as_secs_f64())
+        ),
+        Stop::Guard if guard.atoms > limits.max_atoms => {
+            format!("the limit of {} ground atoms", limits.max_atoms)
+        }
+        Stop::Guard => format!("the limit of {} rule instances", limits.max_instances),
+    };
+    // The relation with the most atoms, and the rule with the most instances (the running
+    // rule when it is the one that tripped the guard).
+    let (big, size) = tables
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, t)| t.len())
+        .map(|(i, t)| (i, t.len()))
+        .unwrap_or((0, 0));
+    let worst = per_rule
+        .iter()
+        .enumerate()
+        .max_by_key(|&(_, n)| *n)
+        .filter(|&(_, n)| *n > 0)
+        .map_or(running as usize, |(i, _)| i);
+    let blame = if matches!(stop, Stop::Depth) || guard.timed_out {
+        running as usize
+    } else {
+        worst
+    };
+    let rel_name = rel_display(p, rels, big as u32);
+    let span = grounding_span(p, &rules[blame]);
+    let _ = store;
+    GdlDiagnostic::new(
+        Code::GroundingLimit,
+        span,
+        format!("grounding exceeded {limit}: relation `{rel_name}` reached {size} atoms"),
+    )
+    .with_label("this rule produced the most instances")
+    .with_help(
+        "the game is too large to ground completely; raise the limits with --ground-atoms, \
+         --ground-instances, --ground-depth or --ground-timeout",
+    )
+}
+
+/// `name/arity` of a relation of the grounder.
+pub(crate) fn rel_display(p: &Program, rels: &[Rel], r: u32) -> String {
+    match rels[r as usize].source {
+        Some(s) => p.display_rel(s).to_string(),
+        None => format!("(projection)/{}", rels[r as usize].arity),
+    }
+}

@@ -1,0 +1,667 @@
+//! Join planning and execution for one rule (gdl.md §7.3.1).
+//!
+//! A [`Plan`] orders a rule's body for evaluation: the semi-naive pivot first, then greedily
+//! the positive literal with the fewest expected matches given the variables bound so far
+//! (relation size divided by the distinct-value counts of its bound columns), with every
+//! `distinct`, negative and fully bound literal scheduled as soon as its variables are bound.
+//! Literals that only serve to check that *some* value exists for variables used nowhere else
+//! (neither in the head nor in a relaxed literal) form a final *exists block* that stops at
+//! its first match, so such variables never multiply the instances.
+//!
+//! Scans look rows up in the relation's index for the argument positions that are bound at
+//! that point (built lazily, one per pattern actually used) and match the remaining arguments
+//! against the row, binding variables. Because each variable's first binding step is known at
+//! plan time, matching never needs to undo bindings.
+
+use super::rules::{IRule, LitKind, Mode, Pat, Rel};
+use super::table::Table;
+use super::terms::{GTerm, TermStore};
+
+/// Which rows of a relation a literal reads (semi-naive evaluation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Range {
+    /// Rows before the current delta.
+    Old,
+    /// The current delta.
+    Delta,
+    /// Old and delta (everything known at the start of the round).
+    All,
+}
+
+impl Range {
+    fn bounds(self, t: &Table) -> (u32, u32) {
+        match self {
+            Range::Old => (0, t.stable),
+            Range::Delta => (t.stable, t.frontier),
+            Range::All => (0, t.frontier),
+        }
+    }
+}
+
+/// A pattern compiled for matching against a ground term.
+#[derive(Clone, Debug)]
+enum MPat {
+    /// First occurrence of a variable: bind it.
+    Bind(u16),
+    /// Later occurrence: compare.
+    Check(u16),
+    Ground(GTerm),
+    /// `(f p1 … pk)`: the term's tuple must be `[f, …]` of length k + 1.
+    Fn(u32, Box<[MPat]>),
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// Iterate the matching rows of a literal.
+    Scan {
+        lit: u16,
+        rel: u32,
+        range: Range,
+        /// The index (into the table's indexes) and the key patterns (all bound), if any
+        /// argument is bound.
+        index: Option<usize>,
+        key: Box<[Pat]>,
+        /// The other arguments: position and pattern.
+        rest: Box<[(u8, MPat)]>,
+    },
+    /// Look up a fully bound atom.
+    Probe {
+        lit: u16,
+        rel: u32,
+        range: Range,
+        args: Box<[Pat]>,
+        negated: bool,
+    },
+    /// `(distinct a b)` with both sides bound.
+    Distinct(Pat, Pat),
+}
+
+/// An evaluation order for one rule and pivot.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    steps: Vec<Step>,
+    /// `steps[exists_from..]` stop at their first complete match.
+    exists_from: usize,
+    /// The indexes the plan reads: (relation, index number).
+    pub(crate) indexes: Vec<(u32, usize)>,
+}
+
+/// Whether every variable of `p` is bound.
+fn bound_pat(p: &Pat, bound: &[bool]) -> bool {
+    match p {
+        Pat::Var(v) => bound[*v as usize],
+        Pat::Ground(_) => true,
+        Pat::Fn(_, args) => args.iter().all(|a| bound_pat(a, bound)),
+    }
+}
+
+fn compile_match(p: &Pat, bound: &mut [bool]) -> MPat {
+    match p {
+        Pat::Var(v) => {
+            if bound[*v as usize] {
+                MPat::Check(*v)
+            } else {
+                bound[*v as usize] = true;
+                MPat::Bind(*v)
+            }
+        }
+        Pat::Ground(g) => MPat::Ground(*g),
+        Pat::Fn(f, args) => MPat::Fn(*f, args.iter().map(|a| compile_match(a, bound)).collect()),
+    }
+}
+
+/// Plans `rule` with `pivot` (the literal reading the delta), given the component `comp` of
+/// each relation: literals over the head's component read old rows before the pivot and all
+/// rows after it. Creates the indexes the plan needs (not yet refreshed).
+pub(crate) fn plan(
+    rule: &IRule,
+    pivot: Option<usize>,
+    rels: &[Rel],
+    comp: &[u32],
+    tables: &mut [Table],
+) -> Result<Plan, String> {
+    let head_comp = comp[rule.rel as usize];
+    let range_of = |i: usize| -> Range {
+        let l = &rule.body[i];
+        if comp[l.rel as usize] != head_comp {
+            return Range::All;
+        }
+        match pivot {
+            Some(p) if i < p => Range::Old,
+            Some(p) if i == p => Range::Delta,
+            _ => Range::All,
+        }
+    };
+    // Relaxed literals that end up in ground instances (domain literals never do).
+    let is_relaxed = |i: usize| {
+        matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
+            && rels[rule.body[i].rel as usize].mode == Mode::Relaxed
+    };
+    // Local variables: in neither the head nor a relaxed literal.
+    let mut local = vec![true; rule.nvars];
+    for h in rule.head.iter() {
+        h.for_each_var(&mut |v| local[v as usize] = false);
+    }
+    for (i, l) in rule.body.iter().enumerate() {
+        if is_relaxed(i) {
+            l.args.iter().for_each(|a| a.for_each_var(&mut |v| local[v as usize] = false));
+        }
+    }
+    let mut bound = vec![false; rule.nvars];
+    let mut done = vec![false; rule.body.len()];
+    let mut steps = Vec::new();
+    let mut indexes = Vec::new();
+    let mut exists_from = usize::MAX;
+
+    // Schedules a positive literal as a scan or probe.
+    let mut schedule = |i: usize,
+                        bound: &mut Vec<bool>,
+                        steps: &mut Vec<Step>,
+                        indexes: &mut Vec<(u32, usize)>,
+                        tables: &mut [Table]| {
+        let l = &rule.body[i];
+        let range = range_of(i);
+        if l.args.iter().all(|a| bound_pat(a, bound)) {
+            steps.push(Step::Probe {
+                lit: i as u16,
+                rel: l.rel,
+                range,
+                args: l.args.clone(),
+                negated: false,
+            });
+            return;
+        }
+        let mut positions = Vec::new();
+        let mut key = Vec::new();
+        for (p, a) in l.args.iter().enumerate() {
+            if bound_pat(a, bound) && p < 256 {
+                positions.push(p as u8);
+                key.push(a.clone());
+            }
+        }
+        let index = if positions.is_empty() {
+            None
+        } else {
+            let ix = tables[l.rel as usize].index_for(&positions);
+            if !indexes.contains(&(l.rel, ix)) {
+                indexes.push((l.rel, ix));
+            }
+            Some(ix)
+        };
+        let rest = l
+            .args
+            .iter()
+            .enumerate()
+            .filter(|(p, _)| !positions.contains(&(*p as u8)))
+            .map(|(p, a)| (p as u8, compile_match(a, bound)))
+            .collect();
+        steps.push(Step::Scan {
+            lit: i as u16,
+            rel: l.rel,
+            range,
+            index,
+            key: key.into(),
+            rest,
+        });
+    };
+
+    if let Some(p) = pivot {
+        schedule(p, &mut bound, &mut steps, &mut indexes, tables);
+        done[p] = true;
+    }
+    for phase in 0..2 {
+        if phase == 1 {
+            exists_from = steps.len();
+        }
+        loop {
+            // Filters and fully bound literals as soon as possible.
+            let mut progress = true;
+            while progress {
+                progress = false;
+                for (i, l) in rule.body.iter().enumerate() {
+                    if done[i] || !l.args.iter().all(|a| bound_pat(a, &bound)) {
+                        continue;
+                    }
+                    match l.kind {
+                        LitKind::Distinct => {
+                            steps.push(Step::Distinct(l.args[0].clone(), l.args[1].clone()))
+                        }
+                        LitKind::Neg => {
+                            if !is_relaxed(i) {
+                                steps.push(Step::Probe {
+                                    lit: i as u16,
+                                    rel: l.rel,
+                                    range: Range::All,
+                                    args: l.args.clone(),
+                                    negated: true,
+                                });
+                            }
+                        }
+                        LitKind::Pos | LitKind::Domain => {
+                            schedule(i, &mut bound, &mut steps, &mut indexes, tables)
+                        }
+                    }
+                    done[i] = true;
+                    progress = true;
+                }
+            }
+            // The cheapest remaining positive literal of this phase.
+            let mut best: Option<(f64, usize)> = None;
+            for (i, l) in rule.body.iter().enumerate() {
+                if done[i] || !matches!(l.kind, LitKind::Pos | LitKind::Domain) {
+                    continue;
+                }
+                let mut has_main_var = false;
+                l.args.iter().for_each(|a| {
+                    a.for_each_var(&mut |v| {
+                        if !bound[v as usize] && !local[v as usize] {
+                            has_main_var = true;
+                        }
+                    })
+                });
+                if phase == 0 && !has_main_var && !is_relaxed(i) {
+                    continue;
+                }
+                let t = &tables[l.rel as usize];
+                let (lo, hi) = range_of(i).bounds(t);
+                let mut est = f64::from(hi.saturating_sub(lo));
+                for (p, a) in l.args.iter().enumerate() {
+                    if bound_pat(a, &bound) {
+                        est /= t.distinct_in(p).max(1) as f64;
+                    }
+                }
+                if best.is_none_or(|(b, _)| est < b) {
+                    best = Some((est, i));
+                }
+            }
+            match best {
+                Some((_, i)) => {
+                    schedule(i, &mut bound, &mut steps, &mut indexes, tables);
+                    done[i] = true;
+                }
+                None => break,
+            }
+        }
+    }
+    // Safety: every literal scheduled and every head variable bound.
+    for (i, l) in rule.body.iter().enumerate() {
+        if !done[i] && !(l.kind == LitKind::Neg && is_relaxed(i)) {
+            return Err("a variable of a negative or `distinct` literal is not bound by any positive literal".into());
+        }
+        if l.kind == LitKind::Neg && !l.args.iter().all(|a| bound_pat(a, &bound)) {
+            return Err("a variable of a negative literal is not bound by any positive literal".into());
+        }
+    }
+    if !rule.head.iter().all(|a| bound_pat(a, &bound)) {
+        return Err("a variable of the head is not bound by any positive literal".into());
+    }
+    Ok(Plan {
+        steps,
+        exists_from,
+        indexes,
+    })
+}
+
+/// Why an execution stopped early.
+#[derive(Debug)]
+pub(crate) enum Stop {
+    /// A guard tripped (checked by the callback).
+    Guard,
+    /// A term deeper than the limit would have been built.
+    Depth,
+}
+
+/// Interned negative atoms whose relation is relaxed: `[rel, args…]` tuples, resolved against
+/// the final tables when grounding ends.
+#[derive(Debug, Default)]
+pub(crate) struct NegAtoms {
+    data: Vec<u32>,
+    start: Vec<u32>,
+    set: super::hash::TupleSet,
+}
+
+impl NegAtoms {
+    pub(crate) fn intern(&mut self, key: &[u32]) -> u32 {
+        if self.start.is_empty() {
+            self.start.push(0);
+        }
+        let h = super::hash::hash_tuple(key);
+        let (data, start) = (&self.data, &self.start);
+        if let Some(i) = self.set.find_hashed(h, key, |r| {
+            &data[start[r as usize] as usize..start[r as usize + 1] as usize]
+        }) {
+            return i;
+        }
+        let id = (self.start.len() - 1) as u32;
+        self.data.extend_from_slice(key);
+        self.start.push(self.data.len() as u32);
+        self.set.insert_new(h, id);
+        id
+    }
+
+    pub(crate) fn get(&self, i: u32) -> &[u32] {
+        &self.data[self.start[i as usize] as usize..self.start[i as usize + 1] as usize]
+    }
+}
+
+/// Output of one plan execution: head tuples and, for recorded rules, instance bodies.
+#[derive(Debug, Default)]
+pub(crate) struct Emitted {
+    /// Head tuples, `arity` terms each.
+    pub(crate) heads: Vec<GTerm>,
+    pub(crate) count: usize,
+    /// Per emitted head: end offset into `lits`.
+    pub(crate) ends: Vec<u32>,
+    /// Body literals: `atom << 1` (positive, a global atom id) or `neg << 1 | 1` (a
+    /// [`NegAtoms`] id).
+    pub(crate) lits: Vec<u32>,
+}
+
+impl Emitted {
+    pub(crate) fn clear(&mut self) {
+        self.heads.clear();
+        self.count = 0;
+        self.ends.clear();
+        self.lits.clear();
+    }
+}
+
+/// Runs plans.
+pub(crate) struct Exec<'a> {
+    pub(crate) tables: &'a [Table],
+    pub(crate) store: &'a mut TermStore,
+    pub(crate) neg: &'a mut NegAtoms,
+    pub(crate) rels: &'a [Rel],
+    pub(crate) max_depth: u16,
+    /// Called every 4096 work units; returns false to stop.
+    pub(crate) tick: &'a mut dyn FnMut() -> bool,
+    pub(crate) work: u64,
+    /// Instances this run may emit before the instance guard trips.
+    pub(crate) budget: u64,
+    vals: Vec<GTerm>,
+    rows: Vec<u32>,
+    buf: Vec<u32>,
+}
+
+const UNBOUND: GTerm = u32::MAX;
+
+impl<'a> Exec<'a> {
+    pub(crate) fn new(
+        tables: &'a [Table],
+        store: &'a mut TermStore,
+        neg: &'a mut NegAtoms,
+        rels: &'a [Rel],
+        max_depth: u16,
+        tick: &'a mut dyn FnMut() -> bool,
+    ) -> Self {
+        Exec {
+            tables,
+            store,
+            neg,
+            rels,
+            max_depth,
+            tick,
+            work: 0,
+            budget: u64::MAX,
+            vals: Vec::new(),
+            rows: Vec::new(),
+            buf: Vec::new(),
+        }
+    }
+
+    /// Runs `plan` for `rule`, appending to `out`.
+    pub(crate) fn run(&mut self, rule: &IRule, plan: &Plan, out: &mut Emitted) -> Result<(), Stop> {
+        self.vals.clear();
+        self.vals.resize(rule.nvars, UNBOUND);
+        self.rows.clear();
+        self.rows.resize(rule.body.len(), u32::MAX);
+        self.step(rule, plan, 0, out).map(|_| ())
+    }
+
+    /// The term a bound pattern denotes, if it exists (lookup only).
+    fn find(&mut self, p: &Pat) -> Option<GTerm> {
+        match p {
+            Pat::Var(v) => Some(self.vals[*v as usize]),
+            Pat::Ground(g) => Some(*g),
+            Pat::Fn(f, args) => {
+                let mut key = Vec::with_capacity(args.len() + 1);
+                key.push(*f);
+                for a in args.iter() {
+                    key.push(self.find(a)?);
+                }
+                self.store.find(&key)
+            }
+        }
+    }
+
+    /// The term a bound pattern denotes, interned.
+    fn build(&mut self, p: &Pat) -> Result<GTerm, Stop> {
+        match p {
+            Pat::Var(v) => Ok(self.vals[*v as usize]),
+            Pat::Ground(g) => Ok(*g),
+            Pat::Fn(f, args) => {
+                let mut key = Vec::with_capacity(args.len() + 1);
+                key.push(*f);
+                for a in args.iter() {
+                    key.push(self.build(a)?);
+                }
+                let t = self.store.intern(&key);
+                if self.store.depth(t) > self.max_depth {
+                    return Err(Stop::Depth);
+                }
+                Ok(t)
+            }
+        }
+    }
+
+    /// Structural equality of two bound patterns (without interning).
+    fn same(&self, a: &Pat, b: &Pat) -> bool {
+        match (a, b) {
+            (Pat::Fn(f, xs), Pat::Fn(g, ys)) => {
+                f == g && xs.len() == ys.len() && xs.iter().zip(ys.iter()).all(|(x, y)| self.same(x, y))
+            }
+            (Pat::Fn(f, xs), other) | (other, Pat::Fn(f, xs)) => {
+                let t = match other {
+                    Pat::Var(v) => self.vals[*v as usize],
+                    Pat::Ground(g) => *g,
+                    Pat::Fn(..) => unreachable!("handled above"),
+                };
+                let tup = self.store.tuple(t);
+                tup[0] == *f
+                    && tup.len() == xs.len() + 1
+                    && xs.iter().zip(&tup[1..]).all(|(x, &y)| self.same(x, &Pat::Ground(y)))
+            }
+            _ => {
+                let v = |p: &Pat| match p {
+                    Pat::Var(v) => self.vals[*v as usize],
+                    Pat::Ground(g) => *g,
+                    Pat::Fn(..) => unreachable!("handled above"),
+                };
+                v(a) == v(b)
+            }
+        }
+    }
+
+    fn matches(&mut self, p: &MPat, t: GTerm) -> bool {
+        match p {
+            MPat::Bind(v) => {
+                self.vals[*v as usize] = t;
+                true
+            }
+            MPat::Check(v) => self.vals[*v as usize] == t,
+            MPat::Ground(g) => *g == t,
+            MPat::Fn(f, args) => {
+                let tup = self.store.tuple(t);
+                if tup[0] != *f || tup.len() != args.len() + 1 {
+                    return false;
+                }
+                for (i, a) in args.iter().enumerate() {
+                    let sub = self.store.tuple(t)[i + 1];
+                    if !self.matches(a, sub) {
+                        return false;
+                    }
+                }
+                true
+            }
+        }
+    }
+
+    fn tick(&mut self) -> Result<(), Stop> {
+        self.work += 1;
+        if self.work & 0xfff == 0 && !(self.tick)() {
+            return Err(Stop::Guard);
+        }
+        Ok(())
+    }
+
+    /// Runs steps from `i`; returns whether a complete match was found (used by the exists
+    /// block to stop at the first one).
+    fn step(&mut self, rule: &IRule, plan: &Plan, i: usize, out: &mut Emitted) -> Result<bool, Stop> {
+        self.tick()?;
+        let Some(step) = plan.steps.get(i) else {
+            self.emit(rule, out)?;
+            return Ok(true);
+        };
+        let in_exists = i >= plan.exists_from;
+        match step {
+            Step::Distinct(a, b) => {
+                if self.same(a, b) {
+                    return Ok(false);
+                }
+                self.step(rule, plan, i + 1, out)
+            }
+            Step::Probe {
+                lit,
+                rel,
+                range,
+                args,
+                negated,
+            } => {
+                let mut key = std::mem::take(&mut self.buf);
+                key.clear();
+                let mut exists = true;
+                for a in args.iter() {
+                    match self.find(a) {
+                        Some(t) => key.push(t),
+                        None => {
+                            exists = false;
+                            break;
+                        }
+                    }
+                }
+                let t = &self.tables[*rel as usize];
+                let row = if exists { t.find(&key) } else { None };
+                self.buf = key;
+                let (lo, hi) = range.bounds(t);
+                let row = row.filter(|&r| r >= lo && r < hi);
+                if row.is_some() == *negated {
+                    return Ok(false);
+                }
+                if let Some(r) = row {
+                    self.rows[*lit as usize] = r;
+                }
+                self.step(rule, plan, i + 1, out)
+            }
+            Step::Scan {
+                lit,
+                rel,
+                range,
+                index,
+                key,
+                rest,
+            } => {
+                let tables = self.tables;
+                let t = &tables[*rel as usize];
+                let (lo, hi) = range.bounds(t);
+                if lo >= hi {
+                    return Ok(false);
+                }
+                let mut found = false;
+                match index {
+                    Some(ix) => {
+                        let mut k = Vec::with_capacity(key.len());
+                        for p in key.iter() {
+                            match self.find(p) {
+                                Some(v) => k.push(v),
+                                None => return Ok(false),
+                            }
+                        }
+                        for &r in t.lookup(*ix, &k, lo, hi) {
+                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                                found = true;
+                                if in_exists {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    None => {
+                        for r in lo..hi {
+                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                                found = true;
+                                if in_exists {
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                }
+                Ok(found)
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn try_row(
+        &mut self,
+        rule: &IRule,
+        plan: &Plan,
+        i: usize,
+        lit: u16,
+        row: &[GTerm],
+        r: u32,
+        rest: &[(u8, MPat)],
+        out: &mut Emitted,
+    ) -> Result<bool, Stop> {
+        for (p, m) in rest {
+            if !self.matches(m, row[*p as usize]) {
+                return Ok(false);
+            }
+        }
+        self.rows[lit as usize] = r;
+        self.step(rule, plan, i + 1, out)
+    }
+
+    fn emit(&mut self, rule: &IRule, out: &mut Emitted) -> Result<(), Stop> {
+        for h in rule.head.iter() {
+            let t = self.build(h)?;
+            out.heads.push(t);
+        }
+        out.count += 1;
+        if rule.record && out.count as u64 > self.budget {
+            return Err(Stop::Guard);
+        }
+        if rule.record {
+            for (i, l) in rule.body.iter().enumerate() {
+                if matches!(l.kind, LitKind::Distinct | LitKind::Domain)
+                    || self.rels[l.rel as usize].mode != Mode::Relaxed
+                {
+                    continue;
+                }
+                if l.kind == LitKind::Pos {
+                    let atom = self.tables[l.rel as usize].atom(self.rows[i]);
+                    out.lits.push(atom << 1);
+                } else {
+                    let mut key = vec![l.rel];
+                    for a in l.args.iter() {
+                        key.push(self.build(a)?);
+                    }
+                    let n = self.neg.intern(&key);
+                    out.lits.push(n << 1 | 1);
+                }
+            }
+            out.ends.push(out.lits.len() as u32);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,881 @@
+//! Lowering of the simplified ground game to RG (gdl.md §8.4, normative).
+//!
+//! One GDL step becomes, in role-fact order, one RG move per role (the chance role `random`
+//! included, as `player = random`), each made while only that role's `visible` entry is 1 so
+//! that simultaneous choices stay hidden; then one keeper move that reveals the joint move
+//! (GDL-I) or hands out the percepts (GDL-II), computes the next state into `n_` variables,
+//! commits it, resets the scratch variables (so equal GDL states are equal RG states), and
+//! tests `terminal`. The initial state is tested too (D1), every condition and its negation
+//! are exclusive so keeper walks are unique (D2, D15), and goals fall back to the lowest score
+//! (D15).
+//!
+//! Conditions over ground atoms are RG reachability checks into one sub-automaton per atom
+//! (`d_<atom>_in` → `d_<atom>_out`, one path per rule, comparisons first), except that
+//! constant conditions become skips or missing edges, literals over `true`/`does` become
+//! comparisons, and a positive literal over an atom with one short rule is inlined as a chain.
+//! Ground recursion (non-trivial SCCs) is lowered as graph reachability when linear and
+//! materialised in Boolean variables otherwise (gdl.md §8.4.4).
+
+use crate::ast::Program;
+use crate::error::{Code, GdlDiagnostic};
+use crate::ground::Grounding;
+use crate::ground::terms::GTerm;
+use crate::names::{Collision, Namer, mangle_into};
+use crate::propnet::{Cond, Kind, Net, PLit, Val, lit_atom, lit_neg};
+use rg_core::{ExprId, Game, Label, NodeId, Span, Spans, Symbol, Typedef, Variable};
+use std::cmp::Ordering;
+use std::collections::HashMap;
+
+/// Compares two symbol names: integers numerically and before other names, then by text.
+fn name_cmp(a: &str, b: &str) -> Ordering {
+    let num = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
+    match (num(a), num(b)) {
+        (true, true) => {
+            let (ta, tb) = (a.trim_start_matches('0'), b.trim_start_matches('0'));
+            ta.len().cmp(&tb.len()).then_with(|| ta.cmp(tb)).then_with(|| a.cmp(b))
+        }
+        (true, false) => Ordering::Less,
+        (false, true) => Ordering::Greater,
+        (false, false) => a.cmp(b),
+    }
+}
+
+/// How a literal over a derived atom is read.
+#[derive(Clone, Copy, Debug)]
+enum Access {
+    /// Through the atom's sub-automaton.
+    Sub,
+    /// Linear recursion: `? c<s>_src -> c<s>_<i>`.
+    Linear(u32, u32),
+    /// Materialised: `r_<s>_<i> == 1`.
+    Var(u32, u32),
+}
+
+struct Lowerer<'a> {
+    p: &'a Program,
+    g: &'a Grounding,
+    net: &'a Net,
+    game: Game,
+    warnings: Vec<GdlDiagnostic>,
+    one: ExprId,
+    /// Per role: `does_<r>` and the value symbol of each action (by action number).
+    does_var: Vec<Option<ExprId>>,
+    action_sym: Vec<Vec<Option<Symbol>>>,
+    /// Per fluent: the `f_` variable.
+    fluent_var: Vec<Option<ExprId>>,
+    /// Per derived atom: its RG name (assigned on first use) and its sub-automaton.
+    atom_name: HashMap<u32, String>,
+    sub: HashMap<u32, (NodeId, NodeId)>,
+    access: HashMap<u32, Access>,
+    atom_namer: Namer,
+    /// Materialised recursion variables per SCC.
+    mat_vars: HashMap<u32, Vec<ExprId>>,
+    /// SCC sub-automata built.
+    linear_built: Vec<bool>,
+}
+
+/// Lowers a simplified ground game.
+pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiagnostic>) {
+    let mut game = Game::new();
+    let one = {
+        let s = game.well_known().one;
+        game.expr_ref(s)
+    };
+    let mut l = Lowerer {
+        p,
+        g,
+        net,
+        game,
+        warnings: Vec::new(),
+        one,
+        does_var: Vec::new(),
+        action_sym: Vec::new(),
+        fluent_var: vec![None; net.fluents.len()],
+        atom_name: HashMap::new(),
+        sub: HashMap::new(),
+        access: HashMap::new(),
+        atom_namer: Namer::default(),
+        mat_vars: HashMap::new(),
+        linear_built: vec![false; net.sccs.len()],
+    };
+    l.run();
+    (l.game, l.warnings)
+}
+
+impl Lowerer<'_> {
+    fn span_of_rel(&self, rel: crate::ast::RelId) -> Option<Span> {
+        self.p.rel_span(rel)
+    }
+
+    /// The natural (mangled) name of a ground term.
+    fn term_name(&self, t: GTerm) -> String {
+        let mut s = String::new();
+        self.term_name_into(t, &mut s);
+        s
+    }
+
+    fn term_name_into(&self, t: GTerm, out: &mut String) {
+        let tup = self.g.store.tuple(t);
+        mangle_into(self.p.name(sym(tup[0])), out);
+        for &a in &tup[1..] {
+            out.push('_');
+            self.term_name_into(a, out);
+        }
+    }
+
+    fn term_cmp(&self, a: GTerm, b: GTerm) -> Ordering {
+        self.g
+            .store
+            .cmp(a, b, &|x, y| name_cmp(self.p.name(sym(x)), self.p.name(sym(y))))
+    }
+
+    /// Names `terms` (in the given order) in a fresh namespace, reporting collisions.
+    fn name_terms(&mut self, terms: &[GTerm], values: bool, what: &str) -> Vec<String> {
+        let natural: Vec<String> = terms.iter().map(|&t| self.term_name(t)).collect();
+        let (names, collisions) = Namer::default().assign(&natural, values);
+        self.report_collisions(&collisions, |l, i| l.g.display_term(l.p, terms[i]), what);
+        names
+    }
+
+    fn report_collisions(
+        &mut self,
+        collisions: &[Collision],
+        show: impl Fn(&Self, usize) -> String,
+        what: &str,
+    ) {
+        for c in collisions {
+            let span = self.p.rules().first().map(|r| r.span);
+            let msg = format!(
+                "`{}` and `{}` both flatten to `{}`; using `{}` and `{}` for these {what}",
+                show(self, c.kept),
+                show(self, c.renamed),
+                c.name,
+                c.name,
+                c.new_name
+            );
+            let d = match span {
+                Some(s) => GdlDiagnostic::new(Code::NameCollision, s, msg),
+                None => GdlDiagnostic::global(Code::NameCollision, msg),
+            };
+            self.warnings.push(d.with_label("in this game"));
+        }
+    }
+
+    fn node(&mut self, name: &str) -> NodeId {
+        self.game.node_named(name)
+    }
+
+    fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Option<Span>) {
+        self.game.add_edge_spanned(from, to, label, Spans::whole(span));
+    }
+
+    fn var_ref(&mut self, name: &str) -> ExprId {
+        let s = self.game.sym(name);
+        self.game.expr_ref(s)
+    }
+
+    fn assign(&mut self, lhs: ExprId, rhs: ExprId) -> Label {
+        Label::Assign { lhs, rhs }
+    }
+
+    fn cmp_label(&self, lhs: ExprId, rhs: ExprId, negated: bool) -> Label {
+        Label::Compare { lhs, rhs, negated }
+    }
+
+    fn declare_var(&mut self, name: &str, ty: rg_core::TypeId, init: Symbol, span: Option<Span>) -> ExprId {
+        let s = self.game.sym(name);
+        let v = self.game.value_elem(init);
+        self.game.variables.push(Variable {
+            name: s,
+            ty,
+            init: v,
+            spans: Spans::whole(span),
+        });
+        self.game.expr_ref(s)
+    }
+
+    fn typedef(&mut self, name: &str, members: Vec<Symbol>, span: Option<Span>) -> rg_core::TypeId {
+        let s = self.game.sym(name);
+        let ty = self.game.type_set(members);
+        self.game.typedefs.push(Typedef {
+            name: s,
+            ty,
+            spans: Spans::whole(span),
+        });
+        self.game.type_name(s)
+    }
+
+    fn run(&mut self) {
+        let net = self.net;
+        let wk = *self.game.well_known();
+        let bool_ty = self.game.type_name(wk.bool_type);
+        let zero_sym = wk.zero;
+        let zero = self.game.expr_ref(zero_sym);
+        let one = self.one;
+
+        // ---- roles ----
+        let role_terms: Vec<GTerm> = net.roles.iter().map(|r| r.term).collect();
+        let role_names = self.name_terms(&role_terms, true, "roles");
+        let players: Vec<usize> = (0..net.roles.len()).filter(|&i| !net.roles[i].random).collect();
+        let player_syms: Vec<Symbol> = players.iter().map(|&i| self.game.sym(&role_names[i])).collect();
+        let role_span = self.span_of_rel(crate::ast::RelId::ROLE);
+        self.typedef("Player", player_syms.clone(), role_span);
+
+        // ---- scores ----
+        let mut values: Vec<GTerm> = Vec::new();
+        for &i in &players {
+            for &(v, a) in &net.goals[i] {
+                if net.cond(Some(a)) != Cond::False && !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+        }
+        values.sort_by(|&a, &b| self.term_cmp(a, b));
+        let value_names = if values.is_empty() {
+            vec!["0".to_string()]
+        } else {
+            self.name_terms(&values, true, "goal values")
+        };
+        let value_syms: Vec<Symbol> = value_names.iter().map(|n| self.game.sym(n)).collect();
+        let goal_span = self.span_of_rel(crate::ast::RelId::GOAL);
+        self.typedef("Score", value_syms.clone(), goal_span);
+
+        // ---- actions and does variables ----
+        let legal_span = self.span_of_rel(crate::ast::RelId::LEGAL);
+        for (ri, role) in net.roles.iter().enumerate() {
+            let mut acts: Vec<usize> = (0..role.actions.len())
+                .filter(|&k| net.cond(role.actions[k].2) != Cond::False)
+                .collect();
+            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].0, role.actions[b].0));
+            let terms: Vec<GTerm> = acts.iter().map(|&k| role.actions[k].0).collect();
+            let names = self.name_terms(&terms, true, "actions");
+            let mut syms = vec![None; role.actions.len()];
+            for (j, &k) in acts.iter().enumerate() {
+                syms[k] = Some(self.game.sym(&names[j]));
+            }
+            if acts.is_empty() {
+                let d = GdlDiagnostic::new(
+                    Code::NoLegalMove,
+                    legal_span.or(role_span).unwrap_or(Span::new(self.p.file(), 0, 0)),
+                    format!("role `{}` never has a legal move", self.g.display_term(self.p, role.term)),
+                )
+                .with_help("every play reaching this role's turn is stuck");
+                self.warnings.push(d);
+                self.does_var.push(None);
+            } else {
+                let members: Vec<Symbol> = acts.iter().map(|&k| syms[k].expect("named")).collect();
+                let ty = self.typedef(&format!("does_{}_type", role_names[ri]), members.clone(), legal_span);
+                let v = self.declare_var(&format!("does_{}", role_names[ri]), ty, members[0], legal_span);
+                self.does_var.push(Some(v));
+            }
+            self.action_sym.push(syms);
+        }
+
+        // ---- fluents ----
+        let mut fl: Vec<usize> = (0..net.fluents.len())
+            .filter(|&f| net.fluent_used[f] && net.val[net.fluents[f].atom as usize] == Val::Unknown)
+            .collect();
+        fl.sort_by(|&a, &b| self.term_cmp(net.fluents[a].term, net.fluents[b].term));
+        let fterms: Vec<GTerm> = fl.iter().map(|&f| net.fluents[f].term).collect();
+        let fnames = self.name_terms(&fterms, false, "fluents");
+        let init_span = self.span_of_rel(crate::ast::RelId::INIT);
+        let next_span = self.span_of_rel(crate::ast::RelId::NEXT);
+        // (fluent, f var, n var or constant next value)
+        let mut state: Vec<(usize, ExprId, Result<ExprId, bool>)> = Vec::new();
+        for (j, &f) in fl.iter().enumerate() {
+            let init = net.cond(net.fluents[f].init) == Cond::True;
+            let fv = self.declare_var(
+                &format!("f_{}", fnames[j]),
+                bool_ty,
+                if init { wk.one } else { zero_sym },
+                init_span,
+            );
+            self.fluent_var[f] = Some(fv);
+            let next = match net.cond(net.fluents[f].next) {
+                Cond::True => Err(true),
+                Cond::False => Err(false),
+                Cond::Lit(_) => Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, zero_sym, next_span)),
+            };
+            state.push((f, fv, next));
+        }
+
+        // ---- materialised recursion variables ----
+        for (s, members) in net.sccs.iter().enumerate() {
+            if self.is_linear(s as u32) {
+                for (i, &a) in members.iter().enumerate() {
+                    self.access.insert(a, Access::Linear(s as u32, i as u32));
+                }
+            } else {
+                let mut vars = Vec::new();
+                for (i, &a) in members.iter().enumerate() {
+                    vars.push(self.declare_var(&format!("r_{s}_{i}"), bool_ty, zero_sym, None));
+                    self.access.insert(a, Access::Var(s as u32, i as u32));
+                }
+                self.mat_vars.insert(s as u32, vars);
+            }
+        }
+        let needs_changed = !self.mat_vars.is_empty();
+        let changed = if needs_changed {
+            Some(self.declare_var("r_changed", bool_ty, zero_sym, None))
+        } else {
+            None
+        };
+
+        // ---- automaton ----
+        let begin = self.node("begin");
+        let eval = self.node("m_eval");
+        self.edge(begin, eval, Label::Skip, None);
+        // State-dependent materialised recursion, then the terminal test.
+        let mut at = eval;
+        let mut mats: Vec<u32> = self.mat_vars.keys().copied().collect();
+        mats.sort_unstable();
+        for &s in &mats {
+            if !self.scc_move_dep(s) {
+                at = self.materialise(s, at, changed.expect("declared"));
+            }
+        }
+        let check = self.node("m_check");
+        self.edge(at, check, Label::Skip, None);
+        let turn = self.node("m_turn");
+        let goals_start = self.node("m_goals");
+        let term_cond = net.cond(net.terminal);
+        let term_span = self.span_of_rel(crate::ast::RelId::TERMINAL);
+        self.cond_edge(check, turn, term_cond, false, "m_check_c", term_span);
+        self.cond_edge(check, goals_start, term_cond, true, "m_check_t", term_span);
+
+        // Role blocks.
+        let keeper = self.game.expr_ref(wk.keeper);
+        let player = self.game.expr_ref(wk.player);
+        let visible = self.game.expr_ref(wk.visible);
+        let mut at = turn;
+        for (ri, role) in net.roles.iter().enumerate() {
+            let rn = role_names[ri].clone();
+            for (j, &pi) in players.iter().enumerate() {
+                let n = self.node(&format!("m_vis_{j}_{rn}"));
+                self.edge(at, n, Label::Skip, None).clone_from(&());
+                let q = self.game.expr_ref(player_syms[j]);
+                let lhs = self.game.expr_access(visible, q);
+                let rhs = if pi == ri { one } else { zero };
+                let nn = self.node(&format!("m_vis_{}_{rn}", j + 1));
+                let lab = self.assign(lhs, rhs);
+                self.edge(n, nn, lab, role_span);
+                at = nn;
+            }
+            let choose = self.node(&format!("m_choose_{rn}"));
+            let who = if role.random {
+                self.game.expr_ref(wk.random)
+            } else {
+                self.game.expr_ref(player_syms[players.iter().position(|&x| x == ri).expect("player")])
+            };
+            let lab = self.assign(player, who);
+            self.edge(at, choose, lab, role_span);
+            let done = self.node(&format!("m_done_{rn}"));
+            let mut acts: Vec<usize> = (0..role.actions.len())
+                .filter(|&k| self.action_sym[ri][k].is_some())
+                .collect();
+            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].0, role.actions[b].0));
+            for (j, &k) in acts.iter().enumerate() {
+                let a = self.action_sym[ri][k].expect("named");
+                let mv = self.node(&format!("m_move_{j}_{rn}"));
+                let c = net.cond(role.actions[k].2);
+                self.cond_edge(choose, mv, c, true, &format!("m_legal_{j}_{rn}"), legal_span);
+                let set = self.node(&format!("m_set_{j}_{rn}"));
+                let av = self.game.expr_ref(a);
+                let lab = self.assign(self.does_var[ri].expect("role with actions"), av);
+                self.edge(mv, set, lab, legal_span);
+                self.edge(set, done, Label::Tag(a), legal_span);
+            }
+            let next = self.node(&format!("m_after_{rn}"));
+            let lab = self.assign(player, keeper);
+            self.edge(done, next, lab, role_span);
+            at = next;
+        }
+        // Move-dependent materialised recursion.
+        for &s in &mats {
+            if self.scc_move_dep(s) {
+                at = self.materialise(s, at, changed.expect("declared"));
+            }
+        }
+        // Perception.
+        let gdl2 = net.roles.iter().any(|r| r.random) || net.sees.iter().any(|s| !s.is_empty());
+        if !gdl2 {
+            for (j, &q) in player_syms.iter().enumerate() {
+                let n = self.node(&format!("m_reveal_{}", j + 1));
+                let qe = self.game.expr_ref(q);
+                let lhs = self.game.expr_access(visible, qe);
+                let lab = self.assign(lhs, one);
+                self.edge(at, n, lab, None);
+                at = n;
+            }
+            for ri in 0..net.roles.len() {
+                if let Some(v) = self.does_var[ri] {
+                    let n = self.node(&format!("m_reveal_tag_{ri}"));
+                    let s = self.game.expr_root(v);
+                    self.edge(at, n, Label::TagVar(s), None);
+                    at = n;
+                }
+            }
+        } else {
+            let sees_span = self.span_of_rel(crate::ast::RelId::SEES);
+            for (pj, &ri) in players.iter().enumerate() {
+                let rn = role_names[ri].clone();
+                for (j, &q) in player_syms.iter().enumerate() {
+                    let n = self.node(&format!("m_seevis_{j}_{rn}"));
+                    self.edge(at, n, Label::Skip, None);
+                    let qe = self.game.expr_ref(q);
+                    let lhs = self.game.expr_access(visible, qe);
+                    let nn = self.node(&format!("m_seevis_{}_{rn}", j + 1));
+                    let lab = self.assign(lhs, if j == pj { one } else { zero });
+                    self.edge(n, nn, lab, None);
+                    at = nn;
+                }
+                let mut percepts: Vec<(GTerm, u32)> = net.sees[ri]
+                    .iter()
+                    .copied()
+                    .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
+                    .collect();
+                percepts.sort_by(|a, b| self.term_cmp(a.0, b.0));
+                let pterms: Vec<GTerm> = percepts.iter().map(|x| x.0).collect();
+                let pnames = self.name_terms(&pterms, false, "percepts");
+                for (k, &(_, a)) in percepts.iter().enumerate() {
+                    let c = net.cond(Some(a));
+                    let t = self.node(&format!("m_seet_{k}_{rn}"));
+                    let nx = self.node(&format!("m_see_{}_{rn}", k + 1));
+                    self.cond_edge(at, t, c, true, &format!("m_seec_{k}_{rn}"), sees_span);
+                    let ps = self.game.sym(&pnames[k]);
+                    self.edge(t, nx, Label::Tag(ps), sees_span);
+                    self.cond_edge(at, nx, c, false, &format!("m_seen_{k}_{rn}"), sees_span);
+                    at = nx;
+                }
+            }
+        }
+        // Next state.
+        for (k, &(f, _, next)) in state.iter().enumerate() {
+            let nv = match next {
+                Ok(nv) => nv,
+                Err(_) => continue,
+            };
+            let c = net.cond(net.fluents[f].next);
+            let t = self.node(&format!("m_next_{k}_1"));
+            let nx = self.node(&format!("m_next_{}", k + 1));
+            self.cond_edge(at, t, c, true, &format!("m_nextc_{k}"), next_span);
+            let lab = self.assign(nv, one);
+            self.edge(t, nx, lab, next_span);
+            self.cond_edge(at, nx, c, false, &format!("m_nextn_{k}"), next_span);
+            at = nx;
+        }
+        // Commit, then reset the scratch variables.
+        let mut commit: Vec<Label> = Vec::new();
+        for &(_, fv, next) in &state {
+            let rhs = match next {
+                Ok(nv) => nv,
+                Err(true) => one,
+                Err(false) => zero,
+            };
+            commit.push(Label::Assign { lhs: fv, rhs });
+        }
+        for &(_, _, next) in &state {
+            if let Ok(nv) = next {
+                commit.push(Label::Assign { lhs: nv, rhs: zero });
+            }
+        }
+        for ri in 0..net.roles.len() {
+            if let Some(v) = self.does_var[ri] {
+                let first = self.game.variables.iter().find(|x| self.game.expr_root(v) == x.name).map(|x| x.init);
+                if let Some(init) = first {
+                    let rg_core::ValueData::Element(s) = self.game.value(init).clone() else {
+                        continue;
+                    };
+                    let rhs = self.game.expr_ref(s);
+                    commit.push(Label::Assign { lhs: v, rhs });
+                }
+            }
+        }
+        for s in &mats {
+            for &v in &self.mat_vars[s].clone() {
+                commit.push(Label::Assign { lhs: v, rhs: zero });
+            }
+        }
+        for (k, lab) in commit.into_iter().enumerate() {
+            let n = self.node(&format!("m_commit_{k}"));
+            self.edge(at, n, lab, None);
+            at = n;
+        }
+        self.edge(at, eval, Label::Skip, None);
+
+        // Goals: per player, values in descending order, the first that holds; else the
+        // lowest score.
+        let goals_var = self.game.expr_ref(wk.goals);
+        let fallback = self.game.expr_ref(value_syms[0]);
+        let mut at = goals_start;
+        for (pj, &ri) in players.iter().enumerate() {
+            let rn = role_names[ri].clone();
+            let q = self.game.expr_ref(player_syms[pj]);
+            let slot = self.game.expr_access(goals_var, q);
+            let after = self.node(&format!("m_goaled_{rn}"));
+            let mut vals: Vec<(usize, u32)> = net.goals[ri]
+                .iter()
+                .filter_map(|&(v, a)| values.iter().position(|&x| x == v).map(|i| (i, a)))
+                .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
+                .collect();
+            vals.sort_by(|a, b| b.0.cmp(&a.0));
+            let mut settled = false;
+            for (k, &(vi, a)) in vals.iter().enumerate() {
+                let c = net.cond(Some(a));
+                let t = self.node(&format!("m_goalt_{k}_{rn}"));
+                let nx = self.node(&format!("m_goal_{}_{rn}", k + 1));
+                self.cond_edge(at, t, c, true, &format!("m_goalc_{k}_{rn}"), goal_span);
+                let v = self.game.expr_ref(value_syms[vi]);
+                let lab = self.assign(slot, v);
+                self.edge(t, after, lab, goal_span);
+                if c == Cond::True {
+                    settled = true;
+                    break;
+                }
+                self.cond_edge(at, nx, c, false, &format!("m_goaln_{k}_{rn}"), goal_span);
+                at = nx;
+            }
+            if !settled {
+                let lab = self.assign(slot, fallback);
+                self.edge(at, after, lab, goal_span);
+            }
+            at = after;
+        }
+        let end = self.node("end");
+        let lab = self.assign(player, keeper);
+        self.edge(at, end, lab, None);
+    }
+
+    /// Whether SCC `s` is linear: every rule of a member has at most one positive literal over
+    /// the SCC.
+    fn is_linear(&self, s: u32) -> bool {
+        let net = self.net;
+        net.sccs[s as usize].iter().all(|&a| {
+            net.rules_of[a as usize].iter().all(|&r| {
+                net.rules[r as usize]
+                    .lits
+                    .iter()
+                    .filter(|&&l| net.scc_of[lit_atom(l) as usize] == s)
+                    .count()
+                    <= 1
+            })
+        })
+    }
+
+    fn scc_move_dep(&self, s: u32) -> bool {
+        self.net.sccs[s as usize]
+            .iter()
+            .any(|&a| self.net.move_dep[a as usize])
+    }
+
+    /// Emits `from → to` for condition `c` (or its negation when `positive` is false):
+    /// a skip when it always holds, nothing when it never does, else the literal's edges.
+    fn cond_edge(&mut self, from: NodeId, to: NodeId, c: Cond, positive: bool, base: &str, span: Option<Span>) {
+        match (c, positive) {
+            (Cond::True, true) | (Cond::False, false) => self.edge(from, to, Label::Skip, span),
+            (Cond::True, false) | (Cond::False, true) => {}
+            (Cond::Lit(l), pos) => {
+                let l = if pos { l } else { l ^ 1 };
+                self.lit_path(from, to, l, base, span, 0)
+            }
+        }
+    }
+
+    /// Emits edges from `from` to `to` that pass iff literal `l` holds; intermediate nodes are
+    /// named `<base>_<k>`.
+    fn lit_path(&mut self, from: NodeId, to: NodeId, l: PLit, base: &str, span: Option<Span>, depth: u32) {
+        let net = self.net;
+        let a = lit_atom(l);
+        // A set of one role's moves: a chain of `!=` when the literal means "not in these",
+        // one `==` for a single move; otherwise its sub-automaton.
+        if let Some([m]) = net.does_sets.get(&a).map(Vec::as_slice) {
+            if m.complement != lit_neg(l) {
+                let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                self.label_chain(from, to, labels, base, span);
+                return;
+            }
+            if m.actions.len() == 1 {
+                let lab = self.move_cmp(m.role, m.actions[0], false);
+                self.edge(from, to, lab, span);
+                return;
+            }
+        }
+        // Inline a positive literal over an atom with one short rule.
+        if !lit_neg(l)
+            && net.kind[a as usize] == Kind::Derived
+            && net.scc_of[a as usize] == u32::MAX
+            && depth < 3
+            && net.rules_of[a as usize].len() == 1
+        {
+            let r = net.rules_of[a as usize][0] as usize;
+            let lits = self.ordered(&net.rules[r].lits);
+            if lits.len() <= 3 {
+                let rspan = self.g.rule_span(self.p, net.rules[r].src).or(span);
+                self.chain(from, to, &lits, base, rspan, depth + 1);
+                return;
+            }
+        }
+        let lab = self.label(l);
+        self.edge(from, to, lab, span);
+    }
+
+    /// Emits a chain `from → … → to` with one literal per step.
+    fn chain(&mut self, from: NodeId, to: NodeId, lits: &[PLit], base: &str, span: Option<Span>, depth: u32) {
+        if lits.is_empty() {
+            self.edge(from, to, Label::Skip, span);
+            return;
+        }
+        let mut at = from;
+        for (k, &l) in lits.iter().enumerate() {
+            let nx = if k + 1 == lits.len() {
+                to
+            } else {
+                self.node(&format!("{base}_{k}"))
+            };
+            self.lit_path(at, nx, l, &format!("{base}_{k}"), span, depth);
+            at = nx;
+        }
+    }
+
+    /// `does_<r> == a` (or `!=`).
+    fn move_cmp(&mut self, role: u32, k: u32, negated: bool) -> Label {
+        let v = self.does_var[role as usize].expect("a role whose move is read has actions");
+        let s = self.action_sym[role as usize][k as usize].expect("a possible action");
+        let e = self.game.expr_ref(s);
+        self.cmp_label(v, e, negated)
+    }
+
+    /// A chain of single labels from `from` to `to` (a skip when empty).
+    fn label_chain(&mut self, from: NodeId, to: NodeId, labels: Vec<Label>, base: &str, span: Option<Span>) {
+        if labels.is_empty() {
+            self.edge(from, to, Label::Skip, span);
+            return;
+        }
+        let n = labels.len();
+        let mut at = from;
+        for (k, lab) in labels.into_iter().enumerate() {
+            let nx = if k + 1 == n { to } else { self.node(&format!("{base}_{k}")) };
+            self.edge(at, nx, lab, span);
+            at = nx;
+        }
+    }
+
+    /// Literals in evaluation order: comparisons first, then the rest, each by atom.
+    fn ordered(&self, lits: &[PLit]) -> Vec<PLit> {
+        let mut v = lits.to_vec();
+        v.sort_by_key(|&l| {
+            let derived = matches!(self.net.kind[lit_atom(l) as usize], Kind::Derived);
+            (derived, l)
+        });
+        v
+    }
+
+    /// The single-edge label of a literal.
+    fn label(&mut self, l: PLit) -> Label {
+        let net = self.net;
+        let a = lit_atom(l);
+        let neg = lit_neg(l);
+        match net.kind[a as usize] {
+            Kind::Fluent(f) => {
+                let v = self.fluent_var[f as usize].expect("a fluent read by a condition has a variable");
+                self.cmp_label(v, self.one, neg)
+            }
+            Kind::Does(r, k) => self.move_cmp(r, k, neg),
+            Kind::Derived | Kind::Exact => match self.access.get(&a).copied().unwrap_or(Access::Sub) {
+                Access::Sub => {
+                    let (i, o) = self.sub_automaton(a);
+                    Label::Reach { from: i, to: o, negated: neg }
+                }
+                Access::Linear(s, i) => {
+                    self.build_linear(s);
+                    let src = self.node(&format!("c{s}_src"));
+                    let t = self.node(&format!("c{s}_{i}"));
+                    Label::Reach { from: src, to: t, negated: neg }
+                }
+                Access::Var(s, i) => {
+                    let v = self.mat_vars[&s][i as usize];
+                    self.cmp_label(v, self.one, neg)
+                }
+            },
+        }
+    }
+
+    /// The RG name of a derived atom.
+    fn atom_name(&mut self, a: u32) -> String {
+        if let Some(n) = self.atom_name.get(&a) {
+            return n.clone();
+        }
+        let g = self.g;
+        let rel = g.atom_rel(a);
+        let mut natural = match g.rels[rel as usize].source {
+            Some(s) => {
+                let mut n = String::new();
+                mangle_into(self.p.name(self.p.rel_name(s)), &mut n);
+                n
+            }
+            None => format!("aux{rel}"),
+        };
+        for &t in g.atom_args(a) {
+            natural.push('_');
+            self.term_name_into(t, &mut natural);
+        }
+        let (names, collisions) = self.atom_namer.assign(std::slice::from_ref(&natural), false);
+        if !collisions.is_empty() {
+            // The name is taken by an atom named earlier: report against a display of both.
+            let other = self
+                .atom_name
+                .iter()
+                .filter(|(_, n)| **n == natural)
+                .map(|(&x, _)| x)
+                .min();
+            if let Some(o) = other {
+                let msg = format!(
+                    "`{}` and `{}` both flatten to `{natural}`; using `{natural}` and `{}`",
+                    g.display_atom(self.p, o),
+                    g.display_atom(self.p, a),
+                    names[0]
+                );
+                let span = self.p.rules().first().map(|r| r.span).unwrap_or(Span::new(self.p.file(), 0, 0));
+                self.warnings.push(GdlDiagnostic::new(Code::NameCollision, span, msg));
+            }
+        }
+        self.atom_name.insert(a, names[0].clone());
+        names[0].clone()
+    }
+
+    /// The sub-automaton `d_<a>_in → d_<a>_out` of a derived atom, built on first use.
+    fn sub_automaton(&mut self, a: u32) -> (NodeId, NodeId) {
+        if let Some(&x) = self.sub.get(&a) {
+            return x;
+        }
+        let name = self.atom_name(a);
+        let i = self.node(&format!("d_{name}_in"));
+        let o = self.node(&format!("d_{name}_out"));
+        self.sub.insert(a, (i, o));
+        let net = self.net;
+        if let Some(set) = net.does_sets.get(&a) {
+            for (j, m) in set.iter().enumerate() {
+                if m.complement {
+                    let labels: Vec<Label> = m.actions.iter().map(|&k| self.move_cmp(m.role, k, true)).collect();
+                    self.label_chain(i, o, labels, &format!("d_{name}_{j}"), None);
+                } else {
+                    for &k in &m.actions {
+                        let lab = self.move_cmp(m.role, k, false);
+                        self.edge(i, o, lab, None);
+                    }
+                }
+            }
+            return (i, o);
+        }
+        for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
+            let lits = self.ordered(&net.rules[r as usize].lits);
+            let span = self.g.rule_span(self.p, net.rules[r as usize].src);
+            self.chain(i, o, &lits, &format!("d_{name}_{ri}"), span, 0);
+        }
+        (i, o)
+    }
+
+    /// The reachability graph of a linear SCC: `c<s>_src`, one node per member, a path per
+    /// rule from the member its recursive literal reads (or from the source).
+    fn build_linear(&mut self, s: u32) {
+        if self.linear_built[s as usize] {
+            return;
+        }
+        self.linear_built[s as usize] = true;
+        let net = self.net;
+        let src = self.node(&format!("c{s}_src"));
+        let members = net.sccs[s as usize].clone();
+        for (i, &a) in members.iter().enumerate() {
+            let target = self.node(&format!("c{s}_{i}"));
+            for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
+                let lits = self.ordered(&net.rules[r as usize].lits);
+                let (rec, rest): (Vec<PLit>, Vec<PLit>) = lits
+                    .iter()
+                    .partition(|&&l| net.scc_of[lit_atom(l) as usize] == s);
+                let from = match rec.first() {
+                    Some(&l) => {
+                        let j = members.iter().position(|&x| x == lit_atom(l)).expect("member");
+                        self.node(&format!("c{s}_{j}"))
+                    }
+                    None => src,
+                };
+                let span = self.g.rule_span(self.p, net.rules[r as usize].src);
+                self.chain(from, target, &rest, &format!("c{s}_{i}_{ri}"), span, 0);
+            }
+        }
+    }
+
+    /// Emits the fixpoint loop of a non-linear SCC after `at` (gdl.md §8.4.4); returns the
+    /// node after it.
+    fn materialise(&mut self, s: u32, at: NodeId, changed: ExprId) -> NodeId {
+        let net = self.net;
+        let members = net.sccs[s as usize].clone();
+        let vars = self.mat_vars[&s].clone();
+        let zero = {
+            let z = self.game.well_known().zero;
+            self.game.expr_ref(z)
+        };
+        let one = self.one;
+        let round = self.node(&format!("m_mat_{s}_round"));
+        self.edge(at, round, Label::Skip, None);
+        let first = self.node(&format!("m_mat_{s}_0"));
+        let lab = self.assign(changed, zero);
+        self.edge(round, first, lab, None);
+        for (i, &a) in members.iter().enumerate() {
+            let x = self.node(&format!("m_mat_{s}_{i}"));
+            let skip = self.node(&format!("m_mat_{s}_{i}_skip"));
+            let try_ = self.node(&format!("m_mat_{s}_{i}_try"));
+            let set = self.node(&format!("m_mat_{s}_{i}_set"));
+            let set2 = self.node(&format!("m_mat_{s}_{i}_set2"));
+            let l = self.cmp_label(vars[i], one, false);
+            self.edge(x, skip, l, None);
+            let l = self.cmp_label(vars[i], one, true);
+            self.edge(x, try_, l, None);
+            // The member's rules, reading the SCC through its variables.
+            let ci = self.node(&format!("e{s}_{i}_in"));
+            let co = self.node(&format!("e{s}_{i}_out"));
+            for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
+                let lits = self.ordered(&net.rules[r as usize].lits);
+                let span = self.g.rule_span(self.p, net.rules[r as usize].src);
+                self.chain(ci, co, &lits, &format!("e{s}_{i}_{ri}"), span, 0);
+            }
+            self.edge(try_, set, Label::Reach { from: ci, to: co, negated: false }, None);
+            self.edge(try_, skip, Label::Reach { from: ci, to: co, negated: true }, None);
+            let lab = self.assign(vars[i], one);
+            self.edge(set, set2, lab, None);
+            let lab = self.assign(changed, one);
+            self.edge(set2, skip, lab, None);
+            let nx = if i + 1 == members.len() {
+                self.node(&format!("m_mat_{s}_test"))
+            } else {
+                self.node(&format!("m_mat_{s}_{}", i + 1))
+            };
+            self.edge(skip, nx, Label::Skip, None);
+        }
+        let test = self.node(&format!("m_mat_{s}_test"));
+        let out = self.node(&format!("m_mat_{s}_done"));
+        let l = self.cmp_label(changed, one, false);
+        self.edge(test, round, l, None);
+        let l = self.cmp_label(changed, one, true);
+        self.edge(test, out, l, None);
+        out
+    }
+}
+
+/// The program symbol of a grounder symbol index.
+fn sym(i: u32) -> crate::ast::Sym {
+    use rg_core::EntityId;
+    crate::ast::Sym::new(i as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_order_numbers_numerically_first() {
+        let mut v = vec!["b", "10", "2", "a", "02", "100"];
+        v.sort_by(|a, b| name_cmp(a, b));
+        assert_eq!(v, ["2", "02", "10", "100", "a", "b"]);
+    }
+}

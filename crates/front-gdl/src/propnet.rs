@@ -1,0 +1,1071 @@
+//! The ground program as a propositional network, simplified to a fixpoint (gdl.md §7.3 steps
+//! 5–7).
+//!
+//! Atoms are the grounding's atoms. *Inputs* are `true(f)` (the current state) and `does(r, a)`
+//! (the joint move); every other atom is defined by its ground rules. Simplification is
+//! sign-aware and driven by a worklist of newly decided atoms over per-atom occurrence lists:
+//!
+//! * a rule whose body is satisfied makes its head true; an atom without rules is false;
+//! * a true positive / false negative literal is dropped; a false positive / true negative
+//!   literal kills its rule;
+//! * `true(f)` is constant false when `f` is not initial and can only be re-derived from
+//!   itself, constant true when `f` is initial and `next(f)` is true or has the persistence
+//!   rule `next(f) ⇐ true(f)` (GGP-Base's Relationizer, generalised);
+//! * `does(r, a)` is false when `legal(r, a)` is, and true when `a` is `r`'s only possible
+//!   action;
+//! * atoms that do not depend on any input and are still undecided (positive cycles) get the
+//!   value of the least model;
+//! * an atom with a single rule with a single literal is replaced by that literal (aliasing),
+//!   rules are deduplicated, and only the cone of influence of `legal`, `next`, `terminal`,
+//!   `goal` and `sees` is kept.
+//!
+//! Then the ground dependency graph is split into strongly connected components: a negative
+//! edge inside one is E-VAL-031; non-trivial ones are ground recursion, lowered by
+//! [`crate::lower`] as reachability (linear) or materialised (non-linear).
+
+use crate::ast::{Program, RelId};
+use crate::error::{Code, GdlDiagnostic};
+use crate::graph::{Csr, sccs};
+use crate::ground::Grounding;
+use crate::ground::rules::Mode;
+use crate::ground::terms::GTerm;
+use rg_core::{EntityId, Span};
+use std::collections::HashMap;
+
+/// A truth value during simplification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Val {
+    Unknown,
+    True,
+    False,
+}
+
+/// What an atom is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Defined by rules.
+    Derived,
+    /// Computed exactly during grounding (true).
+    Exact,
+    /// `true(f)`: fluent number.
+    Fluent(u32),
+    /// `does(r, a)`: role number (or `u32::MAX` for a non-role), action number.
+    Does(u32, u32),
+}
+
+/// A literal: `atom << 1 | negated`.
+pub(crate) type PLit = u32;
+
+#[inline]
+pub(crate) fn lit_atom(l: PLit) -> u32 {
+    l >> 1
+}
+#[inline]
+pub(crate) fn lit_neg(l: PLit) -> bool {
+    l & 1 == 1
+}
+
+/// A ground rule.
+#[derive(Clone, Debug)]
+pub(crate) struct PRule {
+    pub(crate) head: u32,
+    pub(crate) lits: Vec<PLit>,
+    /// The grounder's rule it is an instance of (for spans).
+    pub(crate) src: u32,
+}
+
+/// A fluent: a term `f` with `true(f)` in M⁺.
+#[derive(Clone, Debug)]
+pub(crate) struct Fluent {
+    pub(crate) term: GTerm,
+    /// The `true(f)` atom.
+    pub(crate) atom: u32,
+    /// `init(f)` (an atom, or none = false).
+    pub(crate) init: Option<u32>,
+    /// `next(f)` (an atom, or none = false).
+    pub(crate) next: Option<u32>,
+}
+
+/// A role with its possible actions.
+#[derive(Clone, Debug)]
+pub(crate) struct Role {
+    pub(crate) term: GTerm,
+    /// The GDL-II chance player.
+    pub(crate) random: bool,
+    /// (action term, `does` atom, `legal` atom).
+    pub(crate) actions: Vec<(GTerm, u32, Option<u32>)>,
+}
+
+/// The simplified ground game.
+#[derive(Debug)]
+pub(crate) struct Net {
+    pub(crate) val: Vec<Val>,
+    pub(crate) kind: Vec<Kind>,
+    pub(crate) rules: Vec<PRule>,
+    pub(crate) alive: Vec<bool>,
+    pub(crate) roles: Vec<Role>,
+    pub(crate) fluents: Vec<Fluent>,
+    /// Per atom: whether it is in the cone of influence (after [`Net::finish`]).
+    pub(crate) needed: Vec<bool>,
+    /// Per atom: live rules (after [`Net::finish`]).
+    pub(crate) rules_of: Vec<Vec<u32>>,
+    /// Non-trivial ground SCCs (recursion), with per atom the SCC number.
+    pub(crate) sccs: Vec<Vec<u32>>,
+    pub(crate) scc_of: Vec<u32>,
+    /// Per atom: depends on a `does` atom.
+    pub(crate) move_dep: Vec<bool>,
+    /// Per atom: the literal it was replaced by (`NONE` if not aliased).
+    alias: Vec<PLit>,
+    /// Per role: (goal value, `goal` atom) and (percept, `sees` atom).
+    pub(crate) goals: Vec<Vec<(GTerm, u32)>>,
+    pub(crate) sees: Vec<Vec<(GTerm, u32)>>,
+    /// The `terminal` atom.
+    pub(crate) terminal: Option<u32>,
+    /// Per fluent: read by some needed condition.
+    pub(crate) fluent_used: Vec<bool>,
+    /// Atoms that are sets of moves (see [`DoesSet`]).
+    pub(crate) does_sets: HashMap<u32, DoesSet>,
+    // Working state.
+    unresolved: Vec<u32>,
+    live: Vec<u32>,
+    occ: Vec<Vec<u32>>,
+    queue: Vec<u32>,
+    /// Fluent number per `next` atom, per `legal` atom the (role, action), per `init` atom
+    /// the fluent.
+    next_of: Vec<u32>,
+    init_of: Vec<u32>,
+    legal_of: Vec<(u32, u32)>,
+    /// Per fluent: live rules of `next(f)` without the literal `true(f)`.
+    nonself: Vec<u32>,
+    /// Per role: actions whose `legal` is not false.
+    open_actions: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Net {
+    /// Builds the network from a grounding and runs the simplification to its fixpoint.
+    pub(crate) fn build(p: &Program, g: &Grounding) -> Result<Net, GdlDiagnostic> {
+        let n = g.atoms.len();
+        let rel_true = RelId::TRUE.index() as u32;
+        let rel_does = RelId::DOES.index() as u32;
+        let mut kind = vec![Kind::Derived; n];
+        let mut val = vec![Val::Unknown; n];
+        for (a, &(rel, _)) in g.atoms.iter().enumerate() {
+            if g.rels[rel as usize].mode == Mode::Exact {
+                kind[a] = Kind::Exact;
+                val[a] = Val::True;
+            }
+        }
+        // Roles in role-fact order (the `role` table is filled by the facts in source order).
+        let random_sym = crate::ast::Sym::RANDOM.index() as u32;
+        let mut roles: Vec<Role> = Vec::new();
+        let role_t = &g.tables[RelId::ROLE.index()];
+        for r in 0..role_t.len() {
+            let term = role_t.row(r)[0];
+            roles.push(Role {
+                term,
+                random: g.store.tuple(term) == [random_sym],
+                actions: Vec::new(),
+            });
+        }
+        let role_index = |t: GTerm| roles.iter().position(|r| r.term == t).map(|i| i as u32);
+        // Actions: the `does` atoms, linked to their `legal` atoms.
+        let legal_t = &g.tables[RelId::LEGAL.index()];
+        let does_t = &g.tables[rel_does as usize];
+        let mut legal_of = vec![(NONE, NONE); n];
+        let mut role_of_does: Vec<(u32, GTerm, u32, Option<u32>)> = Vec::new();
+        for r in 0..does_t.len() {
+            let row = does_t.row(r);
+            let atom = does_t.atom(r);
+            let legal = legal_t.find(row).map(|lr| legal_t.atom(lr));
+            match role_index(row[0]) {
+                Some(ri) => role_of_does.push((ri, row[1], atom, legal)),
+                None => {
+                    kind[atom as usize] = Kind::Does(NONE, NONE);
+                    val[atom as usize] = Val::False;
+                }
+            }
+        }
+        for (ri, act, atom, legal) in role_of_does {
+            let role = &mut roles[ri as usize];
+            let k = role.actions.len() as u32;
+            role.actions.push((act, atom, legal));
+            kind[atom as usize] = Kind::Does(ri, k);
+            if let Some(l) = legal {
+                legal_of[l as usize] = (ri, k);
+            }
+        }
+        // Fluents.
+        let true_t = &g.tables[rel_true as usize];
+        let next_t = &g.tables[RelId::NEXT.index()];
+        let init_t = &g.tables[RelId::INIT.index()];
+        let mut fluents = Vec::new();
+        let mut next_of = vec![NONE; n];
+        let mut init_of = vec![NONE; n];
+        for r in 0..true_t.len() {
+            let row = true_t.row(r);
+            let atom = true_t.atom(r);
+            let f = fluents.len() as u32;
+            kind[atom as usize] = Kind::Fluent(f);
+            let next = next_t.find(row).map(|x| next_t.atom(x));
+            let init = init_t.find(row).map(|x| init_t.atom(x));
+            if let Some(x) = next {
+                next_of[x as usize] = f;
+            }
+            if let Some(x) = init {
+                init_of[x as usize] = f;
+            }
+            fluents.push(Fluent {
+                term: row[0],
+                atom,
+                init,
+                next,
+            });
+        }
+        // Rules: literals sorted and deduplicated; a rule with `a` and `not a` never fires.
+        let mut rules = Vec::with_capacity(g.inst.len());
+        for i in 0..g.inst.len() {
+            let mut lits = g.inst.body(i).to_vec();
+            lits.sort_unstable();
+            lits.dedup();
+            if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+                continue;
+            }
+            rules.push(PRule {
+                head: g.inst.head[i],
+                lits,
+                src: g.inst.rule[i],
+            });
+        }
+        let nf = fluents.len();
+        let nr = roles.len();
+        let mut net = Net {
+            val,
+            kind,
+            alive: vec![true; rules.len()],
+            rules,
+            roles,
+            fluents,
+            needed: Vec::new(),
+            rules_of: Vec::new(),
+            sccs: Vec::new(),
+            scc_of: Vec::new(),
+            move_dep: Vec::new(),
+            alias: vec![NONE; n],
+            goals: Vec::new(),
+            sees: Vec::new(),
+            terminal: None,
+            fluent_used: Vec::new(),
+            does_sets: HashMap::new(),
+            unresolved: Vec::new(),
+            live: Vec::new(),
+            occ: Vec::new(),
+            queue: Vec::new(),
+            next_of,
+            init_of,
+            legal_of,
+            nonself: vec![0; nf],
+            open_actions: vec![0; nr],
+        };
+        net.index();
+        net.seed();
+        net.propagate();
+        loop {
+            let a = net.settle_independent(p, g)?;
+            let b = net.alias();
+            if !a && !b {
+                break;
+            }
+        }
+        net.finish(p, g)?;
+        Ok(net)
+    }
+
+    /// (Re)builds the occurrence lists and counters from the live rules.
+    fn index(&mut self) {
+        let n = self.val.len();
+        for i in 0..self.rules.len() {
+            if self.alive[i] && self.rules[i].lits.iter().any(|&l| self.lit_value(l) == Val::False) {
+                self.alive[i] = false;
+            }
+        }
+        self.unresolved = vec![0; self.rules.len()];
+        self.live = vec![0; n];
+        self.occ = vec![Vec::new(); n];
+        self.rules_of = vec![Vec::new(); n];
+        for (i, r) in self.rules.iter().enumerate() {
+            if !self.alive[i] {
+                continue;
+            }
+            self.live[r.head as usize] += 1;
+            self.rules_of[r.head as usize].push(i as u32);
+            let mut u = 0;
+            for &l in &r.lits {
+                if self.val[lit_atom(l) as usize] == Val::Unknown {
+                    u += 1;
+                    self.occ[lit_atom(l) as usize].push(i as u32);
+                }
+            }
+            self.unresolved[i] = u;
+        }
+        for (f, fl) in self.fluents.iter().enumerate() {
+            self.nonself[f] = fl.next.map_or(0, |x| {
+                self.rules_of[x as usize]
+                    .iter()
+                    .filter(|&&r| !self.rules[r as usize].lits.contains(&(fl.atom << 1)))
+                    .count() as u32
+            });
+        }
+        for (ri, role) in self.roles.iter().enumerate() {
+            self.open_actions[ri] = role
+                .actions
+                .iter()
+                .filter(|(_, _, l)| l.is_some_and(|l| self.val[l as usize] != Val::False))
+                .count() as u32;
+        }
+    }
+
+    /// Initial decisions: atoms without rules, rules with satisfied bodies, inputs.
+    fn seed(&mut self) {
+        for a in 0..self.val.len() {
+            if self.val[a] == Val::Unknown
+                && self.kind[a] == Kind::Derived
+                && self.alias[a] == NONE
+                && self.live[a] == 0
+            {
+                self.set(a as u32, Val::False);
+            }
+        }
+        for i in 0..self.rules.len() {
+            if self.alive[i] && self.rules[i].lits.iter().all(|&l| self.lit_value(l) == Val::True) {
+                self.set(self.rules[i].head, Val::True);
+            }
+            if self.alive[i] && self.unresolved[i] == 1 {
+                self.check_persistence(i as u32);
+            }
+        }
+        for f in 0..self.fluents.len() {
+            self.check_fluent(f as u32);
+        }
+        for r in 0..self.roles.len() {
+            self.check_role(r as u32);
+        }
+    }
+
+    fn lit_value(&self, l: PLit) -> Val {
+        match (self.val[lit_atom(l) as usize], lit_neg(l)) {
+            (Val::Unknown, _) => Val::Unknown,
+            (Val::True, false) | (Val::False, true) => Val::True,
+            _ => Val::False,
+        }
+    }
+
+    fn set(&mut self, a: u32, v: Val) {
+        if self.val[a as usize] == Val::Unknown {
+            self.val[a as usize] = v;
+            self.queue.push(a);
+        }
+    }
+
+    /// Value of an optional atom (none = false).
+    fn opt_val(&self, a: Option<u32>) -> Val {
+        a.map_or(Val::False, |a| self.val[a as usize])
+    }
+
+    /// Decides `true(f)` when its value can no longer change.
+    fn check_fluent(&mut self, f: u32) {
+        let fl = &self.fluents[f as usize];
+        if self.val[fl.atom as usize] != Val::Unknown {
+            return;
+        }
+        let (atom, init, next) = (fl.atom, self.opt_val(fl.init), self.opt_val(fl.next));
+        match init {
+            Val::False if next == Val::False || self.nonself[f as usize] == 0 => {
+                self.set(atom, Val::False)
+            }
+            Val::True if next == Val::True => self.set(atom, Val::True),
+            _ => {}
+        }
+    }
+
+    /// `next(f) ⇐ true(f)` with `f` initial: `true(f)` holds forever.
+    fn check_persistence(&mut self, r: u32) {
+        let rule = &self.rules[r as usize];
+        let f = self.next_of[rule.head as usize];
+        if f == NONE {
+            return;
+        }
+        let fl = &self.fluents[f as usize];
+        if self.opt_val(fl.init) != Val::True || self.val[fl.atom as usize] != Val::Unknown {
+            return;
+        }
+        let mut rest = rule
+            .lits
+            .iter()
+            .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+        if rest.next() == Some(&(fl.atom << 1)) && rest.next().is_none() {
+            self.set(fl.atom, Val::True);
+        }
+    }
+
+    /// A role with a single possible action always plays it.
+    fn check_role(&mut self, r: u32) {
+        let role = &self.roles[r as usize];
+        let mut decide = Vec::new();
+        for &(_, does, legal) in &role.actions {
+            let lv = self.opt_val(legal);
+            if lv == Val::False {
+                decide.push((does, Val::False));
+            } else if self.open_actions[r as usize] == 1 {
+                decide.push((does, Val::True));
+            }
+        }
+        for (a, v) in decide {
+            self.set(a, v);
+        }
+    }
+
+    fn kill(&mut self, r: u32) {
+        if !self.alive[r as usize] {
+            return;
+        }
+        self.alive[r as usize] = false;
+        let head = self.rules[r as usize].head;
+        self.live[head as usize] -= 1;
+        if self.live[head as usize] == 0 && self.kind[head as usize] == Kind::Derived {
+            self.set(head, Val::False);
+        }
+        let f = self.next_of[head as usize];
+        if f != NONE {
+            let self_lit = self.fluents[f as usize].atom << 1;
+            if !self.rules[r as usize].lits.contains(&self_lit) {
+                self.nonself[f as usize] -= 1;
+            }
+            self.check_fluent(f);
+        }
+    }
+
+    /// Propagates decisions to the fixpoint.
+    fn propagate(&mut self) {
+        while let Some(a) = self.queue.pop() {
+            let v = self.val[a as usize];
+            let occ = std::mem::take(&mut self.occ[a as usize]);
+            for &r in &occ {
+                if !self.alive[r as usize] {
+                    continue;
+                }
+                // The literal(s) over `a` in rule r (both signs cannot occur: removed at build).
+                let l = *self.rules[r as usize]
+                    .lits
+                    .iter()
+                    .find(|&&l| lit_atom(l) == a)
+                    .expect("occurrence lists point at rules with the atom");
+                let holds = (v == Val::True) != lit_neg(l);
+                if holds {
+                    self.unresolved[r as usize] -= 1;
+                    match self.unresolved[r as usize] {
+                        0 => self.set(self.rules[r as usize].head, Val::True),
+                        1 => self.check_persistence(r),
+                        _ => {}
+                    }
+                } else {
+                    self.kill(r);
+                }
+            }
+            self.occ[a as usize] = occ;
+            // Inputs that depend on this atom.
+            let f = self.next_of[a as usize];
+            if f != NONE {
+                self.check_fluent(f);
+            }
+            let f = self.init_of[a as usize];
+            if f != NONE {
+                self.check_fluent(f);
+                let nx = self.fluents[f as usize].next;
+                if let Some(nx) = nx {
+                    for r in self.rules_of[nx as usize].clone() {
+                        if self.alive[r as usize] && self.unresolved[r as usize] == 1 {
+                            self.check_persistence(r);
+                        }
+                    }
+                }
+            }
+            let (role, _) = self.legal_of[a as usize];
+            if role != NONE {
+                if v == Val::False {
+                    self.open_actions[role as usize] -= 1;
+                }
+                self.check_role(role);
+            }
+        }
+    }
+
+    /// The ground dependency graph over undecided atoms and live rules: edges body → head,
+    /// with a flag per edge for negative literals.
+    fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, Vec<(u32, u32, bool)>) {
+        let mut edges = Vec::new();
+        for (i, r) in self.rules.iter().enumerate() {
+            if !self.alive[i] || self.val[r.head as usize] != Val::Unknown || !only(r.head) {
+                continue;
+            }
+            for &l in &r.lits {
+                let a = lit_atom(l);
+                if self.val[a as usize] == Val::Unknown && only(a) {
+                    edges.push((a, r.head, lit_neg(l)));
+                }
+            }
+        }
+        let plain: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
+        (Csr::from_edges(self.val.len(), plain.iter().copied()), edges)
+    }
+
+    /// Gives undecided atoms that depend on no input their least-model value. Returns whether
+    /// anything changed.
+    fn settle_independent(&mut self, p: &Program, g: &Grounding) -> Result<bool, GdlDiagnostic> {
+        let (csr, edges) = self.graph(|_| true);
+        let comps = sccs(&csr).components;
+        let mut comp_of = vec![NONE; self.val.len()];
+        for (c, m) in comps.iter().enumerate() {
+            for &a in m {
+                comp_of[a as usize] = c as u32;
+            }
+        }
+        for &(a, b, neg) in &edges {
+            if neg && comp_of[a as usize] == comp_of[b as usize] {
+                return Err(self.negation_cycle(p, g, &csr, a, b));
+            }
+        }
+        // Dependent = an input, or a live rule reading a dependent atom.
+        let mut dependent = vec![false; self.val.len()];
+        let mut changed = false;
+        for m in &comps {
+            if m.iter().all(|&a| self.val[a as usize] != Val::Unknown) {
+                continue;
+            }
+            let mut dep = false;
+            for &a in m {
+                if matches!(self.kind[a as usize], Kind::Fluent(_) | Kind::Does(..)) {
+                    dep = true;
+                }
+                for &r in &self.rules_of[a as usize] {
+                    if !self.alive[r as usize] {
+                        continue;
+                    }
+                    for &l in &self.rules[r as usize].lits {
+                        let b = lit_atom(l);
+                        if self.val[b as usize] == Val::Unknown && dependent[b as usize] {
+                            dep = true;
+                        }
+                    }
+                }
+            }
+            if dep {
+                for &a in m {
+                    dependent[a as usize] = true;
+                }
+                continue;
+            }
+            // Least fixpoint inside the component (its other literals are decided).
+            let c = comp_of[m[0] as usize];
+            let mut derived = vec![false; m.len()];
+            let pos = |a: u32| m.iter().position(|&x| x == a);
+            let mut grew = true;
+            while grew {
+                grew = false;
+                for (k, &a) in m.iter().enumerate() {
+                    if derived[k] || self.val[a as usize] != Val::Unknown {
+                        continue;
+                    }
+                    let fires = self.rules_of[a as usize].iter().any(|&r| {
+                        self.alive[r as usize]
+                            && self.rules[r as usize].lits.iter().all(|&l| {
+                                let b = lit_atom(l);
+                                match self.lit_value(l) {
+                                    Val::True => true,
+                                    Val::False => false,
+                                    Val::Unknown => {
+                                        comp_of[b as usize] == c
+                                            && !lit_neg(l)
+                                            && pos(b).is_some_and(|j| derived[j])
+                                    }
+                                }
+                            })
+                    });
+                    if fires {
+                        derived[k] = true;
+                        grew = true;
+                    }
+                }
+            }
+            for (k, &a) in m.iter().enumerate() {
+                if self.val[a as usize] == Val::Unknown {
+                    self.set(a, if derived[k] { Val::True } else { Val::False });
+                    changed = true;
+                }
+            }
+            self.propagate();
+        }
+        Ok(changed)
+    }
+
+    /// Replaces atoms defined by a single rule with a single literal by that literal (not
+    /// atoms whose value decides an input: `next`, `init`, `legal`). Returns whether anything
+    /// changed.
+    fn alias(&mut self) -> bool {
+        let n = self.val.len();
+        let mut any = false;
+        for a in 0..n {
+            if self.val[a] != Val::Unknown
+                || self.kind[a] != Kind::Derived
+                || self.alias[a] != NONE
+                || self.next_of[a] != NONE
+                || self.init_of[a] != NONE
+                || self.legal_of[a].0 != NONE
+                || self.live[a] != 1
+            {
+                continue;
+            }
+            let r = self.rules_of[a]
+                .iter()
+                .copied()
+                .find(|&r| self.alive[r as usize])
+                .expect("one live rule");
+            let mut rest = self.rules[r as usize]
+                .lits
+                .iter()
+                .copied()
+                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+            if let (Some(l), None) = (rest.next(), rest.next()) {
+                if lit_atom(l) != a as u32 {
+                    self.alias[a] = l;
+                    any = true;
+                }
+            }
+        }
+        if !any {
+            return false;
+        }
+        // Resolve chains first (a cycle of aliases cannot be undecided: it has no base case
+        // and depends on no input, so `settle_independent` decided it).
+        for a in 0..n {
+            if self.alias[a] != NONE {
+                let l = self.resolve(self.alias[a]);
+                self.alias[a] = l;
+            }
+        }
+        for i in 0..self.rules.len() {
+            if !self.alive[i] {
+                continue;
+            }
+            if self.alias[self.rules[i].head as usize] != NONE {
+                self.alive[i] = false;
+                continue;
+            }
+            let mut lits: Vec<PLit> = self.rules[i]
+                .lits
+                .iter()
+                .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown)
+                .map(|&l| self.resolve(l))
+                .collect();
+            lits.sort_unstable();
+            lits.dedup();
+            if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+                lits.clear();
+                self.alive[i] = false;
+            }
+            self.rules[i].lits = lits;
+        }
+        self.index();
+        self.seed();
+        self.propagate();
+        true
+    }
+
+    /// A literal with aliases followed to the end.
+    pub(crate) fn resolve(&self, mut l: PLit) -> PLit {
+        let mut steps = 0;
+        while self.alias[lit_atom(l) as usize] != NONE && steps <= self.alias.len() {
+            l = self.alias[lit_atom(l) as usize] ^ (l & 1);
+            steps += 1;
+        }
+        l
+    }
+
+    /// The condition an atom stands for, aliases followed.
+    pub(crate) fn cond(&self, a: Option<u32>) -> Cond {
+        let Some(a) = a else { return Cond::False };
+        let l = self.resolve(a << 1);
+        match self.lit_value(l) {
+            Val::True => Cond::True,
+            Val::False => Cond::False,
+            Val::Unknown => Cond::Lit(l),
+        }
+    }
+
+    /// Keeps the cone of influence, deduplicates rules, computes ground SCCs (E-VAL-031 for a
+    /// negative edge inside one) and which atoms depend on the moves.
+    fn finish(&mut self, p: &Program, g: &Grounding) -> Result<(), GdlDiagnostic> {
+        let n = self.val.len();
+        // Keyword atoms read by the lowering.
+        let role_term: Vec<GTerm> = self.roles.iter().map(|r| r.term).collect();
+        let by_role = |rel: RelId| -> Vec<Vec<(GTerm, u32)>> {
+            let t = &g.tables[rel.index()];
+            let mut v = vec![Vec::new(); role_term.len()];
+            for r in 0..t.len() {
+                let row = t.row(r);
+                if let Some(i) = role_term.iter().position(|&x| x == row[0]) {
+                    v[i].push((row[1], t.atom(r)));
+                }
+            }
+            v
+        };
+        self.goals = by_role(RelId::GOAL);
+        self.sees = by_role(RelId::SEES);
+        let tt = &g.tables[RelId::TERMINAL.index()];
+        self.terminal = tt.find(&[]).map(|r| tt.atom(r));
+        self.compute_does_sets();
+        // Cone of influence.
+        let mut needed = vec![false; n];
+        let mut fluent_used = vec![false; self.fluents.len()];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
+            if let Cond::Lit(l) = c {
+                let a = lit_atom(l);
+                if !needed[a as usize] {
+                    needed[a as usize] = true;
+                    stack.push(a);
+                }
+            }
+        };
+        for role in &self.roles {
+            for &(_, _, legal) in &role.actions {
+                push(self.cond(legal), &mut needed, &mut stack);
+            }
+        }
+        push(self.cond(self.terminal), &mut needed, &mut stack);
+        for (ri, role) in self.roles.iter().enumerate() {
+            if role.random {
+                continue;
+            }
+            for &(_, a) in self.goals[ri].iter().chain(&self.sees[ri]) {
+                push(self.cond(Some(a)), &mut needed, &mut stack);
+            }
+        }
+        while let Some(a) = stack.pop() {
+            if let Kind::Fluent(f) = self.kind[a as usize] {
+                if !fluent_used[f as usize] {
+                    fluent_used[f as usize] = true;
+                    push(self.cond(self.fluents[f as usize].next), &mut needed, &mut stack);
+                }
+                continue;
+            }
+            if self.does_sets.contains_key(&a) {
+                continue;
+            }
+            for &r in &self.rules_of[a as usize] {
+                if !self.alive[r as usize] {
+                    continue;
+                }
+                for &l in &self.rules[r as usize].lits {
+                    if self.val[lit_atom(l) as usize] == Val::Unknown {
+                        push(Cond::Lit(l), &mut needed, &mut stack);
+                    }
+                }
+            }
+        }
+        // Live rules of needed atoms, without decided literals and duplicates.
+        let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut seen: std::collections::HashSet<(u32, Vec<PLit>)> = Default::default();
+        for i in 0..self.rules.len() {
+            let head = self.rules[i].head;
+            if !self.alive[i] || !needed[head as usize] || self.val[head as usize] != Val::Unknown {
+                self.alive[i] = false;
+                continue;
+            }
+            let lits: Vec<PLit> = self.rules[i]
+                .lits
+                .iter()
+                .copied()
+                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown)
+                .collect();
+            if !seen.insert((head, lits.clone())) {
+                self.alive[i] = false;
+                continue;
+            }
+            self.rules[i].lits = lits;
+            rules_of[head as usize].push(i as u32);
+        }
+        // A rule whose body is a superset of another rule's body for the same head adds
+        // nothing; drop it (cheap for the short rule lists GDL produces).
+        for a in 0..n {
+            let rs = &rules_of[a];
+            if rs.len() < 2 || rs.len() > 64 {
+                continue;
+            }
+            let mut keep = Vec::with_capacity(rs.len());
+            for (x, &r) in rs.iter().enumerate() {
+                let lr = &self.rules[r as usize].lits;
+                let subsumed = rs.iter().enumerate().any(|(y, &s)| {
+                    let ls = &self.rules[s as usize].lits;
+                    x != y
+                        && (ls.len() < lr.len() || (ls.len() == lr.len() && y < x))
+                        && ls.iter().all(|l| lr.binary_search(l).is_ok())
+                });
+                if subsumed {
+                    self.alive[r as usize] = false;
+                } else {
+                    keep.push(r);
+                }
+            }
+            rules_of[a] = keep;
+        }
+        self.rules_of = rules_of;
+        self.needed = needed;
+        self.fluent_used = fluent_used;
+        // Ground SCCs over the needed atoms.
+        let needed = &self.needed;
+        let (csr, edges) = self.graph(|a| needed[a as usize]);
+        let comps = sccs(&csr).components;
+        let mut comp_of = vec![NONE; n];
+        for (c, m) in comps.iter().enumerate() {
+            for &a in m {
+                comp_of[a as usize] = c as u32;
+            }
+        }
+        for &(a, b, neg) in &edges {
+            if neg && comp_of[a as usize] == comp_of[b as usize] {
+                return Err(self.negation_cycle(p, g, &csr, a, b));
+            }
+        }
+        let mut self_loop = vec![false; n];
+        for &(a, b, _) in &edges {
+            if a == b {
+                self_loop[a as usize] = true;
+            }
+        }
+        self.scc_of = vec![NONE; n];
+        self.move_dep = vec![false; n];
+        for m in &comps {
+            if m.len() > 1 || self_loop[m[0] as usize] {
+                let k = self.sccs.len() as u32;
+                for &a in m {
+                    self.scc_of[a as usize] = k;
+                }
+                self.sccs.push(m.clone());
+            }
+            let dep = m.iter().any(|&a| {
+                matches!(self.kind[a as usize], Kind::Does(..))
+                    || self.does_sets.contains_key(&a)
+                    || self.rules_of[a as usize].iter().any(|&r| {
+                        self.rules[r as usize].lits.iter().any(|&l| {
+                            let b = lit_atom(l) as usize;
+                            self.move_dep[b] || matches!(self.kind[b], Kind::Does(..))
+                        })
+                    })
+            });
+            for &a in m {
+                self.move_dep[a as usize] = dep;
+            }
+        }
+        Ok(())
+    }
+
+    /// Finds the atoms that are sets of moves (see [`DoesSet`]), dependencies first.
+    fn compute_does_sets(&mut self) {
+        let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32).map(|r| self.open_actions_of(r)).collect();
+        let (csr, _) = self.graph(|_| true);
+        let comps = sccs(&csr).components;
+        for m in comps {
+            let a = m[0];
+            if m.len() == 1 && self.kind[a as usize] == Kind::Derived && self.val[a as usize] == Val::Unknown {
+                if let Some(set) = self.does_set_of(a, &universes) {
+                    self.does_sets.insert(a, set);
+                }
+            }
+        }
+    }
+
+    /// The move set atom `a` stands for, if it is one (its body atoms already analysed).
+    fn does_set_of(&self, a: u32, universes: &[Vec<u32>]) -> Option<DoesSet> {
+        // Per role: the union of the plain parts, and the intersection of the complement
+        // lists (a union of complements is the complement of the intersection).
+        let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut compl: Vec<(u32, Vec<u32>)> = Vec::new();
+        let mut any = false;
+        let mut size = 0usize;
+        for &r in &self.rules_of[a as usize] {
+            if !self.alive[r as usize] {
+                continue;
+            }
+            any = true;
+            let mut lits = self.rules[r as usize]
+                .lits
+                .iter()
+                .copied()
+                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+            let (Some(l), None) = (lits.next(), lits.next()) else {
+                return None;
+            };
+            if lit_neg(l) {
+                return None;
+            }
+            let b = lit_atom(l);
+            let mut add_plain = |role: u32, items: &[u32]| match plain.iter_mut().find(|x| x.0 == role) {
+                Some(x) => x.1.extend_from_slice(items),
+                None => plain.push((role, items.to_vec())),
+            };
+            match self.kind[b as usize] {
+                Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
+                Kind::Derived => {
+                    for m in self.does_sets.get(&b)? {
+                        if m.complement {
+                            match compl.iter_mut().find(|x| x.0 == m.role) {
+                                Some(x) => x.1.retain(|v| m.actions.binary_search(v).is_ok()),
+                                None => compl.push((m.role, m.actions.clone())),
+                            }
+                        } else {
+                            add_plain(m.role, &m.actions);
+                        }
+                        size += m.actions.len();
+                    }
+                }
+                _ => return None,
+            }
+            size += 1;
+            if size > 8 * MAX_DOES_SET {
+                return None;
+            }
+        }
+        if !any {
+            return None;
+        }
+        let mut roles: Vec<u32> = plain.iter().chain(&compl).map(|x| x.0).collect();
+        roles.sort_unstable();
+        roles.dedup();
+        let mut out: DoesSet = Vec::new();
+        for role in roles {
+            let universe = &universes[role as usize];
+            let mut p = plain.iter().find(|x| x.0 == role).map(|x| x.1.clone()).unwrap_or_default();
+            p.sort_unstable();
+            p.dedup();
+            let m = match compl.iter().find(|x| x.0 == role) {
+                Some((_, c)) => MoveSet {
+                    role,
+                    complement: true,
+                    actions: minus(c, &p),
+                },
+                None => MoveSet {
+                    role,
+                    complement: false,
+                    actions: p,
+                },
+            };
+            out.push(normalise(m, universe));
+        }
+        if out.iter().map(|m| m.actions.len()).sum::<usize>() > MAX_DOES_SET {
+            return None;
+        }
+        Some(out)
+    }
+
+    /// The actions of a role that can be played (legal not constant false), increasing.
+    pub(crate) fn open_actions_of(&self, role: u32) -> Vec<u32> {
+        self.roles[role as usize]
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, _, l))| self.opt_val(*l) != Val::False)
+            .map(|(k, _)| k as u32)
+            .collect()
+    }
+
+    /// E-VAL-031 for the negative edge `a → b` inside one component.
+    fn negation_cycle(&self, p: &Program, g: &Grounding, csr: &Csr, a: u32, b: u32) -> GdlDiagnostic {
+        // A path from b back to a closes the cycle.
+        let mut prev = vec![NONE; self.val.len()];
+        let mut queue = std::collections::VecDeque::from([b]);
+        prev[b as usize] = b;
+        while let Some(x) = queue.pop_front() {
+            if x == a {
+                break;
+            }
+            for &y in csr.successors(x) {
+                if prev[y as usize] == NONE {
+                    prev[y as usize] = x;
+                    queue.push_back(y);
+                }
+            }
+        }
+        let mut path = vec![a];
+        let mut x = a;
+        while x != b && prev[x as usize] != NONE && path.len() <= self.val.len() {
+            x = prev[x as usize];
+            path.push(x);
+        }
+        path.reverse();
+        let show = |x: u32| format!("`{}`", g.display_atom(p, x));
+        let via: Vec<String> = path.iter().map(|&x| show(x)).collect();
+        let span = self.rules_of[b as usize]
+            .iter()
+            .find(|&&r| self.alive[r as usize] && self.rules[r as usize].lits.contains(&(a << 1 | 1)))
+            .and_then(|&r| g.rule_span(p, self.rules[r as usize].src))
+            .unwrap_or(Span::new(p.file(), 0, 0));
+        GdlDiagnostic::new(
+            Code::GroundNegationCycle,
+            span,
+            format!(
+                "negation cycle: {} depends on `not {}`, which depends on {} (path {})",
+                show(b),
+                g.display_atom(p, a),
+                show(b),
+                via.join(" → ")
+            ),
+        )
+        .with_label("this rule negates an atom that depends on its head")
+        .with_help("GDL requires stratified negation: no atom may depend on its own negation")
+    }
+}
+
+/// A set of moves of one role: `actions` (by action number, increasing), or every possible
+/// action except them when `complement` is set.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct MoveSet {
+    pub(crate) role: u32,
+    pub(crate) complement: bool,
+    pub(crate) actions: Vec<u32>,
+}
+
+/// An atom that holds iff some role's move is in a set: every rule has one positive literal,
+/// over a `does` atom or another such atom. One entry per role involved.
+pub(crate) type DoesSet = Vec<MoveSet>;
+
+/// Largest does-set kept (entries over all roles), so memory stays linear in the game.
+const MAX_DOES_SET: usize = 8192;
+
+/// A condition of the lowering: constant, or a literal over an undecided atom.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Cond {
+    True,
+    False,
+    Lit(PLit),
+}
+
+/// Sorted-list difference `a \ b`.
+fn minus(a: &[u32], b: &[u32]) -> Vec<u32> {
+    a.iter().copied().filter(|x| b.binary_search(x).is_err()).collect()
+}
+
+/// The smaller of a set's two representations, given the role's possible actions.
+fn normalise(m: MoveSet, universe: &[u32]) -> MoveSet {
+    if universe.len() - m.actions.len().min(universe.len()) < m.actions.len() {
+        MoveSet {
+            role: m.role,
+            complement: !m.complement,
+            actions: minus(universe, &m.actions),
+        }
+    } else {
+        m
+    }
+}
+

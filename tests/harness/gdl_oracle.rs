@@ -666,11 +666,12 @@ const GAMES: &[Facts] = &[
         roles: &["first", "second"],
         init: &["fresh"],
         legal: &[&["(pick 1)", "(pick 2)", "(pick 3)"], &["wait"]],
-        perft: &[1, 3, 3, 9, 0],
-        reachable: Some((2, 0)),
+        perft: &[1, 3, 3, 6, 0],
+        reachable: Some((4, 1)),
+        goal_vectors: &[&["100", "0"]],
         lines: &[Line {
             moves: &[&["(pick 2)", "wait"]],
-            fluents: Some(&["used"]),
+            fluents: Some(&["(picked 2)"]),
             terminal: false,
             ..LINE
         }],

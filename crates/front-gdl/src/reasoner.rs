@@ -54,29 +54,21 @@ impl State {
 }
 
 /// What can stop the reasoner.
-#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[derive(Debug)]
 pub enum ReasonerError {
     /// A variable of a rule is bound by no positive literal (validation rejects such rules).
-    #[error("unsafe rule: a variable is bound by no positive literal of the body")]
-    #[diagnostic(code(gdl::reasoner::unsafe_rule))]
     Unsafe {
         /// The rule.
-        #[label("this rule")]
         span: Span,
     },
     /// The ground program has a cycle through negation (gdl.md §4.5, E-VAL-031).
-    #[error("negation cycle: `{atom}` depends on its own negation")]
-    #[diagnostic(code(gdl::reasoner::negation_cycle))]
     NegationCycle {
         /// An atom of the cycle.
         atom: String,
         /// A rule of the cycle.
-        #[label("a rule of the cycle")]
         span: Span,
     },
     /// A keyword relation depends on something it must not (validation rejects such games).
-    #[error("`{relation}` must not depend on {on}")]
-    #[diagnostic(code(gdl::reasoner::keyword_dependency))]
     KeywordDependency {
         /// The keyword relation.
         relation: &'static str,
@@ -84,16 +76,11 @@ pub enum ReasonerError {
         on: &'static str,
     },
     /// A `role` fact whose argument is not ground.
-    #[error("a role must be a ground term")]
-    #[diagnostic(code(gdl::reasoner::role))]
     Role {
         /// The fact.
-        #[label("this role")]
         span: Span,
     },
     /// A joint move has the wrong number of actions.
-    #[error("a joint move needs one action per role ({roles}), found {found}")]
-    #[diagnostic(code(gdl::reasoner::joint_move))]
     JointMove {
         /// Number of roles.
         roles: usize,
@@ -101,12 +88,62 @@ pub enum ReasonerError {
         found: usize,
     },
     /// One evaluation derived more facts than the limit.
-    #[error("the reasoner derived more than {limit} facts in one evaluation")]
-    #[diagnostic(code(gdl::reasoner::limit))]
     Limit {
         /// The limit.
         limit: usize,
     },
+}
+
+impl std::fmt::Display for ReasonerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReasonerError::Unsafe { .. } => {
+                f.write_str("unsafe rule: a variable is bound by no positive literal of the body")
+            }
+            ReasonerError::NegationCycle { atom, .. } => {
+                write!(f, "negation cycle: `{atom}` depends on its own negation")
+            }
+            ReasonerError::KeywordDependency { relation, on } => {
+                write!(f, "`{relation}` must not depend on {on}")
+            }
+            ReasonerError::Role { .. } => f.write_str("a role must be a ground term"),
+            ReasonerError::JointMove { roles, found } => write!(
+                f,
+                "a joint move needs one action per role ({roles}), found {found}"
+            ),
+            ReasonerError::Limit { limit } => write!(
+                f,
+                "the reasoner derived more than {limit} facts in one evaluation"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReasonerError {}
+
+impl miette::Diagnostic for ReasonerError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        let code = match self {
+            ReasonerError::Unsafe { .. } => "gdl::reasoner::unsafe-rule",
+            ReasonerError::NegationCycle { .. } => "gdl::reasoner::negation-cycle",
+            ReasonerError::KeywordDependency { .. } => "gdl::reasoner::keyword-dependency",
+            ReasonerError::Role { .. } => "gdl::reasoner::role",
+            ReasonerError::JointMove { .. } => "gdl::reasoner::joint-move",
+            ReasonerError::Limit { .. } => "gdl::reasoner::limit",
+        };
+        Some(Box::new(code))
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let (span, text) = match self {
+            ReasonerError::Unsafe { span } => (span, "this rule"),
+            ReasonerError::NegationCycle { span, .. } => (span, "a rule of the cycle"),
+            ReasonerError::Role { span } => (span, "this role"),
+            _ => return None,
+        };
+        let label = miette::LabeledSpan::new_with_span(Some(text.to_owned()), *span);
+        Some(Box::new(std::iter::once(label)))
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

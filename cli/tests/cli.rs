@@ -201,6 +201,49 @@ fn fmt_prints_checks_and_rewrites() {
 }
 
 #[test]
+fn fmt_prints_normalised_kif_with_its_warnings() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("game.kif");
+    let text =
+        "; comment\n(ROLE robot) (init s0)\n(<= (legal robot go) (or (true s0) (true (s1))))\n";
+    std::fs::write(&file, text).unwrap();
+    let normalised = "(role robot)\n(init s0)\n\n(<= (legal robot go)\n    (true s0))\n\n(<= (legal robot go)\n    (true s1))\n";
+
+    let out = run(rgt().arg("fmt").arg(&file), None);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), normalised);
+    assert!(
+        stderr(&out).contains("gdl::W-PARSE-007"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(
+        rgt().args(["fmt", "--check", "--from", "kif", "-"]),
+        Some(normalised),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // Rewriting in place would drop the comments: refused.
+    let out = run(rgt().arg("fmt").arg("--write").arg(&file), None);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+
+    let out = run(
+        rgt().args(["fmt", "--from", "kif", "-"]),
+        Some("(role robot"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("gdl::E-PARSE-002"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
 fn help_mentions_the_optimisation_levels_honestly() {
     let out = run(rgt().args(["translate", "--help"]), None);
     assert_eq!(out.status.code(), Some(0));

@@ -1,6 +1,7 @@
 //! The one integration test binary: one module per suite.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 
+mod gdl;
 mod hrg;
 mod interp;
 mod passes;

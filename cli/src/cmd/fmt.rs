@@ -9,7 +9,9 @@ use std::process::ExitCode;
 /// Print a game file in canonical form.
 ///
 /// For RG, the canonical form of rg.md §8 (no built-ins added, nothing checked beyond syntax).
-/// Other languages print their own canonical form where their front-end provides one.
+/// For KIF, the normalised rules of gdl.md §2.5 (one rule per disjunct, keywords in lower case,
+/// comments dropped; not validated). Other languages print their own canonical form where their
+/// front-end provides one.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The file to format (`-` = standard input, as RG unless --from says otherwise).
@@ -34,14 +36,30 @@ pub struct Args {
     pub lower: bool,
 }
 
-/// Canonical text of `text` in `lang`.
-fn format(lang: Lang, file: rg_core::FileId, text: &str) -> Result<String, Failure> {
+/// Canonical text of `text` in `lang`; warnings (KIF normalisation) go to `session`.
+fn format(
+    session: &Session,
+    lang: Lang,
+    file: rg_core::FileId,
+    text: &str,
+) -> Result<String, Failure> {
     match lang {
         Lang::Rg => rg_core::parse(file, text)
             .map(|g| rg_core::print(&g))
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         Lang::Hrg => front_hrg::format(file, text)
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+        Lang::Kif => {
+            let parsed = front_gdl::parse(file, text, &front_gdl::ParseOptions::default())
+                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+            let warnings: Vec<Diag> = parsed
+                .warnings
+                .into_iter()
+                .map(|w| Diag::new(w, Some(file)))
+                .collect();
+            session.emit(&warnings);
+            Ok(front_gdl::print(&parsed.program))
+        }
         other => Err(Failure::Usage(format!(
             "formatting {} files is not available in this build of rgt yet",
             other.name()
@@ -63,7 +81,14 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         write_output(None, ll.as_bytes(), None)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let formatted = format(lang, file, &text)?;
+    if args.write && lang == Lang::Kif {
+        return Err(Failure::Usage(
+            "--write is not available for KIF: normalised KIF drops comments and expands `or`; \
+             redirect the output to another file instead"
+                .into(),
+        ));
+    }
+    let formatted = format(session, lang, file, &text)?;
     if args.check {
         if formatted == text {
             return Ok(ExitCode::SUCCESS);

@@ -79,7 +79,8 @@ impl Lang {
             Lang::Rg => lower_with(&RgFrontEnd, file, text, opts),
             Lang::Hrg => lower_with(&front_hrg::HrgFrontEnd, file, text, opts),
             Lang::Rbg => lower_with(&front_rbg::RbgFrontEnd, file, text, opts),
-            Lang::Kif | Lang::Lg => Err(Failure::Usage(format!(
+            Lang::Lg => lower_with(&front_linegames::LgFrontEnd, file, text, opts),
+            Lang::Kif => Err(Failure::Usage(format!(
                 "the {} front-end is not available in this build of rgt yet",
                 self.name()
             ))),

@@ -3,6 +3,7 @@
 
 mod hrg;
 mod interp;
+mod lg;
 mod passes;
 mod rbg;
 mod rg;

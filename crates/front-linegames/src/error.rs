@@ -34,8 +34,8 @@ pub enum LgError {
         first: char,
     },
 
-    /// LG001: a title string without its closing quote.
-    #[error("the title string is not closed")]
+    /// LG001: a string without its closing quote.
+    #[error("this string is not closed")]
     #[diagnostic(
         code(lg::LG001::unterminated_string),
         help("add a closing `\"` on the same line")

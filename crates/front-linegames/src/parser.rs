@@ -116,18 +116,26 @@ fn convert(
                     help: format!("did you mean `{kw}`?"),
                 };
             }
+            let first = line_start(toks, l);
             let help = match tok {
-                Tok::Kw(k) if has("Name") => Some(if matches!(line_start(toks, l), Some((_, Tok::Kw(Kw::Points), _))) {
-                    format!("`{}` is a keyword and cannot name a point", k.text())
-                } else {
-                    format!("`{}` is a keyword, not a point name", k.text())
-                }),
-                Tok::Newline if has("Name") && has("rows") => {
-                    Some("a comma continues the selector list on the next line only when a selector follows".to_owned())
+                Tok::Kw(_) if first.is_some_and(|(fl, _, _)| fl == l) && has("Name") => Some(
+                    "the `,` at the end of the previous line continues the selector list on this \
+                     line; remove it to end the statement"
+                        .to_owned(),
+                ),
+                Tok::Kw(k) if has("Name") => {
+                    Some(if matches!(first, Some((_, Tok::Kw(Kw::Points), _))) {
+                        format!("`{}` is a keyword and cannot name a point", k.text())
+                    } else {
+                        format!("`{}` is a keyword, not a point name", k.text())
+                    })
                 }
-                Tok::Int(_) if has("..") => None,
-                _ if has("by") => Some("rectangular boards are written `alquerque 5 by 5`".to_owned()),
-                _ if has("rings") => Some("circle boards are written `circle 6 spokes 3 rings`".to_owned()),
+                _ if has("by") => {
+                    Some("rectangular boards are written `alquerque 5 by 5`".to_owned())
+                }
+                _ if has("rings") => {
+                    Some("circle boards are written `circle 6 spokes 3 rings`".to_owned())
+                }
                 _ => None,
             };
             LgError::Syntax {
@@ -259,5 +267,27 @@ fn list(expected: &[String]) -> String {
             let last = items.pop().unwrap_or_default();
             format!("{} or {last}", items.join(", "))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+    use rg_core::FileId;
+
+    fn errors(text: &str) -> Vec<String> {
+        match parse(FileId(0), text) {
+            Ok(_) => Vec::new(),
+            Err(e) => e.errors.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn every_bad_line_is_reported() {
+        let e = errors("game \"x\"\nboard alquerque 5 5\nwhite x y\nlimit turns\nlimit quiet 5\n");
+        assert_eq!(e.len(), 3, "{e:?}");
+        // Lexing errors are skipped by the recovery like any other bad token.
+        let e = errors("game \"x\nwhite a; b\nblack A\nlimit turns -1\nwhite a b; c\n");
+        assert_eq!(e.len(), 5, "{e:?}");
     }
 }

@@ -145,8 +145,13 @@ fn check_range(
             label: format!("write {b}..{a}"),
         });
     } else if a < u64::from(min) || b > u64::from(max) {
+        let message = if a == b {
+            format!("{} {shown} is not on the board", what.trim_end_matches('s'))
+        } else {
+            format!("{what} {shown} are not all on the board")
+        };
         errors.push(LgError::BadSpan {
-            message: format!("{what} {shown} are not on the board"),
+            message,
             span: r.span.into(),
             label: format!("the board has {what} {min}..{max}"),
         });

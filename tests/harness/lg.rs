@@ -150,6 +150,7 @@ fn neighbours(g: &front_linegames::LineGame, point: &str) -> Vec<(Dir, String)> 
 
 #[test]
 fn neighbour_lists_and_direction_tables() {
+    use Dir::*;
     // §8.4: on `alquerque 5 by 5`, cy2x2 has eight neighbours and cy2x1 only the orthogonal
     // ones; a north triangle of two rows hangs from cy0x2.
     let g = checked(&example("ahtarahGuti_lud.lg"));
@@ -158,18 +159,17 @@ fn neighbour_lists_and_direction_tables() {
         .into_iter()
         .map(|(d, _)| d)
         .collect();
-    assert_eq!(dirs, [Dir::North, Dir::East, Dir::South, Dir::West]);
+    assert_eq!(dirs, [North, East, South, West]);
     let top = neighbours(&g, "cy0x2");
     for (d, p) in [
-        (Dir::Northeast, "tnorthvy1x0"),
-        (Dir::North, "tnorthvy1x1"),
-        (Dir::Northwest, "tnorthvy1x2"),
+        (Northeast, "tnorthvy1x0"),
+        (North, "tnorthvy1x1"),
+        (Northwest, "tnorthvy1x2"),
     ] {
         assert!(top.contains(&(d, p.to_owned())), "{top:?}");
     }
     // A circle's table is its spokes in spoke order, then the ring directions (§4.3); a board
     // without a base shape uses the directions of its links in canonical order (§4.6).
-    use Dir::*;
     let pretwa = checked(&example("pretwa.lg"));
     let want = [
         North,

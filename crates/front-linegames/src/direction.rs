@@ -46,16 +46,7 @@ impl Dir {
     ];
 
     /// The eight compass directions, in canonical order.
-    pub const COMPASS: [Dir; 8] = [
-        Dir::North,
-        Dir::East,
-        Dir::South,
-        Dir::West,
-        Dir::Northeast,
-        Dir::Northwest,
-        Dir::Southeast,
-        Dir::Southwest,
-    ];
+    pub const COMPASS: &'static [Dir] = Dir::ALL.split_at(8).0;
 
     /// The position in canonical order.
     pub fn index(self) -> usize {
@@ -94,33 +85,12 @@ impl Dir {
         }
     }
 
-    /// Whether this is one of the eight compass directions.
-    pub fn is_compass(self) -> bool {
-        !matches!(self, Dir::Clockwise | Dir::Anticlockwise)
-    }
-
     /// A compass direction rotated clockwise by `steps` × 45° (negative: anticlockwise). The
     /// ring directions are returned unchanged.
     pub fn rotated(self, steps: i32) -> Dir {
         match CYCLE.iter().position(|&d| d == self) {
             Some(i) => CYCLE[(i as i32 + steps).rem_euclid(8) as usize],
             None => self,
-        }
-    }
-
-    /// The unit vector `(dx, dy)` of a compass direction (`y` grows to the south); `(0, 0)` for
-    /// the ring directions.
-    pub fn vector(self) -> (i64, i64) {
-        match self {
-            Dir::North => (0, -1),
-            Dir::East => (1, 0),
-            Dir::South => (0, 1),
-            Dir::West => (-1, 0),
-            Dir::Northeast => (1, -1),
-            Dir::Northwest => (-1, -1),
-            Dir::Southeast => (1, 1),
-            Dir::Southwest => (-1, 1),
-            Dir::Clockwise | Dir::Anticlockwise => (0, 0),
         }
     }
 }
@@ -136,11 +106,14 @@ mod tests {
     use super::Dir;
 
     #[test]
-    fn opposites_are_involutions_and_vectors_negate() {
+    fn opposites_are_involutions() {
         for d in Dir::ALL {
+            assert_ne!(d.opposite(), d);
             assert_eq!(d.opposite().opposite(), d);
-            let (x, y) = d.vector();
-            assert_eq!(d.opposite().vector(), (-x, -y));
+            assert_eq!(
+                Dir::COMPASS.contains(&d),
+                Dir::COMPASS.contains(&d.opposite())
+            );
         }
     }
 

@@ -20,6 +20,7 @@ macro_rules! keywords {
 
         impl Kw {
             /// Every keyword.
+            #[cfg(test)]
             pub const ALL: &'static [Kw] = &[$(Kw::$kw,)*];
 
             /// The keyword as written.

@@ -11,7 +11,7 @@ pub mod board;
 mod check;
 pub mod direction;
 mod error;
-pub mod lexer;
+mod lexer;
 mod lower;
 mod parser;
 pub mod setup;

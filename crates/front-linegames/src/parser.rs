@@ -193,7 +193,7 @@ fn lex_error(
 }
 
 /// The first token of the line holding the token that starts at `at`.
-fn line_start<'a, 's>(toks: &'a [Spanned<'s>], at: usize) -> Option<Spanned<'s>> {
+fn line_start<'s>(toks: &[Spanned<'s>], at: usize) -> Option<Spanned<'s>> {
     let i = toks.partition_point(|&(l, _, _)| l < at);
     let start = toks[..i]
         .iter()

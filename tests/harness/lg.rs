@@ -122,6 +122,37 @@ fn examples_have_the_perft_counts_of_the_spec_at_o0_and_o2() {
     }
 }
 
+/// The deeper counts of §8.1 (perft 4, 5, 6) of the examples whose trees are small enough for
+/// the fast test tier.
+const DEEPER: [(&str, [u64; 3]); 10] = [
+    ("alquerque.lg", [12, 29, 109]),
+    ("dashGuti.lg", [13, 43, 100]),
+    ("dashGuti_lud.lg", [70, 302, 1534]),
+    ("golEkuish_lud.lg", [129, 677, 4243]),
+    ("golSkuish.lg", [18, 56, 146]),
+    ("kauaDorki_lud.lg", [62, 264, 1210]),
+    ("lauKataKati.lg", [7, 27, 47]),
+    ("lauKataKati_lud.lg", [39, 167, 750]),
+    ("pretwa.lg", [18, 56, 146]),
+    ("pretwa_lud.lg", [137, 717, 4550]),
+];
+
+#[test]
+fn small_examples_have_the_deeper_perft_counts_of_the_spec() {
+    for (file, deeper) in DEEPER {
+        let (_, counts, _) = EXAMPLES
+            .iter()
+            .find(|(f, _, _)| *f == file)
+            .expect("an example");
+        let mut want = vec![1];
+        want.extend(counts);
+        want.extend(deeper);
+        let game = load(Lang::Lg, file, &read(&example(file))).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, 6), want, "{file} at -O0");
+        assert_eq!(perft(&optimised(game), 6), want, "{file} at -O2");
+    }
+}
+
 #[test]
 fn examples_have_the_board_facts_of_the_spec() {
     for (file, _, facts) in EXAMPLES {

@@ -275,6 +275,7 @@ fn every_game_command_accepts_linegames() {
         &["run", "--plays", "3"],
         &["check", "--depth", "4", "--plays", "3"],
         &["stats", "--json"],
+        &["fmt", "--check"],
     ] {
         let out = run(rgt().arg(args[0]).arg(&path).args(&args[1..]), None);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));

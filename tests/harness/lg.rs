@@ -497,6 +497,26 @@ fn warnings_for_a_side_without_men_and_a_split_board() {
 }
 
 #[test]
+fn formatting_changes_only_whitespace_and_is_a_fixed_point() {
+    let mut files: Vec<PathBuf> = EXAMPLES.iter().map(|(f, _, _)| example(f)).collect();
+    files.extend(fixture_files("lg/valid", "lg"));
+    files.extend(fixture_files("lg/invalid", "lg"));
+    let mut formatted = 0;
+    for path in files {
+        let text = read(&path);
+        let Ok(once) = front_linegames::format(rg_core::FileId(0), &text) else {
+            continue;
+        };
+        formatted += 1;
+        let squeeze = |t: &str| t.split_whitespace().collect::<String>();
+        assert_eq!(squeeze(&once), squeeze(&text), "{}", path.display());
+        let twice = front_linegames::format(rg_core::FileId(0), &once).expect("formats again");
+        assert_eq!(twice, once, "{} is not a fixed point", path.display());
+    }
+    assert!(formatted >= 60, "only {formatted} files formatted");
+}
+
+#[test]
 fn truncated_examples_never_panic() {
     for file in ["dashGuti_lud.lg", "pretwa.lg", "aiyawatstani_lud.lg"] {
         let text = read(&example(file));

@@ -42,6 +42,8 @@ fn format(lang: Lang, file: rg_core::FileId, text: &str) -> Result<String, Failu
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         Lang::Hrg => front_hrg::format(file, text)
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+        Lang::Lg => front_linegames::format(file, text)
+            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         other => Err(Failure::Usage(format!(
             "formatting {} files is not available in this build of rgt yet",
             other.name()

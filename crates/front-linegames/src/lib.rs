@@ -11,6 +11,7 @@ pub mod board;
 mod check;
 pub mod direction;
 mod error;
+mod format;
 mod lexer;
 mod lower;
 mod parser;
@@ -18,6 +19,7 @@ pub mod setup;
 
 pub use check::{LineGame, MAX_LIMIT, check};
 pub use error::{LgError, LgErrors, LgWarning};
+pub use format::format;
 pub use lower::to_hrg;
 pub use parser::parse;
 

@@ -522,6 +522,7 @@ fn truncated_examples_never_panic() {
         let text = read(&example(file));
         for cut in (0..=text.len()).filter(|&c| text.is_char_boundary(c)) {
             let _ = load(Lang::Lg, "cut.lg", &text[..cut]);
+            let _ = front_linegames::format(rg_core::FileId(0), &text[..cut]);
         }
     }
 }

@@ -1,4 +1,4 @@
-//! `rgt translate`: any supported language → RG (or DOT, JSON).
+//! `rgt translate`: any supported language → RG (or DOT, JSON; the generated HRG of LineGames).
 
 use crate::io::{output_target, read_input, write_output};
 use crate::lang::Lang;

@@ -1,4 +1,5 @@
-//! The canonical HRG layout (`rgt fmt x.hrg`): one declaration or statement per line, two-space
+//! The canonical HRG layout (`rgt fmt x.hrg`): one declaration or statement per line (a
+//! variable whose initial map does not fit in 100 columns: one map entry per line), two-space
 //! indentation, single spaces around operators, minimal parentheses, `else if` chains. Comments
 //! are kept: each is printed on its own line before the construct that follows it; a comment
 //! inside a single-line construct cannot be placed and is reported instead of being dropped.

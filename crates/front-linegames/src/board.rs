@@ -158,6 +158,9 @@ pub struct Board {
     base: Option<Base>,
     triangles: Vec<(Dir, u32)>,
     directions: Vec<Dir>,
+    /// Name prefixes of the points a rejected base shape or triangle would have generated: an
+    /// unknown name with such a prefix follows from an error already reported.
+    failed: Vec<String>,
 }
 
 /// A board statement, as the checker hands it over.
@@ -194,12 +197,16 @@ impl Board {
             base: None,
             triangles: Vec::new(),
             directions: Vec::new(),
+            failed: Vec::new(),
         };
         let mut base_failed = false;
         if let Some((shape, span)) = base {
             match check_shape(shape, errors) {
                 Some(base) => b.generate(base, span),
-                None => base_failed = true,
+                None => {
+                    base_failed = true;
+                    b.failed.push("cy".into());
+                }
             }
         }
         let mut seen: Vec<(Dir, Span)> = Vec::new();
@@ -216,8 +223,14 @@ impl Board {
                     continue;
                 }
                 seen.push((dir.value, *span));
-                if !base_failed {
-                    b.attach_triangle(dir, rows, *span, errors);
+                let before = errors.len();
+                if let Some(n) = triangle_rows(rows, errors)
+                    && !base_failed
+                {
+                    b.attach_triangle(dir, n, *span, errors);
+                }
+                if base_failed || errors.len() > before {
+                    b.failed.push(format!("t{}vy", dir.value));
                 }
             }
         }
@@ -364,7 +377,7 @@ impl Board {
     fn attach_triangle(
         &mut self,
         dir: &Spanned<Dir>,
-        rows: &Num,
+        n: u32,
         span: Span,
         errors: &mut Vec<LgError>,
     ) {
@@ -389,21 +402,6 @@ impl Board {
             ));
             return;
         };
-        if rows.value == 0 {
-            errors.push(triangle_error(
-                "a triangle has at least one row".into(),
-                rows.span,
-                "0 rows",
-                None,
-                None,
-            ));
-            return;
-        }
-        if rows.value > MAX_DIMENSION {
-            errors.push(too_large(rows, "for the rows of a triangle", MAX_DIMENSION));
-            return;
-        }
-        let n = rows.value as u32;
         let (x, y) = match d {
             Dir::North => (w / 2, 0),
             Dir::South => (w / 2, h - 1),
@@ -491,7 +489,7 @@ impl Board {
             .iter()
             .map(|n| {
                 let id = self.point(&n.value);
-                if id.is_none() {
+                if id.is_none() && !self.failed.iter().any(|f| n.value.starts_with(f.as_str())) {
                     errors.push(self.unknown_point(n));
                 }
                 id
@@ -611,6 +609,25 @@ impl Board {
     pub fn directions(&self) -> &[Dir] {
         &self.directions
     }
+}
+
+/// The number of rows of a triangle, if it is allowed (LG006, LG016).
+fn triangle_rows(rows: &Num, errors: &mut Vec<LgError>) -> Option<u32> {
+    if rows.value == 0 {
+        errors.push(triangle_error(
+            "a triangle has at least one row".into(),
+            rows.span,
+            "0 rows",
+            None,
+            None,
+        ));
+        return None;
+    }
+    if rows.value > MAX_DIMENSION {
+        errors.push(too_large(rows, "for the rows of a triangle", MAX_DIMENSION));
+        return None;
+    }
+    Some(rows.value as u32)
 }
 
 fn triangle_error(

@@ -147,7 +147,7 @@ impl At {
         Decl::Variable(name.to_owned(), arrow(ty), Some(init), self.0)
     }
 
-    /// `C(K)` and `C(K op 1)` with `K` a pattern variable.
+    /// The pattern variable `K` of counter cases `f(C(K)) = …`.
     fn k(self) -> Expr {
         self.name("K")
     }

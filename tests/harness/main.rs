@@ -4,6 +4,7 @@
 mod gdl;
 mod hrg;
 mod interp;
+mod lg;
 mod passes;
 mod rbg;
 mod rg;

@@ -1,0 +1,61 @@
+//! passes.md §3.30 skip_artificial_tags: the tags declared by `@artificialTag` are removed from
+//! the automaton (each such `$ s` edge becomes a skip) and the pragmas are deleted.
+//!
+//! Artificial tags come from the HRG statement `$_ name` and from the RBG translator's copies of
+//! move paths inside checks (`<tag>_copy`). Until the end of the pipeline they keep walks apart,
+//! so that no pass merges branches that differ only in them; this pass therefore runs in the
+//! final phase, after the fixed point of the loop.
+//!
+//! How the labels change (the pass *relabels*): the declaration is the author's or translator's
+//! promise that the rest of the move determines the artificial tags (in a breakthrough move
+//! "from, direction, to" the direction follows from the squares), so deleting them maps the moves
+//! of every state one-to-one onto the new moves, and the game tree is the same. Copies inside
+//! checks never reach a move at all. The promise itself cannot be verified in general: the tag
+//! skeleton of §3.16 ignores conditions, and it is exactly the conditions that make an artificial
+//! tag determined, so a skeleton-based check would flag every legitimate use; no warning is
+//! issued.
+//!
+//! Complexity: O(E + pragmas).
+
+use super::meta;
+use crate::util::edge_ids;
+use crate::{Pass, PassContext, PassError};
+use rg_core::{Game, Label, PragmaKind, Symbol};
+use std::collections::HashSet;
+
+#[derive(Debug)]
+pub(crate) struct SkipArtificialTags;
+
+impl Pass for SkipArtificialTags {
+    meta!(
+        "skip_artificial_tags",
+        "remove the tags declared by @artificialTag (and the pragmas)",
+        Relabels,
+        Final,
+        Tags
+    );
+    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut artificial: HashSet<Symbol> = HashSet::new();
+        let before = g.pragmas.len();
+        g.pragmas.retain(|p| match &p.kind {
+            PragmaKind::ArtificialTag(tags) => {
+                artificial.extend(tags.iter().copied());
+                false
+            }
+            _ => true,
+        });
+        let mut changed = g.pragmas.len() != before;
+        if changed {
+            g.touch();
+        }
+        for e in edge_ids(g) {
+            if let Label::Tag(s) = g.edge(e).label
+                && artificial.contains(&s)
+            {
+                g.set_label(e, Label::Skip);
+                changed = true;
+            }
+        }
+        Ok(changed)
+    }
+}

@@ -1,0 +1,191 @@
+//! passes.md §3.16 skip_redundant_tags, by the determinized tag skeleton that the `rgt`
+//! requirement of §3.16 asks for instead of the reference's Rules A and B (defect D9).
+//!
+//! On the position sets of the main automaton ([`tag_skeleton`]: after a given sequence of tags
+//! since the move began, the nodes a walk can be at), a set `Q` is *forced* when the only event
+//! available at `Q` is one label `t`: every tag edge leaving `Q` has label `t` and no `player`
+//! assignment leaves `Q`. For `t = $$ v` additionally no edge assigning `v` may reach a `$$ v`
+//! edge leaving `Q` without crossing a `player` assignment: `v` then still holds its value from
+//! the start of the move, the same for every walk from the current state. A tag edge is removed
+//! (becomes a skip) when every position set containing its source is forced, and every forced set
+//! keeps its status only if all its tag edges are removed (shrunk to a fixed point: sets sharing a
+//! tag-source node stand or fall together).
+//!
+//! Why this is a bijection on moves (the pass *relabels*): run the old skeleton along a new move.
+//! At a forced set the old move must continue with `t` (nothing else can happen there), and every
+//! `t`-edge there was removed, so `t` is re-inserted; at any other set no leaving edge was
+//! removed, so the next tag of the new move is the next tag of the old one. The old move is
+//! rebuilt from the new one (and the state, for `$$ v`), so different moves stay different and
+//! the game tree is the same. Symbol and variable tags are one channel (the reference's separate
+//! channels merge `a $$v` with `$$v a`), and positions are sets of nodes reached by a tag
+//! sequence, not single edges (the reference's Rule A merges moves that share a prefix through
+//! different edges). The reference's Rule B has no sound counterpart here and is omitted.
+//!
+//! Global guard (as in the reference): nothing is removed when an assignment or comparison
+//! mentions `visible`, because which tags a player sees would change.
+//!
+//! Complexity: the determinization is exponential in the worst case, so it runs under caps
+//! (10 000 position sets, 2 000 000 steps); when a cap is hit nothing is removed and a warning is
+//! recorded. Below the caps: O(work) plus a linear propagation over (set, node) memberships.
+
+use super::meta;
+use crate::analysis::tag_skeleton::{Caps, Step, events_of, position_sets};
+use crate::util::{assigned, assigns_player, names_of, reachable_nodes};
+use crate::{Pass, PassContext, PassError};
+use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
+use std::collections::{HashMap, HashSet};
+
+#[derive(Debug)]
+pub(crate) struct SkipRedundantTags;
+
+const CAPS: Caps = Caps {
+    sets: 10_000,
+    work: 2_000_000,
+};
+
+/// Whether some assignment or comparison mentions `visible`.
+fn uses_visibility(g: &Game) -> bool {
+    let visible = g.well_known().visible;
+    g.edges().any(|(_, d)| {
+        let mut found = false;
+        let mut see = |s: Symbol| found |= s == visible;
+        match d.label {
+            Label::Assign { lhs, rhs } | Label::Compare { lhs, rhs, .. } => {
+                names_of(g, lhs, &mut see);
+                names_of(g, rhs, &mut see);
+            }
+            Label::AssignAny { lhs, .. } => names_of(g, lhs, &mut see),
+            _ => {}
+        }
+        found
+    })
+}
+
+/// For every variable shown by a `$$ v` edge: the nodes a walk can reach after assigning it
+/// without starting a new move.
+fn assigned_in_move(g: &Game, shown: &HashSet<Symbol>) -> HashMap<Symbol, Vec<bool>> {
+    let mut out = HashMap::new();
+    for &v in shown {
+        let mut seen = vec![false; g.node_capacity()];
+        let mut stack: Vec<NodeId> = Vec::new();
+        for (_, d) in g.edges() {
+            if assigned(g, &d.label) == Some(v) && !seen[d.to.0 as usize] {
+                seen[d.to.0 as usize] = true;
+                stack.push(d.to);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            for &e in g.outgoing(n) {
+                let d = g.edge(e);
+                if !assigns_player(g, &d.label) && !seen[d.to.0 as usize] {
+                    seen[d.to.0 as usize] = true;
+                    stack.push(d.to);
+                }
+            }
+        }
+        out.insert(v, seen);
+    }
+    out
+}
+
+impl Pass for SkipRedundantTags {
+    meta!(
+        "skip_redundant_tags",
+        "remove tags that are the only possible event at their position in every move",
+        Relabels,
+        Loop,
+        Tags
+    );
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        if !g.edges().any(|(_, d)| d.label.is_tag()) || uses_visibility(g) {
+            return Ok(false);
+        }
+        let main = reachable_nodes(g, false);
+        let step = |d: &EdgeData| {
+            if d.label.is_tag() {
+                Step::Event(d.label)
+            } else if assigns_player(g, &d.label) {
+                Step::End
+            } else {
+                Step::Silent
+            }
+        };
+        let sets = match position_sets(g, &main, step, CAPS) {
+            Ok(s) => s.sets,
+            Err(x) => {
+                cx.warnings.push(format!(
+                    "skip_redundant_tags: gave up after {x} of the tag skeleton; no tag removed"
+                ));
+                return Ok(false);
+            }
+        };
+        let shown: HashSet<Symbol> = g
+            .edges()
+            .filter_map(|(_, d)| match d.label {
+                Label::TagVar(v) if main[d.from.0 as usize] => Some(v),
+                _ => None,
+            })
+            .collect();
+        let tainted = assigned_in_move(g, &shown);
+        // Forced sets, and which sets contain each node with a leaving tag edge.
+        let mut forced = vec![false; sets.len()];
+        let mut sets_of: HashMap<NodeId, Vec<usize>> = HashMap::new();
+        for (q, set) in sets.iter().enumerate() {
+            let mut label = None;
+            let mut ok = true;
+            for &n in set {
+                let d = g.outgoing(n);
+                if d.iter().any(|&e| step(g.edge(e)) == Step::End) {
+                    ok = false;
+                }
+                let mut has_event = false;
+                for (_, l) in events_of(g, n, &step) {
+                    has_event = true;
+                    if *label.get_or_insert(l) != l {
+                        ok = false;
+                    }
+                    if let Label::TagVar(v) = l
+                        && tainted[&v][n.0 as usize]
+                    {
+                        ok = false;
+                    }
+                }
+                if has_event {
+                    sets_of.entry(n).or_default().push(q);
+                }
+            }
+            forced[q] = ok && label.is_some();
+        }
+        // A node is removable only if every set containing it is forced; a set stays forced only
+        // if all its tag-source nodes are removable.
+        let mut bad: HashSet<NodeId> = HashSet::new();
+        let mut stack: Vec<usize> = (0..sets.len()).filter(|&q| !forced[q]).collect();
+        while let Some(q) = stack.pop() {
+            for &n in &sets[q] {
+                if !sets_of.contains_key(&n) || !bad.insert(n) {
+                    continue;
+                }
+                for &q2 in &sets_of[&n] {
+                    if forced[q2] {
+                        forced[q2] = false;
+                        stack.push(q2);
+                    }
+                }
+            }
+        }
+        let mut nodes: Vec<NodeId> = sets_of
+            .keys()
+            .copied()
+            .filter(|n| !bad.contains(n))
+            .collect();
+        nodes.sort_unstable();
+        let remove: Vec<_> = nodes
+            .into_iter()
+            .flat_map(|n| events_of(g, n, &step).map(|(e, _)| e).collect::<Vec<_>>())
+            .collect();
+        for &e in &remove {
+            g.set_label(e, Label::Skip);
+        }
+        Ok(!remove.is_empty())
+    }
+}

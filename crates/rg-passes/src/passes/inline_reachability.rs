@@ -31,11 +31,17 @@
 //! never copied). Conditions are evaluated in the chain's order, so an access is only evaluated
 //! when the conditions that guarded it in the chain hold.
 //!
+//! Before that, an assignment on an edge into a check end that is a sink (and not `end`) becomes a
+//! skip: a walk that arrives there stops, and whether it arrived is all a check asks; a walk of a
+//! move dies there anyway (`player` assignments, which finish a move, are kept). This makes the
+//! typical "is there still a legal move" checks of the RBG translation, whose branches end with
+//! the move's last assignment, chains or exclusive pairs.
+//!
 //! Complexity: one walk per distinct `(a, b)`, cached, each at most the length of the chain:
 //! O(E) per run, plus the size of the substituted expressions (hash-consed).
 
 use super::meta;
-use crate::util::{FreshNodes, edge_ids, negate};
+use crate::util::{FreshNodes, assigns_player, edge_ids, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
@@ -182,6 +188,30 @@ fn castable_variables(g: &Game) -> HashMap<Symbol, TypeId> {
         .collect()
 }
 
+/// Assignments into a check end that is a sink (not `end`) become skips: a walk that reaches the
+/// sink stops there, and whether it reached it is all a check asks (a walk of a move dies there).
+/// Assignments to `player` are kept (they finish a move). Returns whether anything changed.
+fn skip_final_stores(g: &mut Game, checks: &[(EdgeId, NodeId, NodeId, bool)]) -> bool {
+    let mut ends: Vec<NodeId> = checks.iter().map(|c| c.2).collect();
+    ends.sort_unstable();
+    ends.dedup();
+    let mut changed = false;
+    for b in ends {
+        if Some(b) == g.end() || !g.outgoing(b).is_empty() {
+            continue;
+        }
+        for e in g.incoming(b).to_vec() {
+            let l = g.edge(e).label;
+            if matches!(l, Label::Assign { .. } | Label::AssignAny { .. }) && !assigns_player(g, &l)
+            {
+                g.set_label(e, Label::Skip);
+                changed = true;
+            }
+        }
+    }
+    changed
+}
+
 /// Replaces check edge `e` (`p → q`) by the chain of `conditions` from `p` to `q`; the edge
 /// itself carries the first condition, so it keeps its place in the edge list.
 fn splice(g: &mut Game, fresh: &mut FreshNodes, e: EdgeId, conditions: &[Label]) {
@@ -218,6 +248,7 @@ impl Pass for InlineReachability {
         if checks.is_empty() {
             return Ok(false);
         }
+        let mut changed = skip_final_stores(g, &checks);
         let castable = castable_variables(g);
         let mut outcomes: HashMap<(NodeId, NodeId), Outcome> = HashMap::new();
         for &(_, a, b, _) in &checks {
@@ -236,7 +267,6 @@ impl Pass for InlineReachability {
             .map(|&(_, a, b, _)| (a, b))
             .collect();
         let mut fresh = FreshNodes::new(g);
-        let mut changed = false;
         for (e, a, b, negated) in checks {
             match (&outcomes[&(a, b)], negated) {
                 (Outcome::Refused, _) => continue,

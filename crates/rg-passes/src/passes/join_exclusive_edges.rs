@@ -66,11 +66,10 @@ fn route(g: &Game, e: EdgeId, protected: &[bool], in_main: bool) -> Option<Route
         r.end = d.to;
         let n = d.to;
         next = None;
+        // An interior node is entered only by the route, so the route cannot run into a cycle
+        // (it would need a node with two incoming edges); it stops at `n` at the latest.
         if !protected[n.0 as usize] && g.incoming(n).len() == 1 && g.outgoing(n).len() == 1 {
-            let f = g.outgoing(n)[0];
-            if !r.edges.contains(&f) {
-                next = Some(f);
-            }
+            next = Some(g.outgoing(n)[0]);
         }
     }
     Some(r)

@@ -2,9 +2,16 @@
 //! the automaton (each such `$ s` edge becomes a skip) and the pragmas are deleted.
 //!
 //! Artificial tags come from the HRG statement `$_ name` and from the RBG translator's copies of
-//! move paths inside checks (`<tag>_copy`). Until the end of the pipeline they keep walks apart,
-//! so that no pass merges branches that differ only in them; this pass therefore runs in the
-//! final phase, after the fixed point of the loop.
+//! move paths inside checks (`<tag>_copy`). They keep walks apart, so that no pass merges branches
+//! that differ only in them, until the other passes are done.
+//!
+//! Scheduling (a deliberate difference from the reference, where it is a final pass): it is the
+//! last loop pass of the canonical order, so in restart mode it only runs in an iteration in which
+//! every other loop pass changed nothing, i.e. at the point where the reference leaves the loop.
+//! Unlike the reference, the loop then goes on: the skips left by the removed tags are compacted
+//! and the branches they kept apart can be joined (on the HRG corpus games this takes 2–26 % more
+//! edges off; e.g. amazons.hrg 586 → 428). The pragma calculations then describe the automaton
+//! that is actually interpreted.
 //!
 //! How the labels change (the pass *relabels*): the declaration is the author's or translator's
 //! promise that the rest of the move determines the artificial tags (in a breakthrough move
@@ -31,7 +38,7 @@ impl Pass for SkipArtificialTags {
         "skip_artificial_tags",
         "remove the tags declared by @artificialTag (and the pragmas)",
         Relabels,
-        Final,
+        Loop,
         Tags
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {

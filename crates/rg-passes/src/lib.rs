@@ -11,6 +11,8 @@
 mod analysis;
 pub mod manager;
 mod passes;
+#[cfg(test)]
+mod testing;
 mod util;
 
 use rg_core::Game;

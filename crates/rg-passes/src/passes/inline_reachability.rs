@@ -252,9 +252,8 @@ impl Pass for InlineReachability {
         let castable = castable_variables(g);
         let mut outcomes: HashMap<(NodeId, NodeId), Outcome> = HashMap::new();
         for &(_, a, b, _) in &checks {
-            if !outcomes.contains_key(&(a, b)) {
-                let o = walk(g, a, b, &castable);
-                outcomes.insert((a, b), o);
+            if let std::collections::hash_map::Entry::Vacant(slot) = outcomes.entry((a, b)) {
+                slot.insert(walk(g, a, b, &castable));
             }
         }
         // A negative check is inlined only over at most one condition; its positive twin is then
@@ -288,5 +287,91 @@ impl Pass for InlineReachability {
             changed = true;
         }
         Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InlineReachability;
+    use crate::testing::{edges, run};
+
+    const VARS: &str = "type T = { p, q };\nvar v: T = p;\nvar w: T = p;\n";
+
+    #[test]
+    fn a_positive_chain_becomes_its_conditions() {
+        // passes.md §3.5, first example.
+        let text = format!(
+            "{VARS}begin, a: ? s -> t;\na, end: player = keeper;\ns, s1: v == p;\ns1, t: w != q;\n"
+        );
+        let (_, after, changed, _) = run(&InlineReachability, &text);
+        assert!(changed);
+        let e = edges(&after);
+        assert!(e.contains(&"begin, 1: v == p;".into()), "{e:?}");
+        assert!(e.contains(&"1, a: w != q;".into()), "{e:?}");
+    }
+
+    #[test]
+    fn a_negative_check_over_one_condition_becomes_its_negation() {
+        // passes.md §3.5, second example.
+        let text = format!(
+            "{VARS}begin, a: ! s -> t;\nbegin, b: ? s -> t;\na, end: player = keeper;\n\
+             b, end: player = keeper;\ns, t: v == q;\n"
+        );
+        let (_, after, _, _) = run(&InlineReachability, &text);
+        let e = edges(&after);
+        assert_eq!(e[..2], ["begin, a: v != q;", "begin, b: v == q;"], "{e:?}");
+    }
+
+    #[test]
+    fn observable_stores_inside_a_check_are_not_copied() {
+        // Defect D6: the reference copies `goals[x] = 1` into the automaton, changing the score.
+        let text = "begin, a: ? s -> t;\na, end: player = keeper;\ns, t: goals[x] = 1;\n";
+        let (_, after, _, _) = run(&InlineReachability, text);
+        let e = edges(&after);
+        assert_eq!(e[0], "begin, a: ;");
+        assert!(
+            !e.iter()
+                .any(|l| l.starts_with("begin") && l.contains("goals"))
+        );
+    }
+
+    #[test]
+    fn assignments_are_substituted_into_later_conditions() {
+        let text = "type T = { p, q, r };\nconst nxt: T -> T = { p: q, q: r, :p };\n\
+                    var v: T = p;\nvar w: T = p;\nbegin, a: ? s -> t;\na, end: player = keeper;\n\
+                    s, s1: w = nxt[v];\ns1, s2: w = nxt[w];\ns2, t: w == r;\n";
+        let (_, after, _, _) = run(&InlineReachability, text);
+        assert_eq!(edges(&after)[0], "begin, a: T(nxt[T(nxt[v])]) == r;");
+        // `w` itself is never assigned outside the check.
+        assert!(
+            !edges(&after)
+                .iter()
+                .any(|l| l.starts_with("begin") && l.contains("w ="))
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_substituted_is_left_alone() {
+        // A map cell written on the chain and read later; a nested check after an assignment;
+        // a branching subautomaton.
+        let text = "type T = { p, q };\nvar m: T -> T = { :p };\nvar v: T = p;\n\
+                    begin, a: ? s -> t;\na, b: ? u -> w;\nb, c: ? k -> l;\nc, end: player = keeper;\n\
+                    s, s1: m[p] = q;\ns1, t: m[p] == q;\n\
+                    u, u1: v = q;\nu1, w: ? s -> t;\n\
+                    k, l: v == p;\nk, l: v == q;\n";
+        let (before, after, changed, _) = run(&InlineReachability, text);
+        assert!(!changed);
+        assert_eq!(edges(&before), edges(&after));
+    }
+
+    #[test]
+    fn a_walk_into_a_sink_or_a_cycle_never_reaches_the_end() {
+        let text = format!(
+            "{VARS}begin, a: ? s -> t;\nbegin, a: ! s -> t;\na, b: ! c1 -> c9;\nb, end: player = keeper;\n\
+             s, s1: v == p;\nc1, c2: ;\nc2, c1: ;\nc3, c9: ;\n"
+        );
+        let (_, after, _, _) = run(&InlineReachability, &text);
+        let e = edges(&after);
+        assert_eq!(e[..2], ["begin, a: ;", "a, b: ;"], "{e:?}");
     }
 }

@@ -150,3 +150,50 @@ impl Pass for JoinExclusiveEdges {
         Ok(changed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::JoinExclusiveEdges;
+    use crate::testing::{edges, run};
+
+    #[test]
+    fn complementary_routes_become_a_skip() {
+        // passes.md §3.10 example: a check against its negation, and `v == p`, `v == q` against
+        // the chain `v != p`, `v != q`.
+        let text = "type T = { p, q, r };\nvar v: T = p;\nbegin, a: ? s -> t;\nbegin, a: ! s -> t;\n\
+                    a, b: v == p;\na, b: v == q;\na, m: v != p;\nm, b: v != q;\n\
+                    b, end: player = keeper;\ns, t: v == r;\n";
+        let (_, after, changed, _) = run(&JoinExclusiveEdges, text);
+        assert!(changed);
+        let e = edges(&after);
+        assert_eq!(
+            e,
+            [
+                "b, end: player = keeper;",
+                "s, t: v == r;",
+                "begin, a: ;",
+                "a, b: ;"
+            ]
+        );
+    }
+
+    #[test]
+    fn two_conditions_against_their_negations_are_not_a_tautology() {
+        // Defect D7: for `p = a, q = b` neither route is passable.
+        let text = "type T = { a, b };\nvar p: T = a;\nvar q: T = b;\nbegin, s: player = x;\n\
+                    s, a1: p == a;\na1, t: q == a;\ns, b1: p != a;\nb1, t: q != a;\n\
+                    s, t: p == b;\nt, end: player = keeper;\n";
+        let (_, _, changed, _) = run(&JoinExclusiveEdges, text);
+        assert!(!changed);
+    }
+
+    #[test]
+    fn single_edges_to_other_targets_are_kept() {
+        // Defect D8: the simple group goes to `y` and `z`; the route to `z` must not vanish.
+        let text = "type T = { a, b };\nvar p: T = a;\nvar q: T = a;\nbegin, s: player = x;\n\
+                    s, m: p == a;\nm, y: q == a;\ns, y: p != a;\ns, z: q != a;\n\
+                    y, end: player = keeper;\nz, end: player = keeper;\n";
+        let (_, _, changed, _) = run(&JoinExclusiveEdges, text);
+        assert!(!changed);
+    }
+}

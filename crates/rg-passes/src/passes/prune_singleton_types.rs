@@ -236,3 +236,42 @@ impl Pass for PruneSingletonTypes {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::PruneSingletonTypes;
+    use crate::testing::{edges, run};
+
+    #[test]
+    fn a_singleton_variable_becomes_its_symbol() {
+        // passes.md §3.18 example.
+        let text = "type One = { solo };\nvar s: One = solo;\nbegin, a: s == solo;\n\
+                    a, end: player = keeper;\n";
+        let (_, after, changed, _) = run(&PruneSingletonTypes, text);
+        assert!(changed);
+        assert_eq!(edges(&after)[0], "begin, a: solo == solo;");
+        assert!(after.variables.iter().all(|v| after.name(v.name) != "s"));
+        assert!(after.typedefs.iter().all(|t| after.name(t.name) != "One"));
+    }
+
+    #[test]
+    fn any_assignments_and_variable_tags_are_rewritten() {
+        // Defect D10: the reference leaves `s = One(*)` and `$$ s` behind and the game is invalid.
+        let text = "type One = { solo };\nvar s: One = solo;\nbegin, a: player = x;\n\
+                    a, b: s = One(*);\nb, c: $$ s;\nc, end: player = keeper;\n";
+        let (_, after, _, _) = run(&PruneSingletonTypes, text);
+        let e = edges(&after);
+        assert_eq!(e[1..3], ["a, b: ;", "b, c: $ solo;"], "{e:?}");
+    }
+
+    #[test]
+    fn only_the_candidate_names_are_deleted() {
+        // Defect D11: `T` and `U` are both `{ a }`; `T` is needed by the constant `k`.
+        let text = "type T = { a };\ntype U = { a };\ntype V = { a, b };\nconst k: V -> T = { :a };\n\
+                    var s: U = a;\nbegin, c: k[s] == a;\nc, end: player = keeper;\n";
+        let (_, after, _, _) = run(&PruneSingletonTypes, text);
+        let names: Vec<&str> = after.typedefs.iter().map(|t| after.name(t.name)).collect();
+        assert!(names.contains(&"T") && !names.contains(&"U"), "{names:?}");
+        assert_eq!(edges(&after)[0], "begin, c: k[a] == a;");
+    }
+}

@@ -66,3 +66,25 @@ impl Pass for SkipArtificialTags {
         Ok(changed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SkipArtificialTags;
+    use crate::testing::{edges, run};
+    use rg_core::PragmaKind;
+
+    #[test]
+    fn declared_tags_become_skips_and_the_pragma_goes() {
+        let text = "@artificialTag t;\nbegin, a: player = x;\na, b: $ t;\nb, c: $ u;\n\
+                    c, end: player = keeper;\n";
+        let (_, after, changed, _) = run(&SkipArtificialTags, text);
+        assert!(changed);
+        assert_eq!(edges(&after)[1..3], ["a, b: ;", "b, c: $ u;"]);
+        assert!(
+            !after
+                .pragmas
+                .iter()
+                .any(|p| matches!(p.kind, PragmaKind::ArtificialTag(_)))
+        );
+    }
+}

@@ -189,3 +189,71 @@ impl Pass for SkipRedundantTags {
         Ok(!remove.is_empty())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SkipRedundantTags;
+    use crate::testing::{edges, game, run};
+    use crate::{Pass, PassContext};
+
+    const GAME: &str = "type T = { p, q, r };\nvar v: T = p;\nbegin, s: player = x;\n\
+                        s, a2: v == p;\na2, a3: $ left;\ns, b2: v != p;\nb2, b3: $ right;\n\
+                        a3, z: $ done;\nb3, z: $ done;\nz, end: player = keeper;\n";
+
+    #[test]
+    fn only_forced_tags_are_removed() {
+        // passes.md §3.16 example: `done` is forced after both alternatives; `left` and `right`
+        // (removed by the reference's Rule B) stay.
+        let (_, after, changed, _) = run(&SkipRedundantTags, GAME);
+        assert!(changed);
+        let e = edges(&after);
+        assert!(e.contains(&"a2, a3: $ left;".into()) && e.contains(&"b2, b3: $ right;".into()));
+        assert!(
+            e.contains(&"a3, z: ;".into()) && e.contains(&"b3, z: ;".into()),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn visibility_disables_the_pass() {
+        let text = GAME.replace("s, a2: v == p;", "s, a2: visible[x] == 1;");
+        let (_, _, changed, _) = run(&SkipRedundantTags, &text);
+        assert!(!changed);
+    }
+
+    #[test]
+    fn a_variable_tag_of_a_value_chosen_in_the_move_stays() {
+        let text = "type T = { p, q };\nvar v: T = p;\nbegin, s: player = x;\ns, a: v = T(*);\n\
+                    a, b: $$ v;\nb, end: player = keeper;\n";
+        let (_, _, changed, _) = run(&SkipRedundantTags, text);
+        assert!(!changed);
+        // Shown before it is chosen, the value is the one of the state: the tag goes.
+        let text = text.replace(
+            "s, a: v = T(*);\na, b: $$ v;",
+            "s, a: $$ v;\na, b: v = T(*);",
+        );
+        let (_, _, changed, _) = run(&SkipRedundantTags, &text);
+        assert!(changed);
+    }
+
+    #[test]
+    fn an_exploding_skeleton_hits_the_cap_and_changes_nothing() {
+        // (a|b)* a (a|b)^14: the position sets remember the last 14 tags (2^14 of them).
+        let mut text = String::from(
+            "begin, q0: player = x;\nq0, l1: $ a;\nl1, q0: ;\nq0, l2: $ b;\nl2, q0: ;\nq0, q1: $ a;\n",
+        );
+        for i in 1..=14 {
+            text += &format!("q{i}, q{}: $ a;\nq{i}, q{}: $ b;\n", i + 1, i + 1);
+        }
+        text += "q15, end: player = keeper;\n";
+        let mut g = game(&text);
+        let mut cx = PassContext::default();
+        assert!(!SkipRedundantTags.run(&mut g, &mut cx).expect("runs"));
+        assert_eq!(cx.warnings.len(), 1, "{:?}", cx.warnings);
+        assert!(
+            cx.warnings[0].contains("position sets"),
+            "{:?}",
+            cx.warnings
+        );
+    }
+}

@@ -103,13 +103,59 @@ fn compare_perft(
 
 /// [`check_equivalent`] on compiled games.
 pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
+    run_oracle(pa, pb, opts, play_both)
+}
+
+/// One playout of both games from their initial states.
+type Playout =
+    fn(&mut Machine<'_>, &mut Machine<'_>, State, State, &mut Rng) -> Result<(), Divergence>;
+
+/// Perft counts to `opts.depth`, then `opts.plays` playouts.
+fn run_oracle(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+    play: Playout,
+) -> Result<(), Divergence> {
     let mut ma = Machine::new(pa);
     let mut mb = Machine::new(pb);
     let (sa, sb) = (ma.initial(), mb.initial());
     compare_perft(&mut ma, &mut mb, &sa, &sb, opts.depth)?;
     let mut rng = Rng::new(opts.seed);
     for _ in 0..opts.plays {
-        play_both(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+        play(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+    }
+    Ok(())
+}
+
+/// The moves of both states.
+fn both_moves(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    sa: &State,
+    sb: &State,
+    path: &[Vec<String>],
+) -> Result<(Moves, Moves), Divergence> {
+    let la = ma
+        .moves(sa)
+        .map_err(|e| diverge(format!("the first game fails: {e}"), path))?;
+    let lb = mb
+        .moves(sb)
+        .map_err(|e| diverge(format!("the second game fails: {e}"), path))?;
+    Ok((la, lb))
+}
+
+/// Compares the goals of two states without moves.
+fn same_goals(
+    pa: &Program,
+    pb: &Program,
+    sa: &State,
+    sb: &State,
+    path: &[Vec<String>],
+) -> Result<(), Divergence> {
+    let (ga, gb) = (pa.goal_entries(&sa.data), pb.goal_entries(&sb.data));
+    if ga != gb {
+        return Err(diverge(format!("goals {ga:?} vs {gb:?}"), path));
     }
     Ok(())
 }
@@ -125,12 +171,7 @@ fn play_both(
 ) -> Result<(), Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
-        let la = ma
-            .moves(&sa)
-            .map_err(|e| diverge(format!("the first game fails: {e}"), &path))?;
-        let lb = mb
-            .moves(&sb)
-            .map_err(|e| diverge(format!("the second game fails: {e}"), &path))?;
+        let (la, lb) = both_moves(ma, mb, &sa, &sb, &path)?;
         let (va, vb) = (sorted_moves(ma, &la), sorted_moves(mb, &lb));
         if va.len() != vb.len() || va.iter().zip(&vb).any(|(x, y)| x.0 != y.0) {
             let show = |v: &[(Vec<String>, usize)]| {
@@ -155,14 +196,7 @@ fn play_both(
             return Err(diverge("only one of the games is at `end`", &path));
         }
         if va.is_empty() {
-            let (ga, gb) = (
-                ma.program().goal_entries(&sa.data),
-                mb.program().goal_entries(&sb.data),
-            );
-            if ga != gb {
-                return Err(diverge(format!("goals {ga:?} vs {gb:?}"), &path));
-            }
-            return Ok(());
+            return same_goals(ma.program(), mb.program(), &sa, &sb, &path);
         }
         let k = rng.below(va.len());
         // The first move in output order with these tags is the one applied (rg.md §12.9).
@@ -258,15 +292,7 @@ fn groups(m: &mut Machine<'_>, moves: &Moves, path: &[Vec<String>]) -> Result<Gr
 /// follow a random move of `a` and its partner in `b`. Move names are never compared.
 pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), Divergence> {
     let (pa, pb) = compile(a, b)?;
-    let mut ma = Machine::new(&pa);
-    let mut mb = Machine::new(&pb);
-    let (sa, sb) = (ma.initial(), mb.initial());
-    compare_perft(&mut ma, &mut mb, &sa, &sb, opts.depth)?;
-    let mut rng = Rng::new(opts.seed);
-    for _ in 0..opts.plays {
-        play_relabelled(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
-    }
-    Ok(())
+    run_oracle(&pa, &pb, opts, play_relabelled)
 }
 
 fn play_relabelled(
@@ -285,12 +311,7 @@ fn play_relabelled(
         if ma.is_final(&sa) != mb.is_final(&sb) {
             return Err(diverge("only one of the games is at `end`", &path));
         }
-        let la = ma
-            .moves(&sa)
-            .map_err(|e| diverge(format!("the first game fails: {e}"), &path))?;
-        let lb = mb
-            .moves(&sb)
-            .map_err(|e| diverge(format!("the second game fails: {e}"), &path))?;
+        let (la, lb) = both_moves(ma, mb, &sa, &sb, &path)?;
         if la.len() != lb.len() {
             return Err(diverge(
                 format!("{} moves vs {} moves", la.len(), lb.len()),
@@ -298,11 +319,7 @@ fn play_relabelled(
             ));
         }
         if la.is_empty() {
-            let (ga, gb) = (pa.goal_entries(&sa.data), pb.goal_entries(&sb.data));
-            if ga != gb {
-                return Err(diverge(format!("goals {ga:?} vs {gb:?}"), &path));
-            }
-            return Ok(());
+            return same_goals(pa, pb, &sa, &sb, &path);
         }
         let (ga, gb) = (groups(ma, &la, &path)?, groups(mb, &lb, &path)?);
         if ga.keys() != gb.keys() {

@@ -21,6 +21,11 @@
 //! sequence, not single edges (the reference's Rule A merges moves that share a prefix through
 //! different edges). The reference's Rule B has no sound counterpart here and is omitted.
 //!
+//! Artificial tags (`@artificialTag`) are silent in the skeleton: `skip_artificial_tags` removes
+//! them later on the promise that the rest of the move determines them, so a tag may only count
+//! as forced if it is forced without them (with `$_ r; …; $ r_done` both would otherwise go, and
+//! the moves of different `r` would merge). Artificial tags themselves are left to that pass.
+//!
 //! Global guard (as in the reference): nothing is removed when an assignment or comparison
 //! mentions `visible`, because which tags a player sees would change.
 //!
@@ -32,7 +37,7 @@ use super::meta;
 use crate::analysis::tag_skeleton::{Caps, Step, events_of, position_sets};
 use crate::util::{assigned, assigns_player, names_of, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeData, Game, Label, NodeId, PragmaKind, Symbol};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug)]
@@ -101,8 +106,19 @@ impl Pass for SkipRedundantTags {
             return Ok(false);
         }
         let main = reachable_nodes(g, false);
+        let artificial: HashSet<Symbol> = g
+            .pragmas
+            .iter()
+            .filter_map(|p| match &p.kind {
+                PragmaKind::ArtificialTag(ts) => Some(ts.iter().copied()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
         let step = |d: &EdgeData| {
-            if d.label.is_tag() {
+            if matches!(d.label, Label::Tag(s) if artificial.contains(&s)) {
+                Step::Silent
+            } else if d.label.is_tag() {
                 Step::Event(d.label)
             } else if assigns_player(g, &d.label) {
                 Step::End
@@ -234,6 +250,27 @@ mod tests {
         );
         let (_, _, changed, _) = run(&SkipRedundantTags, &text);
         assert!(changed);
+    }
+
+    #[test]
+    fn tags_are_forced_only_without_the_artificial_tags() {
+        // `r0 done0` / `r1 done1` with `r0`, `r1` artificial: the `done` tags are what determines
+        // the artificial ones, so they stay; together with skip_artificial_tags the tree is kept.
+        let text = "@artificialTag r0 r1;\ntype T = { p, q };\nvar v: T = p;\nbegin, s: player = x;\n\
+                    s, a0: $ r0;\na0, b0: v = T(*);\nb0, c0: $$ v;\nc0, z: $ done0;\n\
+                    s, a1: $ r1;\na1, b1: v = T(*);\nb1, c1: $$ v;\nc1, z: $ done1;\n\
+                    z, end: player = keeper;\n";
+        let (_, _, changed, _) = run(&SkipRedundantTags, text);
+        assert!(!changed);
+        let mut g = game(text);
+        let before = g.clone();
+        let mut cx = PassContext::default();
+        SkipRedundantTags.run(&mut g, &mut cx).expect("runs");
+        crate::passes::skip_artificial_tags::SkipArtificialTags
+            .run(&mut g, &mut cx)
+            .expect("runs");
+        let opts = rg_interp::equiv::EquivOptions::default();
+        rg_interp::equiv::check_relabelled(&before, &g, &opts).expect("the same tree");
     }
 
     #[test]

@@ -18,8 +18,9 @@
 //! skip when there are none), with fresh interior nodes; a negative check over no condition never
 //! holds and is deleted, over one condition it becomes that condition negated (over more it is
 //! kept: the disjunction would need more edges than the check). A positive check that never holds
-//! is deleted; a negative one becomes a skip. Like the reference, a positive check is kept when its negative twin `! a -> b` exists
-//! and cannot be inlined (so `join_exclusive_edges` can still cancel the pair).
+//! is deleted; a negative one becomes a skip. Like the reference, a positive check is kept when
+//! its negative twin `! a -> b` exists and cannot be inlined (so `join_exclusive_edges` can still
+//! cancel the pair).
 //!
 //! Why the game tree is kept: a deterministic chain has one candidate walk, so "a walk from `a`
 //! reaches `b`" is "every condition of the chain holds, each evaluated after the chain's earlier
@@ -28,7 +29,9 @@
 //! no variable is changed and no tag is added: unlike the reference, which copies the chain's
 //! assignments into the automaton and must prove them dead, this copy has no side effects at
 //! all (which also fixes defect D6: `goals`, `player` and `visible` writes inside the chain are
-//! never copied). Conditions are evaluated in the chain's order, so an access is only evaluated
+//! never copied). A walk through the copy reaches `q` in exactly the state (and with the tags) a
+//! walk through the check did, so the interpreter merges walks there as before and the number of
+//! moves is unchanged. Conditions are evaluated in the chain's order, so an access is only evaluated
 //! when the conditions that guarded it in the chain hold.
 //!
 //! Before that, an assignment on an edge into a check end that is a sink (and not `end`) becomes a

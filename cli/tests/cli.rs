@@ -106,6 +106,38 @@ fn translate_writes_output_files_atomically_and_never_the_input() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// `-o /dev/null` (or a FIFO) must write into the special file, never rename a plain file over
+/// it: run as root, that replaced the machine's /dev/null with a regular file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_special_file_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: mkfifo is not available");
+        return;
+    }
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo))
+    };
+    let out = run(
+        rgt()
+            .arg("translate")
+            .arg(fixture("valid/minimal_solo.rg"))
+            .arg("-o")
+            .arg(&fifo),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+    let got = reader.join().unwrap().unwrap();
+    assert!(got.contains("begin, end: player = keeper;"), "{got}");
+}
+
 #[test]
 fn exit_codes_distinguish_input_errors_from_usage_errors() {
     settings().bind(|| {

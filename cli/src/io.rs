@@ -80,12 +80,24 @@ pub fn write_output(
 }
 
 /// Writes a file via a temporary sibling and a rename, so readers never see a partial file.
+/// A target that exists but is not a regular file (`/dev/null`, a FIFO, a terminal) is written
+/// in place: renaming over it would replace the device with a plain file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    let err = |e: std::io::Error| Failure::Io(format!("cannot write `{}`: {e}", path.display()));
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+        && !meta.is_dir()
+    {
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(err)?;
+        return f.write_all(bytes).and_then(|()| f.flush()).map_err(err);
+    }
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let err = |e: std::io::Error| Failure::Io(format!("cannot write `{}`: {e}", path.display()));
     let mut tmp = tempfile::Builder::new()
         .prefix(".rgt-")
         .suffix(".tmp")

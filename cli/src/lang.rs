@@ -80,9 +80,27 @@ impl Lang {
             Lang::Hrg => lower_with(&front_hrg::HrgFrontEnd, file, text, opts),
             Lang::Rbg => lower_with(&front_rbg::RbgFrontEnd, file, text, opts),
             Lang::Kif => lower_with(&front_gdl::GdlFrontEnd::default(), file, text, opts),
-            Lang::Lg => Err(Failure::Usage(format!(
-                "the {} front-end is not available in this build of rgt yet",
-                self.name()
+            Lang::Lg => lower_with(&front_linegames::LgFrontEnd, file, text, opts),
+        }
+    }
+
+    /// The HRG program a source text is lowered through (`--emit hrg`), with the front-end's
+    /// warnings. Only LineGames is lowered through HRG; other languages are a usage error.
+    pub fn generated_hrg(
+        self,
+        file: FileId,
+        text: &str,
+    ) -> Result<(String, Vec<miette::Report>), Failure> {
+        match self {
+            Lang::Lg => front_linegames::load(file, text)
+                .map(|(game, warnings)| {
+                    let warnings = warnings.into_iter().map(miette::Report::new).collect();
+                    (front_linegames::hrg_text(&game), warnings)
+                })
+                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+            other => Err(Failure::Usage(format!(
+                "--emit hrg prints the HRG generated from a LineGames (.lg) file, not from {} input",
+                other.name()
             ))),
         }
     }

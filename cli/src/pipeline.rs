@@ -153,19 +153,37 @@ pub fn translate_text(
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let lowered = lang.lower(file, text, &LowerOptions::default())?;
-    if !lowered.warnings.is_empty() {
-        let warnings: Vec<Diag> = lowered
-            .warnings
-            .into_iter()
-            .map(|w| Diag::new(ReportDiag(w), Some(file)))
-            .collect();
-        session.emit(&warnings);
-    }
+    emit_front_end_warnings(session, lowered.warnings, file);
     let mut game = lowered.game;
     // Lints about a translated game point at generated RG the user did not write: only RG
     // input shows them (errors are always reported, and `--deny warnings` still applies).
     check(session, &mut game, file, lang == Lang::Rg)?;
     Ok(game)
+}
+
+/// `--emit hrg`: the HRG program generated from a source text named `name` (LineGames only);
+/// the front-end's warnings are printed.
+pub fn hrg_text(
+    session: &mut Session,
+    lang: Lang,
+    name: String,
+    text: String,
+) -> Result<String, Failure> {
+    let file = session.sources.add(name, text);
+    let text = &session.sources.get(file).expect("just added").text;
+    let (hrg, warnings) = lang.generated_hrg(file, text)?;
+    emit_front_end_warnings(session, warnings, file);
+    Ok(hrg)
+}
+
+fn emit_front_end_warnings(session: &Session, warnings: Vec<miette::Report>, file: FileId) {
+    if !warnings.is_empty() {
+        let warnings: Vec<Diag> = warnings
+            .into_iter()
+            .map(|w| Diag::new(ReportDiag(w), Some(file)))
+            .collect();
+        session.emit(&warnings);
+    }
 }
 
 /// The builtins step (rg.md §6) and the validators (validators.md §4 and the lints): errors

@@ -106,6 +106,35 @@ fn translate_writes_output_files_atomically_and_never_the_input() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// `-o /dev/null` (or a FIFO) must write into the special file, never rename a plain file over
+/// it: run as root, that replaced the machine's /dev/null with a regular file.
+#[cfg(unix)]
+#[test]
+fn output_to_a_special_file_writes_into_it() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo (coreutils) failed");
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read_to_string(fifo))
+    };
+    let out = run(
+        rgt()
+            .arg("translate")
+            .arg(fixture("valid/minimal_solo.rg"))
+            .arg("-o")
+            .arg(&fifo),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let kind = std::fs::symlink_metadata(&fifo).unwrap().file_type();
+    assert!(kind.is_fifo(), "the FIFO was replaced by {kind:?}");
+    let got = reader.join().unwrap().unwrap();
+    assert!(got.contains("begin, end: player = keeper;"), "{got}");
+}
+
 #[test]
 fn exit_codes_distinguish_input_errors_from_usage_errors() {
     settings().bind(|| {
@@ -253,4 +282,102 @@ fn help_mentions_the_optimisation_levels_honestly() {
         help.contains("local expression, skip and prune passes"),
         "{help}"
     );
+}
+
+fn lg_example(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../examples/linegames")
+        .join(name)
+}
+
+#[test]
+fn emit_hrg_prints_the_hrg_of_a_linegames_file_and_refuses_other_inputs() {
+    let path = lg_example("pretwa.lg");
+    let out = run(
+        rgt().arg("translate").arg(&path).args(["--emit", "hrg"]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = std::fs::read_to_string(&path).expect("example");
+    let (game, _) = front_linegames::load(rg_core::FileId(0), &text).expect("valid");
+    assert_eq!(stdout(&out), front_linegames::hrg_text(&game));
+    assert!(stdout(&out).starts_with("// Pretwa (rbg) (lowered from LineGames)\ndomain Player"));
+    // The printed HRG is a game of its own, with the same perft.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hrg = dir.path().join("pretwa.hrg");
+    let written = run(
+        rgt()
+            .arg("translate")
+            .arg(&path)
+            .args(["--emit", "hrg", "-o"])
+            .arg(&hrg),
+        None,
+    );
+    assert_eq!(written.status.code(), Some(0));
+    for game in [&path, &hrg] {
+        let perft = run(rgt().arg("perft").arg(game).args(["--depth", "3"]), None);
+        assert_eq!(perft.status.code(), Some(0), "{}", stderr(&perft));
+        assert!(stdout(&perft).contains("depth 3: 7 "), "{}", stdout(&perft));
+    }
+
+    let other = run(
+        rgt()
+            .arg("translate")
+            .arg(fixture("valid/nim_counter.rg"))
+            .args(["--emit", "hrg"]),
+        None,
+    );
+    assert_eq!(other.status.code(), Some(2));
+    assert!(
+        stderr(&other).contains("LineGames (.lg)"),
+        "{}",
+        stderr(&other)
+    );
+}
+
+#[test]
+fn every_game_command_accepts_linegames() {
+    let path = lg_example("lauKataKati_lud.lg");
+    for args in [
+        &["translate", "-O0"][..],
+        &["translate", "--emit", "json"],
+        &["opt", "--trace=summary"],
+        &["perft", "--depth", "2"],
+        &["moves", "--after", "//"],
+        &["run", "--plays", "3"],
+        &["check", "--depth", "4", "--plays", "3"],
+        &["stats", "--json"],
+        &["fmt", "--check"],
+    ] {
+        let out = run(rgt().arg(args[0]).arg(&path).args(&args[1..]), None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+    let moves = run(rgt().arg("moves").arg(&path).args(["--after", "//"]), None);
+    assert_eq!(
+        stdout(&moves).lines().count(),
+        3,
+        "three first moves (linegames.md §8.1)"
+    );
+}
+
+#[test]
+fn linegames_errors_point_into_the_lg_file() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("bad.lg");
+    std::fs::write(
+        &path,
+        "game \"Bad\"\nboard alquerque 5 by 5\nblack rows 0..1\nwhite row 9\n\
+         capture optional single\n",
+    )
+    .expect("write");
+    for emit in ["rg", "hrg"] {
+        let out = run(
+            rgt()
+                .current_dir(dir.path())
+                .args(["translate", "bad.lg", "--emit", emit]),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(1));
+        settings().bind(|| insta::assert_snapshot!("lg_errors_stderr", stderr(&out)));
+    }
 }

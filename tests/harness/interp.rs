@@ -2,7 +2,7 @@
 //! paths, playouts, the proper-game checks on games that violate each condition, run-time
 //! errors with their paths, the equivalence oracle, and the RG corpus perft counts.
 
-use rg_interp::equiv::{EquivOptions, check_equivalent};
+use rg_interp::equiv::{EquivOptions, check_equivalent, check_relabelled};
 use rg_interp::{CheckOptions, CompileOptions, Machine, PathError, Program};
 use rgt::lang::Lang;
 use rgt_tests::{corpus, fixture_files, load, name, render, skip_without_corpus};
@@ -241,6 +241,42 @@ fn the_oracle_accepts_equal_games_and_finds_differences() {
     let renamed = load(Lang::Rg, "renamed.rg", &renamed_text).expect("valid");
     let d = check_equivalent(&plain, &renamed, &opts).expect_err("different tags");
     assert!(d.what.contains("go") && d.what.contains("went"), "{d}");
+}
+
+#[test]
+fn the_relabelling_oracle_accepts_one_to_one_relabellings_only() {
+    let opts = EquivOptions {
+        depth: 3,
+        plays: 10,
+        seed: 1,
+    };
+    let text = "type Player = { x };\ntype Score = { 0 };\ntype T = { p, q };\nvar v: T = p;\n\
+                begin, s: player = x;\ns, a: v = T(*);\na, b: $$ v;\nb, c: $ go;\n\
+                c, end: player = keeper;\n";
+    let plain = load(Lang::Rg, "plain.rg", text).expect("valid");
+    // Renamed and removed tags: the same tree with a one-to-one relabelling.
+    let renamed = load(Lang::Rg, "renamed.rg", &text.replace("$ go", "$ went")).expect("valid");
+    assert_eq!(check_relabelled(&plain, &renamed, &opts), Ok(()));
+    let shorter = load(Lang::Rg, "shorter.rg", &text.replace("$ go", "")).expect("valid");
+    assert_eq!(check_relabelled(&plain, &shorter, &opts), Ok(()));
+    // The moves `p go` and `q go` merged into one labelling: the same perft, not a bijection.
+    let merged = load(
+        Lang::Rg,
+        "merged.rg",
+        &text.replace("a, b: $$ v;", "a, b: ;"),
+    )
+    .expect("valid");
+    let d = check_relabelled(&plain, &merged, &opts).expect_err("moves merged");
+    assert!(d.what.contains("do not pair up"), "{d}");
+    // A different tree is found by perft.
+    let fewer = load(
+        Lang::Rg,
+        "fewer.rg",
+        &text.replace("s, a: v = T(*);", "s, a: v = q;"),
+    )
+    .expect("valid");
+    let d = check_relabelled(&plain, &fewer, &opts).expect_err("different games");
+    assert!(d.what.contains("perft(1) is 2 and 1"), "{d}");
 }
 
 /// Every `rg/` entry of the corpus's expected.csv, at -O0 (the optimiser has its own suite).

@@ -5,6 +5,7 @@ mod gdl;
 mod gdl_oracle;
 mod hrg;
 mod interp;
+mod lg;
 mod passes;
 mod rbg;
 mod rg;

@@ -60,6 +60,8 @@ fn format(
             session.emit(&warnings);
             Ok(front_gdl::print(&parsed.program))
         }
+        Lang::Lg => front_linegames::format(file, text)
+            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         other => Err(Failure::Usage(format!(
             "formatting {} files is not available in this build of rgt yet",
             other.name()

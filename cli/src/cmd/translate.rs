@@ -1,7 +1,8 @@
-//! `rgt translate`: any supported language → RG (or DOT, JSON).
+//! `rgt translate`: any supported language → RG (or DOT, JSON; the generated HRG of LineGames).
 
-use crate::io::{output_target, write_output};
-use crate::pipeline::{GameArgs, load};
+use crate::io::{output_target, read_input, write_output};
+use crate::lang::Lang;
+use crate::pipeline::{GameArgs, hrg_text, load};
 use crate::report::{Failure, Session};
 use std::process::ExitCode;
 
@@ -27,11 +28,49 @@ impl Emit {
     }
 }
 
+/// What `rgt translate` writes: the game in one of the [`Emit`] formats, or the HRG a
+/// LineGames file is lowered through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Output {
+    /// Canonical RG text.
+    Rg,
+    /// Graphviz DOT of the automaton.
+    Dot,
+    /// JSON encoding of the game (the reference's AST encoding).
+    Json,
+    /// The HRG program generated from a LineGames (.lg) file (other inputs are refused).
+    Hrg,
+}
+
+impl Output {
+    /// The game format, `None` for the generated HRG.
+    pub fn game_format(self) -> Option<Emit> {
+        match self {
+            Output::Rg => Some(Emit::Rg),
+            Output::Dot => Some(Emit::Dot),
+            Output::Json => Some(Emit::Json),
+            Output::Hrg => None,
+        }
+    }
+
+    /// The extension of output files.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Output::Rg => "rg",
+            Output::Dot => "dot",
+            Output::Json => "json",
+            Output::Hrg => "hrg",
+        }
+    }
+}
+
 /// Translate a game into checked RG, or a whole library of games with --out-dir.
 ///
 /// Reads INPUT (its language chosen by extension or --from), adds the built-in definitions,
 /// checks the game and writes it to OUT (standard output by default). Output files are written
 /// atomically: a failed run never leaves a partial file, and the input is never overwritten.
+/// With --emit hrg, a LineGames (.lg) file is checked and the HRG program it is lowered through
+/// is written instead (-O does not apply).
 ///
 /// With --out-dir DIR, each INPUT may be a file or a directory (searched recursively) and every
 /// game found is translated into DIR, in parallel, each in its own process under a time (and
@@ -51,9 +90,9 @@ pub struct Args {
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<String>,
 
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Emit::Rg)]
-    pub emit: Emit,
+    /// Output format (`hrg`: the HRG a LineGames file is lowered through).
+    #[arg(long, value_enum, default_value_t = Output::Rg)]
+    pub emit: Output,
 
     #[command(flatten)]
     pub batch: crate::cmd::batch::BatchArgs,
@@ -90,8 +129,14 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             args.game.input
         )));
     }
-    let game = load(session, &args.game)?;
-    let text = rg_fmt::emit_to_string(args.emit.emitter(), &game);
+    let text = match args.emit.game_format() {
+        Some(format) => rg_fmt::emit_to_string(format.emitter(), &load(session, &args.game)?),
+        None => {
+            let lang = Lang::detect(&args.game.input, args.game.from)?;
+            let (name, text) = read_input(&args.game.input)?;
+            hrg_text(session, lang, name, text)?
+        }
+    };
     let target = output_target(args.output.as_deref());
     write_output(target.as_deref(), text.as_bytes(), Some(&args.game.input))?;
     Ok(ExitCode::SUCCESS)

@@ -1,11 +1,12 @@
-//! The canonical HRG layout (`rgt fmt x.hrg`): one declaration or statement per line, two-space
+//! The canonical HRG layout (`rgt fmt x.hrg`): one declaration or statement per line (a
+//! variable whose initial map does not fit in 100 columns: one map entry per line), two-space
 //! indentation, single spaces around operators, minimal parentheses, `else if` chains. Comments
 //! are kept: each is printed on its own line before the construct that follows it; a comment
 //! inside a single-line construct cannot be placed and is reported instead of being dropped.
 
 use crate::error::HrgError;
 use crate::syntax::{
-    BinOp, Binding, Decl, Element, Expr, ExprKind, Pattern, Stmt, StmtKind, Type, Values,
+    BinOp, Binding, Decl, Element, Expr, ExprKind, MapPart, Pattern, Stmt, StmtKind, Type, Values,
 };
 use rg_core::Span;
 
@@ -121,22 +122,29 @@ pub(crate) fn expr(e: &Expr) -> String {
             let (la, lb) = if right_assoc { (l + 1, l) } else { (l, l + 1) };
             format!("{} {} {}", at_least(a, la), op(*o), at_least(b, lb))
         }
-        ExprKind::Map(d, parts) => {
-            let mut items = Vec::new();
-            if let Some(d) = d {
-                items.push(format!(":{}", expr(d)));
-            }
-            for p in parts {
-                let mut s = format!("{} = {}", pattern(&p.key), expr(&p.value));
-                if !p.bindings.is_empty() {
-                    s.push_str(&format!(" where {}", bindings(&p.bindings)));
-                }
-                items.push(s);
-            }
-            format!("{{ {} }}", items.join("; "))
-        }
+        ExprKind::Map(d, parts) => format!("{{ {} }}", map_items(d.as_deref(), parts).join("; ")),
     }
 }
+
+/// The entries of a map expression: the default `:value` first, then `key = value [where …]`.
+fn map_items(default: Option<&Expr>, parts: &[MapPart]) -> Vec<String> {
+    let mut items = Vec::new();
+    if let Some(d) = default {
+        items.push(format!(":{}", expr(d)));
+    }
+    for p in parts {
+        let mut s = format!("{} = {}", pattern(&p.key), expr(&p.value));
+        if !p.bindings.is_empty() {
+            s.push_str(&format!(" where {}", bindings(&p.bindings)));
+        }
+        items.push(s);
+    }
+    items
+}
+
+/// Lines longer than this are broken where the layout allows it (the map of a variable's
+/// initial value is then printed one entry per line).
+const WIDTH: usize = 100;
 
 impl<'s> Formatter<'s> {
     pub fn new(text: &'s str) -> Self {
@@ -211,6 +219,15 @@ impl<'s> Formatter<'s> {
                     let mut line = format!("{name} : {}", ty(t));
                     if let Some(e) = init {
                         line.push_str(&format!(" = {}", expr(e)));
+                    }
+                    if line.len() > WIDTH
+                        && let Some(Expr {
+                            kind: ExprKind::Map(d, parts),
+                            ..
+                        }) = init
+                    {
+                        let items = map_items(d.as_deref(), parts);
+                        line = format!("{name} : {} = {{\n  {}\n}}", ty(t), items.join(";\n  "));
                     }
                     self.leaf(*span, 0, line)?;
                 }

@@ -10,13 +10,35 @@ mod lower;
 mod syntax;
 
 pub use error::HrgError;
-use rg_core::{FileId, FrontEnd, LowerOptions, Lowered, Span};
+use rg_core::{FileId, FrontEnd, Game, LowerOptions, Lowered, Span};
+
+/// The HRG syntax tree, for front-ends that generate HRG (LineGames) instead of parsing text:
+/// build a `Vec<Decl>` with spans into their own source, then [`lower_ast`] it or [`print`] it.
+pub mod ast {
+    pub use crate::syntax::{
+        BinOp, Binding, Decl, Element, Expr, ExprKind, Function, Graph, MapPart, Pattern, Stmt,
+        StmtKind, Type, Values,
+    };
+}
 
 /// The canonical layout of an HRG program (comments kept on their own lines).
 pub fn format(file: FileId, text: &str) -> Result<String, HrgError> {
     let toks = syntax::lex(file, text)?;
     let decls = syntax::Parser::new(toks).program()?;
     format::Formatter::new(text).program(&decls)
+}
+
+/// Lowers an HRG program given as a syntax tree (spans in errors and in the game are those of
+/// the tree; `file` is the file they refer to).
+pub fn lower_ast(decls: &[ast::Decl], file: FileId) -> Result<Game, HrgError> {
+    lower::Lowerer::new(decls)?.lower(decls, Span::new(file, 0, 0))
+}
+
+/// The canonical text of an HRG syntax tree (the layout of [`format`], without comments).
+pub fn print(decls: &[ast::Decl]) -> String {
+    format::Formatter::new("")
+        .program(decls)
+        .expect("only comments can fail to be placed, and there are none")
 }
 
 /// The HRG front-end.
@@ -37,8 +59,6 @@ impl FrontEnd for HrgFrontEnd {
     fn lower(&self, file: FileId, text: &str, _opts: &LowerOptions) -> Result<Lowered, HrgError> {
         let toks = syntax::lex(file, text)?;
         let decls = syntax::Parser::new(toks).program()?;
-        let lowerer = lower::Lowerer::new(&decls)?;
-        let game = lowerer.lower(&decls, Span::new(file, 0, 0))?;
-        Ok(Lowered::new(game))
+        Ok(Lowered::new(lower_ast(&decls, file)?))
     }
 }

@@ -213,26 +213,31 @@ pub(crate) fn is_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
 }
 
+/// A type: a set `{ a, b }`, or a named domain, optionally the left side of an arrow
+/// (`Dir -> PointOrNull -> PointOrNull`).
 #[derive(Clone, Debug)]
-pub(crate) enum Type {
+pub enum Type {
     Set(Vec<String>),
     Name(String, Option<Box<Type>>),
 }
 
+/// The values of a binding: an integer range `0..3` (inclusive) or a set of symbols.
 #[derive(Clone, Debug)]
-pub(crate) enum Values {
+pub enum Values {
     Range(i64, i64),
     Set(Vec<String>),
 }
 
+/// `K in 0..3` or `K in { a, b }` after `where`.
 #[derive(Clone, Debug)]
-pub(crate) struct Binding {
+pub struct Binding {
     pub name: String,
     pub values: Values,
 }
 
+/// One element of a domain: a name, or a generator `S(K) where K in 0..3`.
 #[derive(Clone, Debug)]
-pub(crate) enum Element {
+pub enum Element {
     Generator {
         name: String,
         params: Vec<String>,
@@ -241,15 +246,18 @@ pub(crate) enum Element {
     Name(String),
 }
 
+/// A pattern in a function case or map key: `_`, a name (a literal, or a variable when it is
+/// upper case), or a constructor `S(K)`.
 #[derive(Clone, Debug)]
-pub(crate) enum Pattern {
+pub enum Pattern {
     Wildcard,
     Name(String),
     Ctor(String, Vec<Pattern>),
 }
 
+/// Binary operators, from `||` (loosest) to `+ - % in`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BinOp {
+pub enum BinOp {
     Or,
     And,
     Eq,
@@ -264,15 +272,17 @@ pub(crate) enum BinOp {
     In,
 }
 
+/// One entry `key = value [where bindings]` of a map expression.
 #[derive(Clone, Debug)]
-pub(crate) struct MapPart {
+pub struct MapPart {
     pub key: Pattern,
     pub value: Expr,
     pub bindings: Vec<Binding>,
 }
 
+/// The expressions of hrg.md §3.4.
 #[derive(Clone, Debug)]
-pub(crate) enum ExprKind {
+pub enum ExprKind {
     Name(String),
     Ctor(String, Vec<Expr>),
     Call(Box<Expr>, Vec<Expr>),
@@ -282,14 +292,17 @@ pub(crate) enum ExprKind {
     Map(Option<Box<Expr>>, Vec<MapPart>),
 }
 
+/// An expression with its source span.
 #[derive(Clone, Debug)]
-pub(crate) struct Expr {
+pub struct Expr {
     pub kind: ExprKind,
     pub span: Span,
 }
 
+/// The statements of hrg.md §3.5: `AssignAny(var, indices, ty)` is `var[i]… = Ty(*)`,
+/// `Call(name, args)` a graph or built-in call, `Tag(symbols, artificial)` is `$ s` (`$_ s`).
 #[derive(Clone, Debug)]
-pub(crate) enum StmtKind {
+pub enum StmtKind {
     AssignAny(String, Vec<Expr>, Type),
     Assign(String, Vec<Expr>, Expr),
     BranchIn(String, Type, Vec<Stmt>),
@@ -304,14 +317,16 @@ pub(crate) enum StmtKind {
     Tag(Vec<String>, bool),
 }
 
+/// A statement with its source span.
 #[derive(Clone, Debug)]
-pub(crate) struct Stmt {
+pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
 }
 
+/// `[reusable] graph name(params) { body }`.
 #[derive(Clone, Debug)]
-pub(crate) struct Graph {
+pub struct Graph {
     pub name: String,
     pub reusable: bool,
     pub params: Vec<(String, Type)>,
@@ -319,16 +334,19 @@ pub(crate) struct Graph {
     pub span: Span,
 }
 
+/// A function declaration `name : type` with its cases `name(patterns) = body`.
 #[derive(Clone, Debug)]
-pub(crate) struct Function {
+pub struct Function {
     pub name: String,
     pub ty: Type,
     pub cases: Vec<(Vec<Pattern>, Expr)>,
     pub span: Span,
 }
 
+/// A top-level declaration: `Domain(name, elements, span)`, a function, `Variable(name, type,
+/// initial value, span)` or a graph.
 #[derive(Clone, Debug)]
-pub(crate) enum Decl {
+pub enum Decl {
     Domain(String, Vec<Element>, Span),
     Function(Function),
     Variable(String, Type, Option<Expr>, Span),

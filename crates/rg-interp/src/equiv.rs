@@ -2,7 +2,7 @@
 //! reference RG) have the same game tree? Compares perft counts to a depth and the move lists
 //! along seeded random playouts, and reports the first difference with its path.
 
-use crate::error::format_path;
+use crate::error::{RuntimeError, format_path};
 use crate::play::Rng;
 use crate::program::{CompileOptions, Program};
 use crate::search::{Machine, Moves, State};
@@ -67,32 +67,95 @@ fn sorted_moves(m: &Machine<'_>, moves: &Moves) -> Vec<(Vec<String>, usize)> {
 /// Checks that `a` and `b` have the same perft counts to `opts.depth` and the same (sorted)
 /// move lists along `opts.plays` seeded random playouts.
 pub fn check_equivalent(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), Divergence> {
+    let (pa, pb) = compile(a, b)?;
+    check_programs(&pa, &pb, opts)
+}
+
+fn compile(a: &Game, b: &Game) -> Result<(Program, Program), Divergence> {
     let pa = Program::new(a, CompileOptions::default())
         .map_err(|e| diverge(format!("the first game cannot be interpreted: {e}"), &[]))?;
     let pb = Program::new(b, CompileOptions::default())
         .map_err(|e| diverge(format!("the second game cannot be interpreted: {e}"), &[]))?;
-    check_programs(&pa, &pb, opts)
+    Ok((pa, pb))
 }
 
-/// [`check_equivalent`] on compiled games.
-pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
-    let mut ma = Machine::new(pa);
-    let mut mb = Machine::new(pb);
-    let (sa, sb) = (ma.initial(), mb.initial());
-    for d in 0..=opts.depth {
+/// Compares the perft counts of two states for every depth `0..=depth`.
+fn compare_perft(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    sa: &State,
+    sb: &State,
+    depth: usize,
+) -> Result<(), Divergence> {
+    for d in 0..=depth {
         let ca = ma
-            .perft(&sa, d)
+            .perft(sa, d)
             .map_err(|e| diverge(format!("the first game fails at depth {d}: {e}"), &e.path))?;
         let cb = mb
-            .perft(&sb, d)
+            .perft(sb, d)
             .map_err(|e| diverge(format!("the second game fails at depth {d}: {e}"), &e.path))?;
         if ca != cb {
             return Err(diverge(format!("perft({d}) is {ca} and {cb}"), &[]));
         }
     }
+    Ok(())
+}
+
+/// [`check_equivalent`] on compiled games.
+pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
+    run_oracle(pa, pb, opts, play_both)
+}
+
+/// One playout of both games from their initial states.
+type Playout =
+    fn(&mut Machine<'_>, &mut Machine<'_>, State, State, &mut Rng) -> Result<(), Divergence>;
+
+/// Perft counts to `opts.depth`, then `opts.plays` playouts.
+fn run_oracle(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+    play: Playout,
+) -> Result<(), Divergence> {
+    let mut ma = Machine::new(pa);
+    let mut mb = Machine::new(pb);
+    let (sa, sb) = (ma.initial(), mb.initial());
+    compare_perft(&mut ma, &mut mb, &sa, &sb, opts.depth)?;
     let mut rng = Rng::new(opts.seed);
     for _ in 0..opts.plays {
-        play_both(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+        play(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+    }
+    Ok(())
+}
+
+/// The moves of both states.
+fn both_moves(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    sa: &State,
+    sb: &State,
+    path: &[Vec<String>],
+) -> Result<(Moves, Moves), Divergence> {
+    let la = ma
+        .moves(sa)
+        .map_err(|e| diverge(format!("the first game fails: {e}"), path))?;
+    let lb = mb
+        .moves(sb)
+        .map_err(|e| diverge(format!("the second game fails: {e}"), path))?;
+    Ok((la, lb))
+}
+
+/// Compares the goals of two states without moves.
+fn same_goals(
+    pa: &Program,
+    pb: &Program,
+    sa: &State,
+    sb: &State,
+    path: &[Vec<String>],
+) -> Result<(), Divergence> {
+    let (ga, gb) = (pa.goal_entries(&sa.data), pb.goal_entries(&sb.data));
+    if ga != gb {
+        return Err(diverge(format!("goals {ga:?} vs {gb:?}"), path));
     }
     Ok(())
 }
@@ -108,12 +171,7 @@ fn play_both(
 ) -> Result<(), Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
-        let la = ma
-            .moves(&sa)
-            .map_err(|e| diverge(format!("the first game fails: {e}"), &path))?;
-        let lb = mb
-            .moves(&sb)
-            .map_err(|e| diverge(format!("the second game fails: {e}"), &path))?;
+        let (la, lb) = both_moves(ma, mb, &sa, &sb, &path)?;
         let (va, vb) = (sorted_moves(ma, &la), sorted_moves(mb, &lb));
         if va.len() != vb.len() || va.iter().zip(&vb).any(|(x, y)| x.0 != y.0) {
             let show = |v: &[(Vec<String>, usize)]| {
@@ -138,14 +196,7 @@ fn play_both(
             return Err(diverge("only one of the games is at `end`", &path));
         }
         if va.is_empty() {
-            let (ga, gb) = (
-                ma.program().goal_entries(&sa.data),
-                mb.program().goal_entries(&sb.data),
-            );
-            if ga != gb {
-                return Err(diverge(format!("goals {ga:?} vs {gb:?}"), &path));
-            }
-            return Ok(());
+            return same_goals(ma.program(), mb.program(), &sa, &sb, &path);
         }
         let k = rng.below(va.len());
         // The first move in output order with these tags is the one applied (rg.md §12.9).
@@ -162,4 +213,178 @@ fn play_both(
         path.push(tags);
     }
     Ok(())
+}
+
+/// Depth of the unlabelled subtree compared below every move in [`check_relabelled`].
+const SIG_DEPTH: usize = 2;
+
+/// A hash of the game tree below `s` to `depth` plies with move labels ignored: the player to
+/// move, whether the state is final, the goals where no move is left, and the multiset of the
+/// children's signatures.
+fn signature(m: &mut Machine<'_>, s: &State, depth: usize) -> Result<u64, Box<RuntimeError>> {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    let p = m.program();
+    p.name(m.player(&s.data)).hash(&mut h);
+    m.is_final(s).hash(&mut h);
+    if depth > 0 {
+        let moves = m.moves(s)?;
+        if moves.is_empty() {
+            p.goal_entries(&s.data).hash(&mut h);
+        }
+        let mut children = (0..moves.len())
+            .map(|i| signature(m, &moves.state(i), depth - 1))
+            .collect::<Result<Vec<u64>, _>>()?;
+        children.sort_unstable();
+        children.hash(&mut h);
+    }
+    Ok(h.finish())
+}
+
+/// The moves of one state grouped by labelling: per group (in output order of its first move)
+/// the indexes of its moves and the sorted signatures of the states they lead to.
+struct Groups {
+    groups: Vec<(Vec<usize>, Vec<u64>)>,
+    /// Signature of the state each move leads to.
+    sigs: Vec<u64>,
+}
+
+impl Groups {
+    /// The sorted signature lists of the groups, sorted.
+    fn keys(&self) -> Vec<&[u64]> {
+        let mut k: Vec<&[u64]> = self.groups.iter().map(|(_, s)| s.as_slice()).collect();
+        k.sort_unstable();
+        k
+    }
+}
+
+fn groups(m: &mut Machine<'_>, moves: &Moves, path: &[Vec<String>]) -> Result<Groups, Divergence> {
+    let mut by_tags: Vec<(Vec<u32>, Vec<usize>)> = Vec::new();
+    let mut sigs = Vec::with_capacity(moves.len());
+    for i in 0..moves.len() {
+        let sig = signature(m, &moves.state(i), SIG_DEPTH)
+            .map_err(|e| diverge(format!("a game fails below a move: {e}"), path))?;
+        sigs.push(sig);
+        match by_tags
+            .iter_mut()
+            .find(|(t, _)| t.as_slice() == moves.tags(i))
+        {
+            Some((_, v)) => v.push(i),
+            None => by_tags.push((moves.tags(i).to_vec(), vec![i])),
+        }
+    }
+    let groups = by_tags
+        .into_iter()
+        .map(|(_, idx)| {
+            let mut s: Vec<u64> = idx.iter().map(|&i| sigs[i]).collect();
+            s.sort_unstable();
+            (idx, s)
+        })
+        .collect();
+    Ok(Groups { groups, sigs })
+}
+
+/// Checks that `b` has the game tree of `a` up to a relabelling of the moves that is one-to-one
+/// at every state (what tag-removing and renaming passes promise): the same perft counts to
+/// `opts.depth`, and along `opts.plays` seeded random playouts, at every state, the same player
+/// to move, the same goals at the end, and moves that pair up label group by label group so that
+/// paired moves lead to states with the same unlabelled subtree (to a small depth). Playouts
+/// follow a random move of `a` and its partner in `b`. Move names are never compared.
+pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), Divergence> {
+    let (pa, pb) = compile(a, b)?;
+    run_oracle(&pa, &pb, opts, play_relabelled)
+}
+
+fn play_relabelled(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    mut sa: State,
+    mut sb: State,
+    rng: &mut Rng,
+) -> Result<(), Divergence> {
+    let mut path: Vec<Vec<String>> = Vec::new();
+    for _ in 0..MAX_PLAY {
+        let (pa, pb) = (ma.program(), mb.program());
+        if pa.name(ma.player(&sa.data)) != pb.name(mb.player(&sb.data)) {
+            return Err(diverge("different players to move", &path));
+        }
+        if ma.is_final(&sa) != mb.is_final(&sb) {
+            return Err(diverge("only one of the games is at `end`", &path));
+        }
+        let (la, lb) = both_moves(ma, mb, &sa, &sb, &path)?;
+        if la.len() != lb.len() {
+            return Err(diverge(
+                format!("{} moves vs {} moves", la.len(), lb.len()),
+                &path,
+            ));
+        }
+        if la.is_empty() {
+            return same_goals(pa, pb, &sa, &sb, &path);
+        }
+        let (ga, gb) = (groups(ma, &la, &path)?, groups(mb, &lb, &path)?);
+        if ga.keys() != gb.keys() {
+            return Err(diverge(
+                format!(
+                    "the moves do not pair up: {} labellings vs {}, or their subtrees differ",
+                    ga.groups.len(),
+                    gb.groups.len()
+                ),
+                &path,
+            ));
+        }
+        // A random move of `a`; the one applied is the first of its labelling (rg.md §12.9).
+        let k = rng.below(la.len());
+        let (idx, key) = ga
+            .groups
+            .iter()
+            .find(|(idx, _)| idx.contains(&k))
+            .expect("every move is in a group");
+        let (ia, sig) = (idx[0], ga.sigs[idx[0]]);
+        let names = |p: &Program, moves: &Moves, i: usize| -> Vec<String> {
+            moves
+                .tags(i)
+                .iter()
+                .map(|&t| p.name(t).to_string())
+                .collect()
+        };
+        let label_a = names(pa, &la, ia);
+        let candidates: Vec<usize> = gb
+            .groups
+            .iter()
+            .filter(|(j, s)| s == key && gb.sigs[j[0]] == sig)
+            .map(|(j, _)| j[0])
+            .collect();
+        // Partners that look alike to the signature's depth are told apart by their labels (a
+        // label kept as it was, or with tags removed), then by a deeper signature.
+        let deep = |m: &mut Machine<'_>, s: &State| signature(m, s, SIG_DEPTH + 2).ok();
+        let jb = if candidates.len() < 2 {
+            candidates.first().copied()
+        } else if let Some(&j) = candidates.iter().find(|&&j| names(pb, &lb, j) == label_a) {
+            Some(j)
+        } else if let Some(&j) = candidates
+            .iter()
+            .find(|&&j| is_subsequence(&names(pb, &lb, j), &label_a))
+        {
+            Some(j)
+        } else {
+            let want = deep(ma, &la.state(ia));
+            candidates
+                .iter()
+                .copied()
+                .find(|&j| deep(mb, &lb.state(j)) == want)
+        };
+        let Some(jb) = jb else {
+            return Err(diverge("no partner for a move of the first game", &path));
+        };
+        path.push(label_a);
+        sa = la.state(ia);
+        sb = lb.state(jb);
+    }
+    Ok(())
+}
+
+/// Whether `short` is `long` with some elements removed.
+fn is_subsequence(short: &[String], long: &[String]) -> bool {
+    let mut it = long.iter();
+    short.iter().all(|s| it.any(|l| l == s))
 }

@@ -8,8 +8,11 @@
 //! Every pass is proven by the interpreter's oracle (`rg_interp::equiv`) in the test suite: same
 //! perft counts and the same move lists along seeded playouts before and after.
 
+mod analysis;
 pub mod manager;
 mod passes;
+#[cfg(test)]
+mod testing;
 mod util;
 
 use rg_core::Game;

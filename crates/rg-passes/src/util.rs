@@ -103,3 +103,72 @@ pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
 pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
 }
+
+/// The negation of a conditional label (`==` ↔ `!=`, `?` ↔ `!`); `None` for other labels.
+pub(crate) fn negate(label: &Label) -> Option<Label> {
+    match *label {
+        Label::Compare { lhs, rhs, negated } => Some(Label::Compare {
+            lhs,
+            rhs,
+            negated: !negated,
+        }),
+        Label::Reach { from, to, negated } => Some(Label::Reach {
+            from,
+            to,
+            negated: !negated,
+        }),
+        _ => None,
+    }
+}
+
+/// Whether two labels are negations of each other (passes.md §1.2): comparisons with the same
+/// sides (also swapped: equality is symmetric) and opposite operators, or checks with the same
+/// nodes and opposite polarity.
+pub(crate) fn negation_pair(a: &Label, b: &Label) -> bool {
+    match (*a, negate(b)) {
+        (
+            Label::Compare { lhs, rhs, negated },
+            Some(Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            }),
+        ) => negated == n2 && ((lhs, rhs) == (l2, r2) || (lhs, rhs) == (r2, l2)),
+        (a, Some(nb)) => a == nb,
+        _ => false,
+    }
+}
+
+/// Whether the label assigns `player` (and so ends a move).
+pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(g.well_known().player))
+}
+
+/// Fresh node names (passes.md §1.2): decimal numbers above every node name that is one.
+pub(crate) struct FreshNodes {
+    last: u64,
+}
+
+impl FreshNodes {
+    pub(crate) fn new(g: &Game) -> Self {
+        let last = g
+            .nodes()
+            .iter()
+            .filter_map(|(_, d)| g.name(d.name).parse::<u64>().ok())
+            .max()
+            .unwrap_or(0);
+        FreshNodes { last }
+    }
+
+    /// A node that did not exist before.
+    pub(crate) fn node(&mut self, g: &mut Game) -> NodeId {
+        loop {
+            self.last += 1;
+            let name = self.last.to_string();
+            if g.find_sym(&name).and_then(|s| g.find_node(s)).is_none() {
+                return g.node_named(&name);
+            }
+        }
+    }
+}

@@ -8,7 +8,7 @@ pub mod progress;
 pub mod supervise;
 pub mod worker;
 
-use crate::cmd::translate::Emit;
+use crate::cmd::translate::Output;
 use crate::io::write_atomically;
 use crate::lang::Lang;
 use crate::report::{DiagRecord, Failure};
@@ -235,7 +235,7 @@ impl GameRecord {
 pub fn run(
     inputs: &[String],
     from: Option<Lang>,
-    emit: Emit,
+    emit: Output,
     out_dir: &Path,
     args: &BatchArgs,
 ) -> Result<ExitCode, Failure> {
@@ -256,11 +256,7 @@ pub fn run(
             "--max-memory needs /proc (Linux); it is not supported on this system".to_owned(),
         ));
     }
-    let extension = match emit {
-        Emit::Rg => "rg",
-        Emit::Dot => "dot",
-        Emit::Json => "json",
-    };
+    let extension = emit.extension();
     let jobs = discover::discover(inputs, &globs, from, out_dir, extension)?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Failure::Io(format!("cannot create `{}`: {e}", out_dir.display())))?;

@@ -13,7 +13,7 @@
 //! never outlives its supervisor by more than the write it was told to do.
 
 use super::Stats;
-use crate::cmd::translate::Emit;
+use crate::cmd::translate::Output;
 use crate::io::{read_input, write_atomically};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, optimise, translate_text};
@@ -58,7 +58,7 @@ pub struct WriteOutcome {
 pub fn run(
     session: &mut Session,
     game: &GameArgs,
-    emit: Emit,
+    emit: Output,
     input: &Path,
     output: &Path,
 ) -> Result<ExitCode, Failure> {
@@ -105,17 +105,26 @@ pub fn run(
 fn translate(
     session: &mut Session,
     game: &GameArgs,
-    emit: Emit,
+    emit: Output,
     input: &Path,
 ) -> Result<(String, Stats, Stats), Failure> {
     let path = input.to_string_lossy().into_owned();
     let lang = Lang::detect(&path, game.from)?;
     let (name, text) = read_input(&path)?;
-    let mut g = translate_text(session, lang, name, text)?;
+    let mut g = translate_text(session, lang, name.clone(), text.clone())?;
     let before = Stats::of(&g);
     optimise(session, &mut g, game.opt)?;
     let after = Stats::of(&g);
-    Ok((rg_fmt::emit_to_string(emit.emitter(), &g), before, after))
+    let output = match emit.game_format() {
+        Some(format) => rg_fmt::emit_to_string(format.emitter(), &g),
+        // The translation above has reported the warnings already.
+        None => {
+            let file = session.sources.add(name, text);
+            let text = &session.sources.get(file).expect("just added").text;
+            lang.generated_hrg(file, text)?.0
+        }
+    };
+    Ok((output, before, after))
 }
 
 fn write(output: &Path, bytes: &[u8]) -> Result<(), String> {

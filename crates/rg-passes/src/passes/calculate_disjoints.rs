@@ -3,6 +3,7 @@
 //! target in the if-else case.
 
 use super::meta;
+use crate::util::negation_pair;
 use crate::{Pass, PassContext, PassError};
 use rg_core::{ExprData, ExprId, Game, Label, NodeId, Pragma, PragmaKind, Symbol, ValueData};
 use std::collections::HashSet;
@@ -27,39 +28,6 @@ fn literal(g: &Game, e: ExprId) -> Option<Symbol> {
     }
 }
 
-fn negation_pair(g: &Game, a: &Label, b: &Label) -> bool {
-    match (*a, *b) {
-        (
-            Label::Compare {
-                lhs: l1,
-                rhs: r1,
-                negated: n1,
-            },
-            Label::Compare {
-                lhs: l2,
-                rhs: r2,
-                negated: n2,
-            },
-        ) => l1 == l2 && r1 == r2 && n1 != n2,
-        (
-            Label::Reach {
-                from: f1,
-                to: t1,
-                negated: n1,
-            },
-            Label::Reach {
-                from: f2,
-                to: t2,
-                negated: n2,
-            },
-        ) => f1 == f2 && t1 == t2 && n1 != n2,
-        _ => {
-            let _ = g;
-            false
-        }
-    }
-}
-
 fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
     let out = g.outgoing(n);
     if out.len() < 2 {
@@ -71,7 +39,7 @@ fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
     }
     if out.len() == 2 {
         let (a, b) = (g.edge(out[0]).label, g.edge(out[1]).label);
-        if negation_pair(g, &a, &b) {
+        if negation_pair(&a, &b) {
             return Some((targets, true));
         }
     }

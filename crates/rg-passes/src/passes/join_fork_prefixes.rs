@@ -1,17 +1,10 @@
 //! passes.md §3.11 join_fork_prefixes.
 
 use super::meta;
+use crate::util::assigns_player;
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, ExprData, Game, Label, NodeId};
+use rg_core::{EdgeId, Game, Label, NodeId};
 use std::collections::HashSet;
-
-/// Whether the label is an assignment to `player` (ends a move: never joined, so the boundary
-/// between moves cannot move).
-fn ends_move(g: &Game, label: &Label) -> bool {
-    let player = g.well_known().player;
-    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
-        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
-}
 
 /// Edges leaving a node with the same label are executed once, then branch by skips.
 #[derive(Debug)]
@@ -33,7 +26,8 @@ fn prefix_step(g: &mut Game) -> bool {
         let mut groups: Vec<(Label, Vec<EdgeId>)> = Vec::new();
         for e in out {
             let l = g.edge(e).label;
-            if ends_move(g, &l) {
+            // A `player` assignment is never joined, so the boundary between moves cannot move.
+            if assigns_player(g, &l) {
                 continue;
             }
             match groups.iter_mut().find(|(gl, _)| *gl == l) {

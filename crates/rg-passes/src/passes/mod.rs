@@ -3,12 +3,17 @@
 mod calculate_disjoints;
 mod compact_reachability;
 mod compact_skip_edges;
+mod inline_reachability;
+mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
 mod prune_self_loops;
+mod prune_singleton_types;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod skip_artificial_tags;
+mod skip_redundant_tags;
 mod skip_self_assignments;
 mod skip_self_comparisons;
 mod skip_unused_tags;
@@ -19,16 +24,21 @@ use crate::Pass;
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
     &compact_reachability::CompactReachability,
+    &inline_reachability::InlineReachability,
+    &join_exclusive_edges::JoinExclusiveEdges,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,
     &skip_self_assignments::SkipSelfAssignments,
     &skip_self_comparisons::SkipSelfComparisons,
     &skip_unused_tags::SkipUnusedTags,
+    &skip_redundant_tags::SkipRedundantTags,
     &prune_self_loops::PruneSelfLoops,
+    &prune_singleton_types::PruneSingletonTypes,
     &prune_unreachable_nodes::PruneUnreachableNodes,
     &prune_unused_constants::PruneUnusedConstants,
     &prune_unused_variables::PruneUnusedVariables,
     &calculate_disjoints::CalculateDisjoints,
+    &skip_artificial_tags::SkipArtificialTags,
 ];
 
 /// Implements the metadata methods of [`Pass`].

@@ -1,0 +1,192 @@
+//! The tag skeleton of the main automaton, determinized per move (passes.md §3.16, the `rgt`
+//! requirement).
+//!
+//! Every edge of the main automaton is an *event* (a tag or a variable tag: the label is the
+//! event), an *end of move* (an assignment to `player`), or *silent* (everything else; conditions
+//! are ignored, which over-approximates the walks). A *position set* is the set of nodes a walk
+//! can be at after a given sequence of events since the move began: the initial sets are the
+//! silent closures of `begin` and of the target of every end-of-move edge, and from a set `Q` the
+//! event `t` leads to the silent closure of the targets of the `t`-edges leaving `Q`. Every walk
+//! from a state whose move so far carries the events `w` is at a node of the set reached by `w`.
+//!
+//! The sets are explored breadth-first under two caps (number of sets, total work counted in
+//! node visits and edge scans); the exploration is abandoned when one is exceeded.
+//!
+//! Complexity: O(work cap) time, O(sum of set sizes) memory.
+
+use rg_core::{EdgeData, EdgeId, Game, Label, NodeId};
+use std::collections::HashMap;
+
+/// What an edge contributes to the labelling of a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Not visible in the move.
+    Silent,
+    /// Appends this (tag or variable-tag) label to the move.
+    Event(Label),
+    /// Ends the move.
+    End,
+}
+
+/// Limits of one exploration.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Caps {
+    pub sets: usize,
+    pub work: usize,
+}
+
+/// Which cap stopped the exploration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Exceeded {
+    Sets(usize),
+    Work(usize),
+}
+
+impl std::fmt::Display for Exceeded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Exceeded::Sets(n) => write!(f, "more than {n} position sets"),
+            Exceeded::Work(n) => write!(f, "more than {n} steps"),
+        }
+    }
+}
+
+/// The position sets of the main automaton (each sorted by node id, no duplicates).
+#[derive(Debug, Default)]
+pub(crate) struct PositionSets {
+    pub sets: Vec<Vec<NodeId>>,
+}
+
+struct Explorer<'g, F> {
+    g: &'g Game,
+    step: F,
+    caps: Caps,
+    work: usize,
+    stamp: Vec<u32>,
+    round: u32,
+    index: HashMap<Vec<NodeId>, usize>,
+    sets: Vec<Vec<NodeId>>,
+}
+
+impl<F: Fn(&EdgeData) -> Step> Explorer<'_, F> {
+    fn spend(&mut self, n: usize) -> Result<(), Exceeded> {
+        self.work += n;
+        if self.work > self.caps.work {
+            Err(Exceeded::Work(self.caps.work))
+        } else {
+            Ok(())
+        }
+    }
+
+    /// The silent closure of `seeds`, sorted.
+    fn closure(&mut self, seeds: &[NodeId]) -> Result<Vec<NodeId>, Exceeded> {
+        self.round += 1;
+        let mut out: Vec<NodeId> = Vec::new();
+        let mut stack: Vec<NodeId> = Vec::new();
+        for &s in seeds {
+            if self.stamp[s.0 as usize] != self.round {
+                self.stamp[s.0 as usize] = self.round;
+                stack.push(s);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            out.push(n);
+            let out_edges = self.g.outgoing(n);
+            self.spend(1 + out_edges.len())?;
+            for &e in out_edges {
+                let d = self.g.edge(e);
+                if (self.step)(d) == Step::Silent && self.stamp[d.to.0 as usize] != self.round {
+                    self.stamp[d.to.0 as usize] = self.round;
+                    stack.push(d.to);
+                }
+            }
+        }
+        out.sort_unstable();
+        Ok(out)
+    }
+
+    fn intern(&mut self, set: Vec<NodeId>, queue: &mut Vec<usize>) -> Result<(), Exceeded> {
+        if set.is_empty() || self.index.contains_key(&set) {
+            return Ok(());
+        }
+        if self.sets.len() >= self.caps.sets {
+            return Err(Exceeded::Sets(self.caps.sets));
+        }
+        self.index.insert(set.clone(), self.sets.len());
+        queue.push(self.sets.len());
+        self.sets.push(set);
+        Ok(())
+    }
+}
+
+/// Explores the position sets, edges classified by `step`. `main` marks the nodes of the main
+/// automaton: only their end-of-move edges start moves (walks inside checks are not moves).
+pub(crate) fn position_sets(
+    g: &Game,
+    main: &[bool],
+    step: impl Fn(&EdgeData) -> Step,
+    caps: Caps,
+) -> Result<PositionSets, Exceeded> {
+    let mut x = Explorer {
+        g,
+        step,
+        caps,
+        work: 0,
+        stamp: vec![0; g.node_capacity()],
+        round: 0,
+        index: HashMap::new(),
+        sets: Vec::new(),
+    };
+    let mut starts: Vec<NodeId> = g.begin().into_iter().collect();
+    for (_, d) in g.edges() {
+        if main[d.from.0 as usize] && (x.step)(d) == Step::End {
+            starts.push(d.to);
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let mut queue = Vec::new();
+    for s in starts {
+        let set = x.closure(&[s])?;
+        x.intern(set, &mut queue)?;
+    }
+    let mut head = 0;
+    while head < queue.len() {
+        let q = queue[head];
+        head += 1;
+        // Targets per event, events in first-seen order (deterministic).
+        let mut targets: Vec<(Label, Vec<NodeId>)> = Vec::new();
+        for i in 0..x.sets[q].len() {
+            let n = x.sets[q][i];
+            for &e in g.outgoing(n) {
+                let d = g.edge(e);
+                if let Step::Event(l) = (x.step)(d) {
+                    match targets.iter_mut().find(|(t, _)| *t == l) {
+                        Some((_, v)) => v.push(d.to),
+                        None => targets.push((l, vec![d.to])),
+                    }
+                }
+            }
+        }
+        x.spend(targets.len())?;
+        for (_, seeds) in targets {
+            let set = x.closure(&seeds)?;
+            x.intern(set, &mut queue)?;
+        }
+    }
+    Ok(PositionSets { sets: x.sets })
+}
+
+/// The edges leaving `n` whose step is an event.
+pub(crate) fn events_of<'a>(
+    g: &'a Game,
+    n: NodeId,
+    step: &'a impl Fn(&EdgeData) -> Step,
+) -> impl Iterator<Item = (EdgeId, Label)> + 'a {
+    g.outgoing(n)
+        .iter()
+        .filter_map(move |&e| match step(g.edge(e)) {
+            Step::Event(l) => Some((e, l)),
+            _ => None,
+        })
+}

@@ -391,7 +391,12 @@ impl Net {
         }
         let (atom, init, next) = (fl.atom, self.opt_val(fl.init), self.opt_val(fl.next));
         match init {
-            Val::False if next == Val::False || self.nonself[f as usize] == 0 => {
+            // Every rule of next(f) reads true(f): it never starts holding (unless next(f)
+            // is itself decided true, e.g. a fact).
+            Val::False
+                if next == Val::False
+                    || (next == Val::Unknown && self.nonself[f as usize] == 0) =>
+            {
                 self.set(atom, Val::False)
             }
             Val::True if next == Val::True => self.set(atom, Val::True),
@@ -1163,6 +1168,17 @@ mod tests {
         assert_eq!(atom_cond(&p, &g, &n, "(legal b wait)"), Cond::True);
         // Goals read the constant fluent.
         assert_eq!(atom_cond(&p, &g, &n, "(goal a 100)"), Cond::True);
+    }
+
+    #[test]
+    fn a_next_fact_makes_its_fluent_hold_after_the_first_step() {
+        // gdl.md §9 (test_case_5b/5e): `(next done)` is a fact; `done` is false initially.
+        let text = "(role a) (init s0) (next done)
+            (<= (legal a go) (true s0))
+            (<= terminal (true done)) (<= (goal a 100) (true done))";
+        let (p, g, n) = net(text).expect("valid");
+        assert_eq!(fluent(&p, &g, &n, "done"), Val::Unknown);
+        assert!(matches!(atom_cond(&p, &g, &n, "terminal"), Cond::Lit(_)));
     }
 
     #[test]

@@ -25,7 +25,7 @@ pub(crate) mod rules;
 mod table;
 pub(crate) mod terms;
 
-use crate::ast::{Program, RelId};
+use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
 use join::{Emitted, Exec, NegAtoms, Stop};
 use rg_core::{EntityId, Span};
@@ -114,17 +114,6 @@ impl Grounding {
     /// The relation of an atom.
     pub(crate) fn atom_rel(&self, a: u32) -> u32 {
         self.atoms[a as usize].0
-    }
-
-    /// The exact facts of a source relation (empty if the relation is relaxed).
-    pub(crate) fn exact_rows(&self, rel: RelId) -> impl Iterator<Item = &[u32]> {
-        let t = &self.tables[rel.index()];
-        let n = if self.rels[rel.index()].mode == Mode::Exact {
-            t.len()
-        } else {
-            0
-        };
-        (0..n).map(move |r| t.row(r))
     }
 
     /// The `k` relations with the most atoms.

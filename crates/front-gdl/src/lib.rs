@@ -201,8 +201,10 @@ impl FrontEnd for GdlFrontEnd {
     }
 
     fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, GdlErrors> {
-        let mut t = TranslateOptions::default();
-        t.parse = self.options.clone();
+        let mut t = TranslateOptions {
+            parse: self.options.clone(),
+            ..TranslateOptions::default()
+        };
         if let Some(w) = opts.work_limit {
             t.limits.max_atoms = w;
             t.limits.max_instances = w;

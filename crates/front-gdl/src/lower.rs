@@ -192,11 +192,6 @@ impl Lowerer<'_> {
             .add_edge_spanned(from, to, label, Spans::whole(span));
     }
 
-    fn var_ref(&mut self, name: &str) -> ExprId {
-        let s = self.game.sym(name);
-        self.game.expr_ref(s)
-    }
-
     fn assign(&mut self, lhs: ExprId, rhs: ExprId) -> Label {
         Label::Assign { lhs, rhs }
     }
@@ -406,7 +401,7 @@ impl Lowerer<'_> {
             let rn = role_names[ri].clone();
             for (j, &pi) in players.iter().enumerate() {
                 let n = self.node(&format!("m_vis_{j}_{rn}"));
-                self.edge(at, n, Label::Skip, None).clone_from(&());
+                self.edge(at, n, Label::Skip, None);
                 let q = self.game.expr_ref(player_syms[j]);
                 let lhs = self.game.expr_access(visible, q);
                 let rhs = if pi == ri { one } else { zero };
@@ -588,7 +583,7 @@ impl Lowerer<'_> {
                 .filter_map(|&(v, a)| values.iter().position(|&x| x == v).map(|i| (i, a)))
                 .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
                 .collect();
-            vals.sort_by(|a, b| b.0.cmp(&a.0));
+            vals.sort_by_key(|x| std::cmp::Reverse(x.0));
             let mut settled = false;
             for (k, &(vi, a)) in vals.iter().enumerate() {
                 let c = net.cond(Some(a));

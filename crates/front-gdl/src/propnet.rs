@@ -747,7 +747,7 @@ impl Net {
         let mut needed = vec![false; n];
         let mut fluent_used = vec![false; self.fluents.len()];
         let mut stack: Vec<u32> = Vec::new();
-        let mut push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
+        let push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
             if let Cond::Lit(l) = c {
                 let a = lit_atom(l);
                 if !needed[a as usize] {
@@ -820,8 +820,7 @@ impl Net {
         }
         // A rule whose body is a superset of another rule's body for the same head adds
         // nothing; drop it (cheap for the short rule lists GDL produces).
-        for a in 0..n {
-            let rs = &rules_of[a];
+        for rs in rules_of.iter_mut() {
             if rs.len() < 2 || rs.len() > 64 {
                 continue;
             }
@@ -840,7 +839,7 @@ impl Net {
                     keep.push(r);
                 }
             }
-            rules_of[a] = keep;
+            *rs = keep;
         }
         self.rules_of = rules_of;
         self.needed = needed;

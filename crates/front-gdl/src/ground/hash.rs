@@ -39,6 +39,7 @@ pub(crate) struct TupleSet {
 
 impl TupleSet {
     /// Number of rows stored.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.len
     }

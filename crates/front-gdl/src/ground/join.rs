@@ -156,11 +156,11 @@ pub(crate) fn plan(
     let mut exists_from = usize::MAX;
 
     // Schedules a positive literal as a scan or probe.
-    let mut schedule = |i: usize,
-                        bound: &mut Vec<bool>,
-                        steps: &mut Vec<Step>,
-                        indexes: &mut Vec<(u32, usize)>,
-                        tables: &mut [Table]| {
+    let schedule = |i: usize,
+                    bound: &mut Vec<bool>,
+                    steps: &mut Vec<Step>,
+                    indexes: &mut Vec<(u32, usize)>,
+                    tables: &mut [Table]| {
         let l = &rule.body[i];
         let range = range_of(i);
         if l.args.iter().all(|a| bound_pat(a, bound)) {
@@ -287,7 +287,7 @@ pub(crate) fn plan(
     }
     // Safety: every literal scheduled and every head variable bound.
     for (i, l) in rule.body.iter().enumerate() {
-        if !done[i] && !(l.kind == LitKind::Neg && is_relaxed(i)) {
+        if !done[i] && (l.kind != LitKind::Neg || !is_relaxed(i)) {
             return Err("a variable of a negative or `distinct` literal is not bound by any positive literal".into());
         }
         if l.kind == LitKind::Neg && !l.args.iter().all(|a| bound_pat(a, &bound)) {

@@ -86,11 +86,8 @@ pub(crate) struct IRule {
     pub(crate) body: Vec<Lit>,
     /// Number of variables (`0..nvars`).
     pub(crate) nvars: usize,
-    /// The source rule (index into the program's rules); `None` for the built-in bridge rules
-    /// `true ⇐ init`, `true ⇐ next`, `does ⇐ legal` and for projections (which point at the
-    /// rule they were cut from through `origin`).
-    pub(crate) src: Option<u32>,
-    /// The rule this one was derived from (itself for source rules).
+    /// The source rule this one was derived from (itself for source rules; `None` for the
+    /// built-in bridge rules `true ⇐ init`, `true ⇐ next`, `does ⇐ legal`).
     pub(crate) origin: Option<u32>,
     /// Whether ground instances are kept (false for the bridge rules, which only feed the
     /// reachability analysis).
@@ -220,7 +217,6 @@ pub(crate) fn read(
             head,
             body,
             nvars: r.vars.len(),
-            src: Some(i as u32),
             origin: Some(i as u32),
             record: true,
         });
@@ -235,7 +231,6 @@ pub(crate) fn read(
             args: (0..arity as u16).map(Pat::Var).collect(),
         }],
         nvars: arity,
-        src: None,
         origin: None,
         record: false,
     };
@@ -426,7 +421,6 @@ fn aux_relation(
         head: (0..keep.len() as u16).map(Pat::Var).collect(),
         body: body.iter().map(|l| renamed(l)).collect(),
         nvars: order.len(),
-        src: None,
         origin: rules[from].origin,
         record,
     });
@@ -485,10 +479,7 @@ fn split_components(
     }
     let mut comps: Vec<Vec<usize>> = Vec::new();
     let mut comp_of: HashMap<usize, usize> = HashMap::new();
-    for i in 0..n {
-        if !has_inner[i] {
-            continue;
-        }
+    for (i, _) in has_inner.iter().enumerate().filter(|x| *x.1) {
         let root = find(&mut parent, i);
         let c = *comp_of.entry(root).or_insert_with(|| {
             comps.push(Vec::new());
@@ -603,17 +594,17 @@ fn project(
             count[v as usize] += 1;
         }
     }
-    for li in 0..rules[ri].body.len() {
+    for (li, vars) in lit_vars.iter().enumerate() {
         let l = rules[ri].body[li].clone();
         if l.kind != LitKind::Pos || !is_relaxed(&l, rels) {
             continue;
         }
-        let keep: Vec<u16> = lit_vars[li]
+        let keep: Vec<u16> = vars
             .iter()
             .copied()
             .filter(|&v| count[v as usize] > 1)
             .collect();
-        if keep.len() == lit_vars[li].len() {
+        if keep.len() == vars.len() {
             continue;
         }
         let (aux, _) = aux_relation(rels, rules, shared, ri, &keep, &[&l], true);
@@ -724,7 +715,6 @@ pub(crate) fn restrict(rels: &mut Vec<Rel>, rules: &mut Vec<IRule>) {
                 head: t.into_iter().map(Pat::Ground).collect(),
                 body: Vec::new(),
                 nvars: 0,
-                src: None,
                 origin: None,
                 record: false,
             });

@@ -56,10 +56,6 @@ impl Table {
         }
     }
 
-    pub(crate) fn arity(&self) -> usize {
-        self.arity
-    }
-
     /// Number of rows.
     #[inline]
     pub(crate) fn len(&self) -> u32 {

@@ -32,6 +32,7 @@ impl Default for TermStore {
 
 impl TermStore {
     /// Number of distinct terms.
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.depth.len()
     }
@@ -43,13 +44,13 @@ impl TermStore {
     }
 
     /// The functor (or constant name) of a term.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn functor(&self, t: GTerm) -> u32 {
         self.data[self.start[t as usize] as usize]
     }
 
     /// The arguments of a term (empty for a constant).
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn args(&self, t: GTerm) -> &[GTerm] {
         &self.tuple(t)[1..]
     }

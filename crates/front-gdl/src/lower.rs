@@ -187,6 +187,22 @@ impl Lowerer<'_> {
         self.game.node_named(name)
     }
 
+    /// A new node named `name`, or `name_x<i>` when that is taken: inner nodes of chains are
+    /// never shared, even when flattened atom names make their natural names coincide
+    /// (`p` rule 1 and `(p 1)` rule 0 would both give `d_p_1_0`).
+    fn fresh(&mut self, name: &str) -> NodeId {
+        let s = self.game.sym(name);
+        if self.game.find_node(s).is_none() {
+            return self.game.node(s);
+        }
+        (2..)
+            .find_map(|i| {
+                let s = self.game.sym(&format!("{name}_x{i}"));
+                self.game.find_node(s).is_none().then(|| self.game.node(s))
+            })
+            .expect("some suffix is free")
+    }
+
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Option<Span>) {
         self.game
             .add_edge_spanned(from, to, label, Spans::whole(span));
@@ -769,8 +785,8 @@ impl Lowerer<'_> {
             Unit::Atom(a) => {
                 let v = self.held_of[&a];
                 let name = self.atom_name(a);
-                let t = self.node(&format!("m_hold_{name}_t"));
-                let nx = self.node(&format!("m_hold_{name}"));
+                let t = self.fresh(&format!("m_hold_{name}_t"));
+                let nx = self.fresh(&format!("m_hold_{name}"));
                 let pos = self.label(a << 1);
                 let neg = match pos {
                     Label::Reach { from, to, .. } => Label::Reach {
@@ -907,7 +923,7 @@ impl Lowerer<'_> {
             let nx = if k + 1 == lits.len() {
                 to
             } else {
-                self.node(&format!("{base}_{k}"))
+                self.fresh(&format!("{base}_{k}"))
             };
             self.lit_path(at, nx, l, &format!("{base}_{k}"), span, depth);
             at = nx;
@@ -941,7 +957,7 @@ impl Lowerer<'_> {
             let nx = if k + 1 == n {
                 to
             } else {
-                self.node(&format!("{base}_{k}"))
+                self.fresh(&format!("{base}_{k}"))
             };
             self.edge(at, nx, lab, span);
             at = nx;
@@ -1078,12 +1094,58 @@ impl Lowerer<'_> {
             }
             return (i, o);
         }
-        for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
-            let lits = self.ordered(&net.rules[r as usize].lits);
-            let span = self.g.rule_span(self.p, net.rules[r as usize].src);
-            self.chain(i, o, &lits, &format!("d_{name}_{ri}"), span, 0);
-        }
+        let bodies: Vec<(Vec<PLit>, Option<Span>)> = net.rules_of[a as usize]
+            .iter()
+            .map(|&r| {
+                let rule = &net.rules[r as usize];
+                (self.ordered(&rule.lits), self.g.rule_span(self.p, rule.src))
+            })
+            .collect();
+        let refs: Vec<&(Vec<PLit>, Option<Span>)> = bodies.iter().collect();
+        let mut count = 0;
+        self.trie(i, o, &refs, 0, &format!("d_{name}"), &mut count);
         (i, o)
+    }
+
+    /// Emits the rule bodies `rules` (ordered literals, all equal before position `k`) from
+    /// `from` to `to` as a prefix tree: a literal shared by several bodies at position `k` is
+    /// tested once, so neither the interpreter nor the optimiser sees repeated prefixes.
+    fn trie(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        rules: &[&(Vec<PLit>, Option<Span>)],
+        k: usize,
+        base: &str,
+        count: &mut usize,
+    ) {
+        let mut groups: Vec<(PLit, Vec<&(Vec<PLit>, Option<Span>)>)> = Vec::new();
+        let mut done = false;
+        for &r in rules {
+            match r.0.get(k) {
+                None => done = true,
+                Some(&l) => match groups.iter_mut().find(|g| g.0 == l) {
+                    Some(g) => g.1.push(r),
+                    None => groups.push((l, vec![r])),
+                },
+            }
+        }
+        if done {
+            let span = rules.iter().find(|r| r.0.len() == k).and_then(|r| r.1);
+            self.edge(from, to, Label::Skip, span);
+        }
+        for (l, group) in groups {
+            let n = *count;
+            *count += 1;
+            let name = format!("{base}_{n}");
+            if let [single] = group.as_slice() {
+                self.chain(from, to, &single.0[k..], &name, single.1, 0);
+                continue;
+            }
+            let mid = self.fresh(&name);
+            self.lit_path(from, mid, l, &format!("{name}_l"), group[0].1, 0);
+            self.trie(mid, to, &group, k + 1, base, count);
+        }
     }
 
     /// The reachability graph of a linear SCC: `c<s>_src`, one node per member, a path per

@@ -10,10 +10,14 @@ use std::collections::HashSet;
 #[derive(Debug)]
 pub(crate) struct JoinForkPrefixes;
 
-fn prefix_step(g: &mut Game) -> bool {
+/// One round over `nodes`; returns the nodes where a new prefix may have appeared (the heads
+/// that received edges, the forks that lost them and the predecessors of the moved edges'
+/// targets), empty when nothing changed.
+fn prefix_step(g: &mut Game, nodes: &[NodeId]) -> Vec<NodeId> {
     let mut rewrites: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut touched: HashSet<NodeId> = HashSet::new();
-    for n in g.nodes().ids() {
+    let mut next: Vec<NodeId> = Vec::new();
+    for &n in nodes {
         let out: Vec<EdgeId> = g
             .outgoing(n)
             .iter()
@@ -49,6 +53,12 @@ fn prefix_step(g: &mut Game) -> bool {
                 .iter()
                 .position(|&e| g.incoming(g.edge(e).to).len() == 1)
                 .or_else(|| {
+                    // Cheap test first: the predecessor lists can only agree if their
+                    // lengths do (collecting them for every fork is quadratic on large games).
+                    let len = g.incoming(targets[0]).len();
+                    if targets[1..].iter().any(|&t| g.incoming(t).len() != len) {
+                        return None;
+                    }
                     let preds = |t: NodeId| {
                         let mut v: Vec<(NodeId, Label)> = g
                             .incoming(t)
@@ -64,6 +74,11 @@ fn prefix_step(g: &mut Game) -> bool {
             let Some(h) = head else { continue };
             let hnode = targets[h];
             touched.extend(targets.iter().copied());
+            next.push(n);
+            next.push(hnode);
+            for &t in &targets {
+                next.extend(g.incoming(t).iter().map(|&i| g.edge(i).from));
+            }
             for (i, &e) in group.iter().enumerate() {
                 if i != h {
                     rewrites.push((e, hnode));
@@ -71,12 +86,13 @@ fn prefix_step(g: &mut Game) -> bool {
             }
         }
     }
-    let changed = !rewrites.is_empty();
     for (e, h) in rewrites {
         g.set_source(e, h);
         g.set_label(e, Label::Skip);
     }
-    changed
+    next.sort_unstable();
+    next.dedup();
+    next
 }
 
 impl Pass for JoinForkPrefixes {
@@ -88,10 +104,16 @@ impl Pass for JoinForkPrefixes {
         Join
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        // Later rounds only revisit the nodes a rewrite touched: a deep shared prefix is
+        // merged one level per round, and rescanning the whole graph each round was quadratic.
+        let mut work: Vec<NodeId> = g.nodes().ids().collect();
         let mut changed = false;
-        while prefix_step(g) {
+        loop {
+            work = prefix_step(g, &work);
+            if work.is_empty() {
+                return Ok(changed);
+            }
             changed = true;
         }
-        Ok(changed)
     }
 }

@@ -3,8 +3,8 @@
 use super::meta;
 use crate::util::check_nodes;
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, Game, NodeId};
-use std::collections::HashSet;
+use rg_core::{EdgeId, Game, Label, NodeId};
+use std::collections::{HashMap, HashSet};
 
 /// Nodes whose only edge is the same label to the same node are merged.
 #[derive(Debug)]
@@ -19,40 +19,35 @@ fn suffix_step(g: &mut Game) -> bool {
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
     for x in g.nodes().ids() {
         let inc: Vec<EdgeId> = g.incoming(x).to_vec();
-        for (i, &e1) in inc.iter().enumerate() {
-            let y1 = g.edge(e1).from;
-            if removed.contains(&y1)
-                || y1 == x
-                || g.outgoing(y1).len() != 1
-                || checks[y1.0 as usize]
+        // The first node per label that can absorb the later ones (grouping by label keeps
+        // this linear in the in-degree; pairing every two edges was quadratic).
+        let mut first: HashMap<Label, NodeId> = HashMap::new();
+        for &e in &inc {
+            let y = g.edge(e).from;
+            let l = g.edge(e).label;
+            if y == x || removed.contains(&y) || g.outgoing(y).len() != 1 || checks[y.0 as usize] {
+                continue;
+            }
+            let Some(&y1) = first.get(&l) else {
+                first.insert(l, y);
+                continue;
+            };
+            if y == y1
+                || targets.contains(&y)
+                || Some(y) == begin
+                || g.incoming(y).iter().any(|&p| {
+                    let pn = g.edge(p).from;
+                    redirected.contains(&pn) || pn == y
+                })
             {
                 continue;
             }
-            let l1 = g.edge(e1).label;
-            for &e2 in &inc[i + 1..] {
-                let y2 = g.edge(e2).from;
-                if y2 == y1
-                    || y2 == x
-                    || g.edge(e2).label != l1
-                    || targets.contains(&y2)
-                    || removed.contains(&y2)
-                    || g.outgoing(y2).len() != 1
-                    || checks[y2.0 as usize]
-                    || Some(y2) == begin
-                    || g.incoming(y2).iter().any(|&p| {
-                        let pn = g.edge(p).from;
-                        redirected.contains(&pn) || pn == y2
-                    })
-                {
-                    continue;
-                }
-                targets.insert(y1);
-                removed.insert(y2);
-                for &p in g.incoming(y2) {
-                    redirected.insert(g.edge(p).from);
-                }
-                plan.push((e2, y2, y1));
+            targets.insert(y1);
+            removed.insert(y);
+            for &p in g.incoming(y) {
+                redirected.insert(g.edge(p).from);
             }
+            plan.push((e, y, y1));
         }
     }
     let changed = !plan.is_empty();

@@ -10,13 +10,15 @@ use std::collections::HashSet;
 pub(crate) struct CompactSkipEdges;
 
 fn nodes_by_name(g: &Game) -> Vec<NodeId> {
-    let mut v: Vec<NodeId> = g
-        .nodes()
-        .ids()
-        .filter(|&n| !g.outgoing(n).is_empty() || !g.incoming(n).is_empty())
-        .collect();
-    v.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
-    v
+    // Names are unique, so an unstable sort is deterministic.
+    let mut v: Vec<(&str, NodeId)> = g.nodes().ids().map(|n| (g.node_name(n), n)).collect();
+    v.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    v.into_iter().map(|x| x.1).collect()
+}
+
+/// Whether a node has any edge (isolated nodes are skipped).
+fn connected(g: &Game, n: NodeId) -> bool {
+    !g.outgoing(n).is_empty() || !g.incoming(n).is_empty()
 }
 
 /// Step 1: for every `x → y` with a skip, remove the other non-assignment, non-tag edges.
@@ -55,12 +57,12 @@ fn obsolete_parallel(g: &mut Game) -> bool {
 }
 
 /// Step 2: a node whose only way out is a skip to `z` is merged into `z`.
-fn backward(g: &mut Game, protected: &[bool]) -> bool {
+fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
     let mut used = vec![false; g.node_capacity()];
     let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: HashSet<EdgeId> = HashSet::new();
-    for z in nodes_by_name(g) {
-        if used[z.0 as usize] {
+    for &z in order {
+        if used[z.0 as usize] || !connected(g, z) {
             continue;
         }
         for &e in g.incoming(z) {
@@ -104,12 +106,12 @@ fn backward(g: &mut Game, protected: &[bool]) -> bool {
 }
 
 /// Step 3: a node entered only by a skip from `x` gives its outgoing edges to `x`.
-fn forward(g: &mut Game, protected: &[bool]) -> bool {
+fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
     let mut used = vec![false; g.node_capacity()];
     let mut resource: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: HashSet<EdgeId> = HashSet::new();
-    for x in nodes_by_name(g) {
-        if used[x.0 as usize] {
+    for &x in order {
+        if used[x.0 as usize] || !connected(g, x) {
             continue;
         }
         for &e in g.outgoing(x) {
@@ -171,12 +173,16 @@ impl Pass for CompactSkipEdges {
     }
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
+        // This pass adds no nodes and renames none: sort them once, not every round.
+        let order = nodes_by_name(g);
         loop {
             let mut protected = check_nodes(g);
             for n in [g.begin(), g.end()].into_iter().flatten() {
                 protected[n.0 as usize] = true;
             }
-            let round = obsolete_parallel(g) | backward(g, &protected) | forward(g, &protected);
+            let round = obsolete_parallel(g)
+                | backward(g, &protected, &order)
+                | forward(g, &protected, &order);
             if !round {
                 return Ok(changed);
             }

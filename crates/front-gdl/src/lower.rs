@@ -94,6 +94,9 @@ enum Unit {
     Scc(u32),
 }
 
+/// A rule body in evaluation order, with the rule's span.
+type Body = (Vec<PLit>, Option<Span>);
+
 /// Lowers a simplified ground game.
 pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiagnostic>) {
     let mut game = Game::new();
@@ -1094,14 +1097,14 @@ impl Lowerer<'_> {
             }
             return (i, o);
         }
-        let bodies: Vec<(Vec<PLit>, Option<Span>)> = net.rules_of[a as usize]
+        let bodies: Vec<Body> = net.rules_of[a as usize]
             .iter()
             .map(|&r| {
                 let rule = &net.rules[r as usize];
                 (self.ordered(&rule.lits), self.g.rule_span(self.p, rule.src))
             })
             .collect();
-        let refs: Vec<&(Vec<PLit>, Option<Span>)> = bodies.iter().collect();
+        let refs: Vec<&Body> = bodies.iter().collect();
         let mut count = 0;
         self.trie(i, o, &refs, 0, &format!("d_{name}"), &mut count);
         (i, o)
@@ -1114,12 +1117,12 @@ impl Lowerer<'_> {
         &mut self,
         from: NodeId,
         to: NodeId,
-        rules: &[&(Vec<PLit>, Option<Span>)],
+        rules: &[&Body],
         k: usize,
         base: &str,
         count: &mut usize,
     ) {
-        let mut groups: Vec<(PLit, Vec<&(Vec<PLit>, Option<Span>)>)> = Vec::new();
+        let mut groups: Vec<(PLit, Vec<&Body>)> = Vec::new();
         let mut done = false;
         for &r in rules {
             match r.0.get(k) {

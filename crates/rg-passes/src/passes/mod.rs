@@ -1,10 +1,21 @@
 //! The transformations, one file each, named as in passes.md §3.
 
+pub(crate) mod add_builtins;
+mod add_explicit_casts;
 mod calculate_disjoints;
+mod calculate_iterators;
+mod calculate_repeats_and_uniques;
+mod calculate_simple_apply;
+mod calculate_tag_indexes;
 mod compact_reachability;
 mod compact_skip_edges;
+mod expand_assignment_any;
+mod expand_tag_variable;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
+mod mangle_symbols;
+mod normalize_constants;
+mod normalize_types;
 mod prune_self_loops;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
@@ -17,6 +28,7 @@ use crate::Pass;
 
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
+    &add_builtins::AddBuiltins,
     &compact_skip_edges::CompactSkipEdges,
     &compact_reachability::CompactReachability,
     &join_fork_prefixes::JoinForkPrefixes,
@@ -28,7 +40,17 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &prune_unreachable_nodes::PruneUnreachableNodes,
     &prune_unused_constants::PruneUnusedConstants,
     &prune_unused_variables::PruneUnusedVariables,
+    &normalize_types::NormalizeTypes,
+    &normalize_constants::NormalizeConstants,
+    &add_explicit_casts::AddExplicitCasts,
+    &expand_assignment_any::ExpandAssignmentAny,
+    &expand_tag_variable::ExpandTagVariable,
     &calculate_disjoints::CalculateDisjoints,
+    &calculate_iterators::CalculateIterators,
+    &calculate_repeats_and_uniques::CalculateRepeatsAndUniques,
+    &calculate_simple_apply::CalculateSimpleApply,
+    &calculate_tag_indexes::CalculateTagIndexes,
+    &mangle_symbols::MangleSymbols,
 ];
 
 /// Implements the metadata methods of [`Pass`].

@@ -76,6 +76,34 @@ pub fn check_equivalent(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), D
 
 /// [`check_equivalent`] on compiled games.
 pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
+    check_programs_relabelled(pa, pb, opts, &|tags| tags.to_vec())
+}
+
+/// Like [`check_equivalent`], for games whose move labels differ by a relabelling (a pass that
+/// renames or drops tags, passes.md §1.3): every move of `a` is mapped by `relabel` (tag names
+/// of `a` to tag names of `b`) before it is compared with the moves of `b`. At every state
+/// visited, distinct moves of `a` must map to distinct moves (the relabelling is a bijection
+/// between the two move lists), and the mapped lists must equal `b`'s.
+pub fn check_equivalent_relabelled(
+    a: &Game,
+    b: &Game,
+    opts: &EquivOptions,
+    relabel: &dyn Fn(&[String]) -> Vec<String>,
+) -> Result<(), Divergence> {
+    let pa = Program::new(a, CompileOptions::default())
+        .map_err(|e| diverge(format!("the first game cannot be interpreted: {e}"), &[]))?;
+    let pb = Program::new(b, CompileOptions::default())
+        .map_err(|e| diverge(format!("the second game cannot be interpreted: {e}"), &[]))?;
+    check_programs_relabelled(&pa, &pb, opts, relabel)
+}
+
+/// [`check_equivalent_relabelled`] on compiled games.
+pub fn check_programs_relabelled(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+    relabel: &dyn Fn(&[String]) -> Vec<String>,
+) -> Result<(), Divergence> {
     let mut ma = Machine::new(pa);
     let mut mb = Machine::new(pb);
     let (sa, sb) = (ma.initial(), mb.initial());
@@ -92,7 +120,7 @@ pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result
     }
     let mut rng = Rng::new(opts.seed);
     for _ in 0..opts.plays {
-        play_both(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+        play_both(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng, relabel)?;
     }
     Ok(())
 }
@@ -105,6 +133,7 @@ fn play_both(
     mut sa: State,
     mut sb: State,
     rng: &mut Rng,
+    relabel: &dyn Fn(&[String]) -> Vec<String>,
 ) -> Result<(), Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
@@ -114,7 +143,23 @@ fn play_both(
         let lb = mb
             .moves(&sb)
             .map_err(|e| diverge(format!("the second game fails: {e}"), &path))?;
-        let (va, vb) = (sorted_moves(ma, &la), sorted_moves(mb, &lb));
+        let va = sorted_moves(ma, &la);
+        let distinct = |v: &[(Vec<String>, usize)]| {
+            let mut d: Vec<&Vec<String>> = v.iter().map(|(t, _)| t).collect();
+            d.dedup();
+            d.len()
+        };
+        let before = distinct(&va);
+        let mut va: Vec<(Vec<String>, usize)> =
+            va.into_iter().map(|(t, i)| (relabel(&t), i)).collect();
+        va.sort();
+        if distinct(&va) != before {
+            return Err(diverge(
+                "the relabelling maps two different moves of the first game to one",
+                &path,
+            ));
+        }
+        let vb = sorted_moves(mb, &lb);
         if va.len() != vb.len() || va.iter().zip(&vb).any(|(x, y)| x.0 != y.0) {
             let show = |v: &[(Vec<String>, usize)]| {
                 v.iter()

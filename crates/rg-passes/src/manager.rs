@@ -406,3 +406,93 @@ impl Manager<'_> {
         Ok(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::meta;
+
+    /// A broken pass: deletes every variable (the game no longer validates).
+    struct Breaker;
+
+    impl Pass for Breaker {
+        meta!("breaker", "deletes every variable", Safe, Loop, Prune);
+        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            g.variables.clear();
+            g.touch();
+            Ok(true)
+        }
+    }
+
+    /// A pass that claims a change it did not make.
+    struct Liar;
+
+    impl Pass for Liar {
+        meta!("liar", "claims a change", Safe, Loop, Prune);
+        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            g.touch();
+            Ok(true)
+        }
+    }
+
+    fn game() -> Game {
+        let mut g = rg_core::parse(
+            rg_core::FileId(0),
+            "type Player = { x }; type Score = { 0 }; var v: Player = x;\n\
+             begin, a: v == x; a, end: player = keeper;",
+        )
+        .expect("parses");
+        setup(&mut g).expect("builtins");
+        g
+    }
+
+    fn manager<'a>(
+        opts: &'a Options,
+        hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+    ) -> Manager<'a> {
+        Manager {
+            opts,
+            report: PassReport::default(),
+            hook,
+        }
+    }
+
+    #[test]
+    fn an_invalid_game_names_the_pass_and_keeps_the_game_before_and_after() {
+        let opts = Options {
+            validate_each: true,
+            ..Options::default()
+        };
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut g = game();
+        let e = m.step(&mut g, &Breaker, 1).expect_err("invalid");
+        assert!(
+            e.to_string()
+                .starts_with("pass breaker produced an invalid game: ")
+        );
+        let PipelineError::Invalid { before, after, .. } = e else {
+            panic!("{e}")
+        };
+        assert!(before.contains("var v: Player = x;"));
+        assert!(!after.contains("var v"));
+    }
+
+    #[test]
+    fn a_claimed_change_that_changes_nothing_is_no_change_and_a_warning() {
+        let opts = Options {
+            validate_each: true,
+            ..Options::default()
+        };
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut g = game();
+        assert!(!m.step(&mut g, &Liar, 1).expect("runs"));
+        let r = &m.report.records[0];
+        assert!(!r.changed);
+        assert_eq!(
+            r.warnings,
+            ["liar reported changed = true but the game is unchanged"]
+        );
+    }
+}

@@ -77,11 +77,21 @@ impl VarSet {
     }
 }
 
-/// For every node a search can arrive at: the variables that some walk from the start of such a
-/// search to the node may assign (`None` for nodes no search visits). Two arrivals at a node in
-/// one search with equal values of these variables (and equal tags) have equal states: every
-/// other variable still has the value it had when the search started.
-pub(crate) fn assigned_since_start(g: &Game) -> Vec<Option<VarSet>> {
+/// What searches can do before arriving at each node.
+#[derive(Debug)]
+pub(crate) struct Arrivals {
+    /// For every node a search can arrive at: the variables that some walk from the start of
+    /// such a search to the node may assign (`None` for nodes no search visits). Two arrivals at
+    /// a node in one search with equal values of these variables (and equal tags) have equal
+    /// states: every other variable still has the value it had when the search started.
+    pub(crate) assigned: Vec<Option<VarSet>>,
+    /// Whether a reach search can arrive at the node (only reach searches walk past an
+    /// assignment to `player`).
+    pub(crate) in_reach: Vec<bool>,
+}
+
+/// The [`Arrivals`] of the searches of `g`.
+pub(crate) fn arrivals(g: &Game) -> Arrivals {
     let position: HashMap<_, usize> = g
         .variables
         .iter()
@@ -92,6 +102,7 @@ pub(crate) fn assigned_since_start(g: &Game) -> Vec<Option<VarSet>> {
     let n = g.variables.len();
     let starts = Starts::of(g);
     let mut out: Vec<Option<VarSet>> = vec![None; g.node_capacity()];
+    let mut in_reach = Vec::new();
     // Move searches stop at assignments to `player`; reach searches do not.
     for (roots, stop_at_player) in [(&starts.moves, true), (&starts.reach, false)] {
         let mut at: Vec<Option<VarSet>> = vec![None; g.node_capacity()];
@@ -130,6 +141,9 @@ pub(crate) fn assigned_since_start(g: &Game) -> Vec<Option<VarSet>> {
                 }
             }
         }
+        if !stop_at_player {
+            in_reach = at.iter().map(Option::is_some).collect();
+        }
         for (o, a) in out.iter_mut().zip(at) {
             match (o, a) {
                 (Some(o), Some(a)) => {
@@ -140,7 +154,10 @@ pub(crate) fn assigned_since_start(g: &Game) -> Vec<Option<VarSet>> {
             }
         }
     }
-    out
+    Arrivals {
+        assigned: out,
+        in_reach,
+    }
 }
 
 /// Whether each node lies on a cycle (of any edges; a self-loop counts).

@@ -123,7 +123,8 @@ impl Pass for AddExplicitCasts {
                 keys: &keys,
             };
             for e in edge_ids(g) {
-                let (Label::Assign { lhs, rhs } | Label::Compare { lhs, rhs, .. }) = g.edge(e).label
+                let (Label::Assign { lhs, rhs } | Label::Compare { lhs, rhs, .. }) =
+                    g.edge(e).label
                 else {
                     continue;
                 };

@@ -8,21 +8,24 @@
 //! and is not sound in general):
 //!
 //! * `@repeat n : V` where `V` holds every ordinary variable that some walk from the start of a
-//!   search to `n` may assign ([`assigned_since_start`]). Every other variable still has the
+//!   search to `n` may assign ([`arrivals`]). Every other variable still has the
 //!   value it had when the search started, so two arrivals with equal tags and equal `V` are the
 //!   same state. Not added when `V` is every ordinary variable (that is the default check).
 //! * `@unique n` when `n` has no outgoing edges (expanding a state there twice does nothing), or
-//!   when `n` lies on no cycle and has exactly one incoming edge, from another node, that leaves
-//!   the state as it is or only appends a tag (skip, comparison, check, tag). States expanded at
-//!   the source are pairwise different (its visited check, or its own true `@unique`/`@repeat`),
-//!   such an edge keeps them different, and a search that starts at `n` cannot come back to it.
+//!   when `n` lies on no cycle and has at most one incoming edge a search can arrive by, from
+//!   another node, that leaves the state as it is or only appends a tag (skip, comparison, check,
+//!   tag). States expanded at the source are pairwise different (its visited check, or its own
+//!   true `@unique`/`@repeat`), such an edge keeps them different, and a search that starts at
+//!   `n` cannot come back to it. An assignment to `player` delivers no arrival unless a reach
+//!   search can walk it (a move search stops there; the state after it starts the next search).
 //!
 //! Nodes that no search visits, and nodes that already have a `@unique` or `@repeat` pragma, get
 //! nothing. Complexity: O((nodes + edges) · variables / 64) for the data flow, linear for the
 //! rest.
 
 use super::meta;
-use crate::analysis::search_starts::{assigned_since_start, on_cycle};
+use crate::analysis::search_starts::{Arrivals, arrivals, on_cycle};
+use crate::util::assigns_player;
 use crate::{Pass, PassContext, PassError};
 use rg_core::EntityId;
 use rg_core::{Game, Label, NodeId, Pragma, PragmaKind, Symbol};
@@ -35,7 +38,11 @@ pub(crate) struct CalculateRepeatsAndUniques;
 fn keeps_states_apart(label: &Label) -> bool {
     matches!(
         label,
-        Label::Skip | Label::Compare { .. } | Label::Reach { .. } | Label::Tag(_) | Label::TagVar(_)
+        Label::Skip
+            | Label::Compare { .. }
+            | Label::Reach { .. }
+            | Label::Tag(_)
+            | Label::TagVar(_)
     )
 }
 
@@ -60,7 +67,7 @@ impl Pass for CalculateRepeatsAndUniques {
                 }
             }
         }
-        let assigned = assigned_since_start(g);
+        let Arrivals { assigned, in_reach } = arrivals(g);
         let cyclic = on_cycle(g);
         let wk = *g.well_known();
         let ordinary: Vec<(usize, Symbol)> = g
@@ -79,13 +86,15 @@ impl Pass for CalculateRepeatsAndUniques {
             if decided[n.index()] {
                 continue;
             }
-            let single_kept_edge = match g.incoming(n) {
-                [e] => {
-                    let d = g.edge(*e);
-                    d.from != n && keeps_states_apart(&d.label)
-                }
-                [] => true,
-                _ => false,
+            let mut arriving = g
+                .incoming(n)
+                .iter()
+                .map(|&e| g.edge(e))
+                .filter(|d| !assigns_player(g, &d.label) || in_reach[d.from.index()]);
+            let single_kept_edge = match (arriving.next(), arriving.next()) {
+                (None, _) => true,
+                (Some(d), None) => d.from != n && keeps_states_apart(&d.label),
+                (Some(_), Some(_)) => false,
             };
             if g.outgoing(n).is_empty() || (!cyclic[n.index()] && single_kept_edge) {
                 unique.push(n);

@@ -119,13 +119,22 @@ impl Pass for CalculateTagIndexes {
             .pragmas
             .iter()
             .map(|p| &p.kind)
-            .filter(|k| matches!(k, PragmaKind::TagIndex { .. } | PragmaKind::TagMaxIndex { .. }))
+            .filter(|k| {
+                matches!(
+                    k,
+                    PragmaKind::TagIndex { .. } | PragmaKind::TagMaxIndex { .. }
+                )
+            })
             .collect();
-        if existing.len() == computed.len() && existing.iter().zip(&computed).all(|(a, b)| *a == b) {
+        if existing.len() == computed.len() && existing.iter().zip(&computed).all(|(a, b)| *a == b)
+        {
             return Ok(false);
         }
         g.pragmas.retain(|p| {
-            !matches!(p.kind, PragmaKind::TagIndex { .. } | PragmaKind::TagMaxIndex { .. })
+            !matches!(
+                p.kind,
+                PragmaKind::TagIndex { .. } | PragmaKind::TagMaxIndex { .. }
+            )
         });
         g.pragmas.extend(computed.into_iter().map(|kind| Pragma {
             kind,

@@ -214,7 +214,7 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
 }
 
 fn is_proper(g: &rg_core::Game) -> bool {
-    let Ok(p) = rg_interp::Program::new(g, rg_interp::CompileOptions::default()) else {
+    let Ok(p) = Program::new(g, CompileOptions::default()) else {
         return false;
     };
     let mut m = rg_interp::Machine::new(&p);

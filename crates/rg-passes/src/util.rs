@@ -104,15 +104,18 @@ pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
 }
 
+/// Edges as (source, target, label), to be added.
+pub(crate) type NewEdges = Vec<(NodeId, NodeId, Label)>;
+
 /// Replaces edges in place: `f` gives, for an edge, the edges (source, target, label) that
 /// take its position in the edge list, or `None` to keep it. Edges after the first replaced one
 /// are re-added in order (edge ids change); returns whether anything was replaced.
 pub(crate) fn replace_edges(
     g: &mut Game,
-    mut f: impl FnMut(&mut Game, EdgeId) -> Option<Vec<(NodeId, NodeId, Label)>>,
+    mut f: impl FnMut(&mut Game, EdgeId) -> Option<NewEdges>,
 ) -> bool {
     let ids = edge_ids(g);
-    let mut replaced: Vec<(EdgeId, Vec<(NodeId, NodeId, Label)>)> = Vec::new();
+    let mut replaced: Vec<(EdgeId, NewEdges)> = Vec::new();
     for &e in &ids {
         if let Some(new) = f(g, e) {
             replaced.push((e, new));

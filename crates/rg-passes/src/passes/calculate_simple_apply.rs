@@ -62,12 +62,15 @@ enum Abandon {
     Steps,
 }
 
+/// A node on the current path: (node, its distinct outgoing edges, the next one to follow, the
+/// number of steps collected before the node).
+type Frame = (NodeId, Vec<(Label, NodeId)>, usize, usize);
+
 /// Every simple path from `a` to its first tag or `player` assignment.
 fn paths(g: &Game, a: NodeId, budget: &mut usize) -> Result<Vec<PathEnd>, Abandon> {
     let mut out = Vec::new();
     let mut on_path: HashSet<NodeId> = HashSet::from([a]);
-    // (node, distinct outgoing edges, next position, steps before this node)
-    let mut frames: Vec<(NodeId, Vec<(Label, NodeId)>, usize, usize)> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
     let mut steps: Vec<Step> = Vec::new();
     let distinct = |n: NodeId| {
         let mut v: Vec<(Label, NodeId)> = Vec::new();

@@ -11,9 +11,9 @@
 //! edges plus the edges created.
 
 use super::meta;
-use crate::util::{FreshNodes, is_plain_symbol, replace_edges, set_members};
+use crate::util::{FreshNodes, NewEdges, is_plain_symbol, replace_edges, set_members};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, Game, Label, NodeId, Symbol, TypeData};
+use rg_core::{EdgeId, Game, Label, Symbol, TypeData};
 use std::collections::HashMap;
 
 #[derive(Debug)]
@@ -46,7 +46,7 @@ impl Pass for ExpandTagVariable {
             todo.push((e, v, var.ty, ms));
         }
         let mut fresh = FreshNodes::new(g);
-        let mut branches: HashMap<EdgeId, Vec<(NodeId, NodeId, Label)>> = HashMap::new();
+        let mut branches: HashMap<EdgeId, NewEdges> = HashMap::new();
         for (e, v, ty, ms) in todo.into_iter().rev() {
             let (from, to) = (g.edge(e).from, g.edge(e).to);
             let lhs = g.expr_ref(v);

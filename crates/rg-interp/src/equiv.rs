@@ -67,11 +67,16 @@ fn sorted_moves(m: &Machine<'_>, moves: &Moves) -> Vec<(Vec<String>, usize)> {
 /// Checks that `a` and `b` have the same perft counts to `opts.depth` and the same (sorted)
 /// move lists along `opts.plays` seeded random playouts.
 pub fn check_equivalent(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), Divergence> {
+    let (pa, pb) = compile_both(a, b)?;
+    check_programs(&pa, &pb, opts)
+}
+
+fn compile_both(a: &Game, b: &Game) -> Result<(Program, Program), Divergence> {
     let pa = Program::new(a, CompileOptions::default())
         .map_err(|e| diverge(format!("the first game cannot be interpreted: {e}"), &[]))?;
     let pb = Program::new(b, CompileOptions::default())
         .map_err(|e| diverge(format!("the second game cannot be interpreted: {e}"), &[]))?;
-    check_programs(&pa, &pb, opts)
+    Ok((pa, pb))
 }
 
 /// [`check_equivalent`] on compiled games.
@@ -90,10 +95,7 @@ pub fn check_equivalent_relabelled(
     opts: &EquivOptions,
     relabel: &dyn Fn(&[String]) -> Vec<String>,
 ) -> Result<(), Divergence> {
-    let pa = Program::new(a, CompileOptions::default())
-        .map_err(|e| diverge(format!("the first game cannot be interpreted: {e}"), &[]))?;
-    let pb = Program::new(b, CompileOptions::default())
-        .map_err(|e| diverge(format!("the second game cannot be interpreted: {e}"), &[]))?;
+    let (pa, pb) = compile_both(a, b)?;
     check_programs_relabelled(&pa, &pb, opts, relabel)
 }
 

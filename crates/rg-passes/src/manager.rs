@@ -446,6 +446,13 @@ mod tests {
         g
     }
 
+    fn validating() -> Options {
+        Options {
+            validate_each: true,
+            ..Options::default()
+        }
+    }
+
     fn manager<'a>(
         opts: &'a Options,
         hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
@@ -459,10 +466,7 @@ mod tests {
 
     #[test]
     fn an_invalid_game_names_the_pass_and_keeps_the_game_before_and_after() {
-        let opts = Options {
-            validate_each: true,
-            ..Options::default()
-        };
+        let opts = validating();
         let mut hook = |_: &Game, _: &'static str| Ok(());
         let mut m = manager(&opts, &mut hook);
         let mut g = game();
@@ -480,10 +484,7 @@ mod tests {
 
     #[test]
     fn a_claimed_change_that_changes_nothing_is_no_change_and_a_warning() {
-        let opts = Options {
-            validate_each: true,
-            ..Options::default()
-        };
+        let opts = validating();
         let mut hook = |_: &Game, _: &'static str| Ok(());
         let mut m = manager(&opts, &mut hook);
         let mut g = game();

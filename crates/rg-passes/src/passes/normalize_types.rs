@@ -64,6 +64,16 @@ impl Namer {
     }
 }
 
+/// Gives a declaration the type `t`; whether that changed it.
+fn retype(ty: &mut TypeId, spans: &mut Spans, t: TypeId) -> bool {
+    if *ty == t {
+        return false;
+    }
+    *ty = t;
+    *spans = Spans::whole(spans.whole); // the part spans describe the old type
+    true
+}
+
 impl Pass for NormalizeTypes {
     meta!(
         "normalize_types",
@@ -81,30 +91,18 @@ impl Pass for NormalizeTypes {
         // Definitions appended on the way are shallow already.
         for i in 0..g.typedefs.len() {
             let t = namer.shallow(g, g.typedefs[i].ty);
-            if t != g.typedefs[i].ty {
-                changed = true;
-                let d = &mut g.typedefs[i];
-                d.ty = t;
-                d.spans = Spans::whole(d.spans.whole); // the part spans describe the old type
-            }
+            let d = &mut g.typedefs[i];
+            changed |= retype(&mut d.ty, &mut d.spans, t);
         }
         for i in 0..g.constants.len() {
             let t = namer.named(g, g.constants[i].ty);
-            if t != g.constants[i].ty {
-                changed = true;
-                let d = &mut g.constants[i];
-                d.ty = t;
-                d.spans = Spans::whole(d.spans.whole); // the part spans describe the old type
-            }
+            let d = &mut g.constants[i];
+            changed |= retype(&mut d.ty, &mut d.spans, t);
         }
         for i in 0..g.variables.len() {
             let t = namer.named(g, g.variables[i].ty);
-            if t != g.variables[i].ty {
-                changed = true;
-                let d = &mut g.variables[i];
-                d.ty = t;
-                d.spans = Spans::whole(d.spans.whole); // the part spans describe the old type
-            }
+            let d = &mut g.variables[i];
+            changed |= retype(&mut d.ty, &mut d.spans, t);
         }
         if changed {
             g.touch();

@@ -139,13 +139,59 @@ pub(crate) fn negation_pair(a: &Label, b: &Label) -> bool {
     }
 }
 
-/// Whether the label assigns `player` (and so ends a move).
-pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
-    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
-        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(g.well_known().player))
+/// Edges as (source, target, label), to be added.
+pub(crate) type NewEdges = Vec<(NodeId, NodeId, Label)>;
+
+/// Replaces edges in place: `f` gives, for an edge, the edges (source, target, label) that
+/// take its position in the edge list, or `None` to keep it. Edges after the first replaced one
+/// are re-added in order (edge ids change); returns whether anything was replaced.
+pub(crate) fn replace_edges(
+    g: &mut Game,
+    mut f: impl FnMut(&mut Game, EdgeId) -> Option<NewEdges>,
+) -> bool {
+    let ids = edge_ids(g);
+    let mut replaced: Vec<(EdgeId, NewEdges)> = Vec::new();
+    for &e in &ids {
+        if let Some(new) = f(g, e) {
+            replaced.push((e, new));
+        }
+    }
+    let Some(&(first, _)) = replaced.first() else {
+        return false;
+    };
+    let mut replaced = replaced.into_iter().peekable();
+    for &e in ids.iter().skip_while(|&&e| e != first) {
+        let d = g.edge(e).clone();
+        g.remove_edge(e);
+        match replaced.next_if(|(r, _)| *r == e) {
+            Some((_, new)) => {
+                for (from, to, label) in new {
+                    g.add_edge_spanned(from, to, label, rg_core::Spans::whole(d.spans.whole));
+                }
+            }
+            None => {
+                g.add_edge_spanned(d.from, d.to, d.label, d.spans);
+            }
+        }
+    }
+    true
 }
 
-/// Fresh node names (passes.md §1.2): decimal numbers above every node name that is one.
+/// Whether `s`, written as a bare name in an expression, denotes the symbol itself (no
+/// variable or constant of that name shadows it).
+pub(crate) fn is_plain_symbol(g: &Game, s: Symbol) -> bool {
+    g.variable(s).is_none() && g.constant(s).is_none()
+}
+
+/// Whether the label assigns `player` (and so ends a move, rg.md §12.5).
+pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
+    let player = g.well_known().player;
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
+}
+
+/// Fresh node names (passes.md §1.2): decimal numbers above the largest node name that parses
+/// as an unsigned integer, skipping names that exist.
 pub(crate) struct FreshNodes {
     last: u64,
 }
@@ -155,7 +201,7 @@ impl FreshNodes {
         let last = g
             .nodes()
             .iter()
-            .filter_map(|(_, d)| g.name(d.name).parse::<u64>().ok())
+            .filter_map(|(n, _)| g.node_name(n).parse::<u64>().ok())
             .max()
             .unwrap_or(0);
         FreshNodes { last }
@@ -170,5 +216,14 @@ impl FreshNodes {
                 return g.node_named(&name);
             }
         }
+    }
+}
+
+/// The members of the set type `t` resolves to (`None` for an arrow or an unresolvable type).
+pub(crate) fn set_members(g: &Game, t: rg_core::TypeId) -> Option<Vec<Symbol>> {
+    let env = rg_core::typeck::TypeEnv::new(g);
+    match env.resolve(t) {
+        Ok(rg_core::typeck::Resolved::Set(ms)) => Some(ms.as_slice().to_vec()),
+        _ => None,
     }
 }

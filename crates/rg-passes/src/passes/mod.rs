@@ -5,6 +5,7 @@ mod compact_reachability;
 mod compact_skip_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
+mod propagate_constants;
 mod prune_self_loops;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
@@ -19,6 +20,7 @@ use crate::Pass;
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
     &compact_reachability::CompactReachability,
+    &propagate_constants::PropagateConstants,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,
     &skip_self_assignments::SkipSelfAssignments,

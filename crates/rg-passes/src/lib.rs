@@ -8,6 +8,7 @@
 //! Every pass is proven by the interpreter's oracle (`rg_interp::equiv`) in the test suite: same
 //! perft counts and the same move lists along seeded playouts before and after.
 
+mod analysis;
 mod dataflow;
 pub mod manager;
 mod passes;

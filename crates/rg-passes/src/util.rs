@@ -103,3 +103,42 @@ pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
 pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
 }
+
+/// Whether a label type checks (rg.md §7.4) in `env`; used by passes that build new labels to
+/// keep every rewrite well typed.
+pub(crate) fn label_well_typed(env: &rg_core::typeck::TypeEnv<'_>, label: &Label) -> bool {
+    use rg_core::typeck::Ty;
+    let ok = |l: Ty, r: Ty| env.assignable(l, r, false).unwrap_or(false);
+    match *label {
+        Label::Assign { lhs, rhs } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r),
+            _ => false,
+        },
+        Label::AssignAny { lhs, ty } => match env.infer(lhs) {
+            Ok(l) => env.assignable(l, Ty::Id(ty), true).unwrap_or(false),
+            Err(_) => false,
+        },
+        Label::Compare { lhs, rhs, .. } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r) || ok(r, l),
+            _ => false,
+        },
+        Label::Reach { .. } | Label::Skip | Label::Tag(_) | Label::TagVar(_) => true,
+    }
+}
+
+/// A parsed game with the built-ins added (`type Player = {x}; type Score = {0};` are prepended
+/// unless the text declares them), for unit tests.
+#[cfg(test)]
+pub(crate) fn test_game(text: &str) -> Game {
+    let mut src = String::new();
+    if !text.contains("type Player") {
+        src.push_str("type Player = {x};\n");
+    }
+    if !text.contains("type Score") {
+        src.push_str("type Score = {0};\n");
+    }
+    src.push_str(text);
+    let mut g = rg_core::parse(rg_core::FileId(0), &src).expect("test game parses");
+    rg_core::builtins::add_builtins(&mut g).expect("test game has valid built-ins");
+    g
+}

@@ -1,16 +1,33 @@
-//! passes.md §3.6 propagate_constants, on the optimistic ConstantsAnalysis (see `dataflow`).
+//! passes.md §3.6 propagate_constants: constant folding and propagation.
 //!
-//! Beyond the reference: index parts of a left side are folded too (`board[i] = x` with `i`
-//! known becomes `board[T(c)] = x`), a variable known to hold a map constant is replaced by the
-//! constant's name, and a comparison known to be false removes its edge (it can never be
-//! walked; passes.md §3.6 allows this as an extension).
+//! With the knowledge of ConstantsAnalysis (`analysis::constants`) at each edge's source:
+//!
+//! - an expression of known value becomes that value (`T(s)` for a symbol of named type `T`,
+//!   the name of a constant for a map value a constant holds); lookups in constant maps are
+//!   evaluated; index parts of a left side are folded, the assigned cell stays a cell;
+//! - a comparison known to hold becomes a skip; one known to fail is removed (it can never be
+//!   walked — an extension §3.6 allows);
+//! - an assignment that stores the value already held becomes a skip (a cell store only when no
+//!   map literal of the game has an entry equal to its default: storing the default removes such
+//!   an entry, which changes the map as the interpreter compares maps, rg.md §12.1);
+//! - `$$ v` with `v` known to be `s` becomes `$ s` (the same tag).
+//!
+//! Assignments to `player` are left verbatim (passes and the interpreter recognise them
+//! syntactically). A rewritten label that would not type check is left as it was.
+//!
+//! Why the game tree is kept: every fact holds on every walk that reaches the edge, so the new
+//! label is legal exactly when the old one was and has the same effect and tags.
+//!
+//! Complexity: one solve of the analysis (see `dataflow`), then O(E · |label|) lookups.
 
 use super::meta;
-use crate::dataflow::{Constants, Knowledge, Known, solve};
-use crate::util::edge_ids;
+use crate::analysis::constants::{Constants, Facts};
+use crate::analysis::values::{Known, Values};
+use crate::dataflow::solve;
+use crate::util::{edge_ids, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData};
 
 /// Known expressions are replaced by their values; comparisons known to hold become skips.
 #[derive(Debug)]
@@ -20,7 +37,8 @@ pub(crate) struct PropagateConstants;
 #[derive(Clone, Debug, PartialEq)]
 enum Folded {
     Same(ExprId),
-    Sym(Symbol),
+    /// A bare name.
+    Name(Symbol),
     /// `T(s)` with `T` a type name.
     Named(Symbol, Symbol),
     Cast(TypeId, Box<Folded>),
@@ -30,58 +48,43 @@ enum Folded {
 struct Folder<'a> {
     g: &'a Game,
     env: &'a TypeEnv<'a>,
-    c: &'a Constants,
-    k: &'a Knowledge,
+    c: &'a Constants<'a>,
+    k: &'a Facts,
 }
 
 impl Folder<'_> {
-    /// The symbol `e` is known to evaluate to, or the name of the map constant it holds.
-    fn known(&self, e: ExprId) -> Option<Result<Symbol, Symbol>> {
-        let v = self.c.eval(self.g, e, self.k)?;
-        if let Some(s) = self.c.as_symbol(self.g, v) {
-            return Some(Ok(s));
-        }
-        // A chain of element constants ending at a map constant: that constant's name.
-        let mut k = v;
-        let mut last = None;
-        for _ in 0..64 {
-            match k {
-                Known::Symbol(s) => {
-                    last = Some(s);
-                    k = Known::Value(self.g.constant(s)?.value);
-                }
-                Known::Value(id) => match self.g.value(id) {
-                    ValueData::Element(s) => k = Known::Symbol(*s),
-                    ValueData::Map(_) => return last.map(Err),
-                },
-            }
-        }
-        None
+    fn value(&self, e: ExprId) -> Option<Known> {
+        self.c.eval(self.g, self.g.strip_casts(e), self.k)
     }
 
-    /// The named type `e` is inferred to have, if any.
-    fn named_type(&self, e: ExprId) -> Option<Symbol> {
+    /// The name of the type `e` is inferred to have, if it is a type name.
+    fn type_name(&self, e: ExprId) -> Option<Option<Symbol>> {
         match self.env.infer(e).ok()? {
-            Ty::Id(t) => match self.g.ty(t) {
+            Ty::Id(t) => Some(match self.g.ty(t) {
                 TypeData::Name(n) => Some(*n),
                 _ => None,
-            },
-            Ty::Singleton(_) => None,
+            }),
+            Ty::Singleton(_) => Some(None),
         }
     }
 
     fn fold(&self, e: ExprId, inside_cast: bool) -> Folded {
-        match self.known(e) {
-            Some(Ok(s)) => {
+        let values = self.c.values;
+        match self.value(e) {
+            Some(Known::Sym(s)) if values.is_literal(s) => {
                 if inside_cast {
-                    return Folded::Sym(s);
+                    return Folded::Name(s);
                 }
-                if let Some(t) = self.named_type(e) {
-                    return Folded::Named(t, s);
+                match self.type_name(e) {
+                    Some(Some(t)) => return Folded::Named(t, s),
+                    Some(None) => return Folded::Name(s),
+                    None => {}
                 }
             }
-            Some(Err(c)) if self.g.expr(self.g.strip_casts(e)) != ExprData::Ref(c) => {
-                return Folded::Sym(c);
+            Some(m @ Known::Map(..)) => {
+                if let Some(c) = values.constant_holding(m) {
+                    return Folded::Name(c);
+                }
             }
             _ => {}
         }
@@ -105,17 +108,12 @@ impl Folder<'_> {
             ExprData::Ref(_) => Folded::Same(e),
         }
     }
-
-    /// The symbol a comparison side is known to be.
-    fn side(&self, e: ExprId) -> Option<Known> {
-        self.c.eval(self.g, e, self.k)
-    }
 }
 
 fn build(g: &mut Game, f: &Folded) -> ExprId {
     match f {
         Folded::Same(e) => *e,
-        Folded::Sym(s) => g.expr_ref(*s),
+        Folded::Name(s) => g.expr_ref(*s),
         Folded::Named(t, s) => {
             let ty = g.type_name(*t);
             let x = g.expr_ref(*s);
@@ -136,9 +134,73 @@ fn build(g: &mut Game, f: &Folded) -> ExprId {
 enum Rewrite {
     Skip,
     Remove,
+    Tag(Symbol),
     Assign(Folded, Folded),
     AssignAny(Folded, TypeId),
     Compare(Folded, Folded, bool),
+}
+
+/// Whether no map value of the game has an entry that may equal its default (then storing a
+/// cell's current value never changes a map).
+fn maps_normalised(g: &Game, values: &Values) -> bool {
+    (0..g.values().len()).all(|i| {
+        let ValueData::Map(entries) = g.value(rg_core::ValueId(i as u32)) else {
+            return true;
+        };
+        let Some(default) = entries.iter().find(|e| e.key.is_none()) else {
+            return true;
+        };
+        let names_constant = |v| {
+            matches!(g.value(v), ValueData::Element(s)
+                if matches!(values.kind(*s), crate::analysis::values::NameKind::Constant(_)))
+        };
+        entries.iter().filter(|e| e.key.is_some()).all(|e| {
+            e.value != default.value && !names_constant(e.value) && !names_constant(default.value)
+        })
+    })
+}
+
+/// The rewrite of one edge, given the knowledge at its source.
+fn rewrite(f: &Folder<'_>, label: Label, player: Symbol, cells_safe: bool) -> Option<Rewrite> {
+    let g = f.g;
+    let values = f.c.values;
+    Some(match label {
+        Label::Assign { lhs, rhs } => {
+            let root = g.expr_root(lhs);
+            if root == player {
+                return None;
+            }
+            let whole = matches!(g.expr(g.strip_casts(lhs)), ExprData::Ref(_));
+            if (whole || cells_safe)
+                && let (Some(a), Some(b)) = (f.value(lhs), f.value(rhs))
+                && values.equal(a, b) == Some(true)
+            {
+                return Some(Rewrite::Skip);
+            }
+            Rewrite::Assign(f.fold_lhs(lhs), f.fold(rhs, false))
+        }
+        Label::AssignAny { lhs, ty } => Rewrite::AssignAny(f.fold_lhs(lhs), ty),
+        Label::Compare { lhs, rhs, negated } => {
+            if let (Some(a), Some(b)) = (f.value(lhs), f.value(rhs))
+                && let Some(eq) = values.equal(a, b)
+            {
+                return Some(if eq != negated {
+                    Rewrite::Skip
+                } else {
+                    Rewrite::Remove
+                });
+            }
+            Rewrite::Compare(f.fold(lhs, false), f.fold(rhs, false), negated)
+        }
+        Label::TagVar(v) => {
+            let e = g.exprs().find(&ExprData::Ref(v))?;
+            match f.c.eval(g, e, f.k)? {
+                Known::Sym(s) => Rewrite::Tag(s),
+                Known::Map(..) => return None,
+            }
+        }
+        Label::Reach { .. } | Label::Skip | Label::Tag(_) => return None,
+    })
 }
 
 impl Pass for PropagateConstants {
@@ -150,15 +212,17 @@ impl Pass for PropagateConstants {
         Expression
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let c = Constants::new(g);
+        let values = Values::new(g);
+        let c = Constants { values: &values };
         let facts = solve(g, &c);
         let player = g.well_known().player;
+        let cells_safe = maps_normalised(g, &values);
         let mut rewrites: Vec<(EdgeId, Rewrite)> = Vec::new();
         {
             let env = TypeEnv::new(g);
             for e in edge_ids(g) {
                 let d = g.edge(e);
-                let Some(k) = &facts[d.from.0 as usize] else {
+                let Some(k) = &facts[d.from.index()] else {
                     continue;
                 };
                 let f = Folder {
@@ -167,58 +231,21 @@ impl Pass for PropagateConstants {
                     c: &c,
                     k,
                 };
-                match d.label {
-                    Label::Assign { lhs, rhs } => {
-                        if g.expr_root(lhs) == player {
-                            continue;
-                        }
-                        let r = f.fold(rhs, false);
-                        let l_value = f.fold(lhs, false);
-                        if l_value == r
-                            || materialised(g, &l_value).is_some_and(|x| Some(x) == materialised(g, &r))
-                        {
-                            rewrites.push((e, Rewrite::Skip));
-                            continue;
-                        }
-                        rewrites.push((e, Rewrite::Assign(f.fold_lhs(lhs), r)));
-                    }
-                    Label::AssignAny { lhs, ty } => {
-                        rewrites.push((e, Rewrite::AssignAny(f.fold_lhs(lhs), ty)));
-                    }
-                    Label::Compare { lhs, rhs, negated } => {
-                        let (a, b) = (f.side(lhs), f.side(rhs));
-                        if let (Some(a), Some(b)) = (a, b)
-                            && let Some(equal) = same_value(g, &c, a, b)
-                        {
-                            rewrites.push((
-                                e,
-                                if equal != negated {
-                                    Rewrite::Skip
-                                } else {
-                                    Rewrite::Remove
-                                },
-                            ));
-                            continue;
-                        }
-                        rewrites.push((
-                            e,
-                            Rewrite::Compare(f.fold(lhs, false), f.fold(rhs, false), negated),
-                        ));
-                    }
-                    _ => {}
+                if let Some(r) = rewrite(&f, d.label, player, cells_safe) {
+                    rewrites.push((e, r));
                 }
             }
         }
-        let mut changed = false;
+        let mut new_labels: Vec<(EdgeId, Label)> = Vec::new();
+        let mut removed = Vec::new();
         for (e, r) in rewrites {
-            let old = g.edge(e).label;
-            let new = match r {
+            let label = match r {
                 Rewrite::Remove => {
-                    g.remove_edge(e);
-                    changed = true;
+                    removed.push(e);
                     continue;
                 }
                 Rewrite::Skip => Label::Skip,
+                Rewrite::Tag(s) => Label::Tag(s),
                 Rewrite::Assign(l, r) => Label::Assign {
                     lhs: build(g, &l),
                     rhs: build(g, &r),
@@ -233,41 +260,90 @@ impl Pass for PropagateConstants {
                     negated,
                 },
             };
-            if new != old {
-                g.set_label(e, new);
-                changed = true;
+            if label != g.edge(e).label {
+                new_labels.push((e, label));
             }
+        }
+        {
+            let env = TypeEnv::new(g);
+            new_labels.retain(|(_, l)| label_well_typed(&env, l));
+        }
+        let changed = !new_labels.is_empty() || !removed.is_empty();
+        for (e, l) in new_labels {
+            g.set_label(e, l);
+        }
+        for e in removed {
+            g.remove_edge(e);
         }
         Ok(changed)
     }
 }
 
-/// The expression a folded tree denotes, when it exists already (no new expressions needed).
-fn materialised(g: &Game, f: &Folded) -> Option<ExprId> {
-    match f {
-        Folded::Same(e) => Some(*e),
-        Folded::Sym(s) => g.exprs().find(&ExprData::Ref(*s)),
-        Folded::Named(t, s) => {
-            let ty = g.types().find(&TypeData::Name(*t))?;
-            let x = g.exprs().find(&ExprData::Ref(*s))?;
-            g.exprs().find(&ExprData::Cast(ty, x))
-        }
-        Folded::Cast(t, x) => {
-            let x = materialised(g, x)?;
-            g.exprs().find(&ExprData::Cast(*t, x))
-        }
-        Folded::Access(m, i) => {
-            let (m, i) = (materialised(g, m)?, materialised(g, i)?);
-            g.exprs().find(&ExprData::Access(m, i))
-        }
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::test_game;
 
-/// Whether two known values are equal: decided for symbols, and for identical maps.
-fn same_value(g: &Game, c: &Constants, a: Known, b: Known) -> Option<bool> {
-    match (c.as_symbol(g, a), c.as_symbol(g, b)) {
-        (Some(x), Some(y)) => Some(x == y),
-        (None, None) if c.deref(g, a) == c.deref(g, b) => Some(true),
-        _ => None,
+    fn run(text: &str) -> String {
+        let mut g = test_game(text);
+        PropagateConstants
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        let out = rg_core::print(&g);
+        out.lines()
+            .filter(|l| !l.starts_with("type ") && !l.starts_with("const ") && !l.starts_with("var "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn the_example_of_the_spec_with_the_false_comparison_removed() {
+        let out = run("type T = {p, q, r};\n\
+             const nxt: T -> T = {p: q, q: r, :p};\n\
+             const start: T = q;\n\
+             var v: T = p;\n\
+             var w: T = p;\n\
+             begin, a: v = start;\n\
+             a, b: w != nxt[v];\n\
+             a, z: w == nxt[v];\n\
+             z, end: player = keeper;\n\
+             b, c: v == q;\n\
+             c, d: w = T(*);\n\
+             d, e: v = nxt[nxt[v]];\n\
+             e, end: player = keeper;");
+        assert_eq!(
+            out,
+            "begin, a: v = T(q);\na, b: ;\nz, end: player = keeper;\nb, c: ;\nc, d: w = T(*);\nd, e: v = T(p);\ne, end: player = keeper;"
+        );
+    }
+
+    #[test]
+    fn a_tag_variable_of_known_value_becomes_a_tag_and_a_map_variable_a_constant() {
+        let out = run("type T = {p, q};\n\
+             const c: T -> T = {:q};\n\
+             var v: T = p;\n\
+             var m: T -> T = {:p};\n\
+             begin, a: m = c;\n\
+             a, b: $$ v;\n\
+             b, d: v = m[v];\n\
+             d, end: player = keeper;");
+        assert_eq!(
+            out,
+            "begin, a: m = c;\na, b: $ p;\nb, d: v = T(q);\nd, end: player = keeper;"
+        );
+    }
+
+    #[test]
+    fn a_cell_store_of_the_default_is_kept_when_a_literal_has_a_redundant_entry() {
+        let text = "type T = {p, q};\n\
+             var m: T -> T = {p: p, :p};\n\
+             begin, a: m[p] = p;\n\
+             a, end: player = keeper;";
+        assert_eq!(
+            run(text),
+            "begin, a: m[p] = p;\na, end: player = keeper;"
+        );
+        let normal = text.replace("{p: p, :p}", "{q: q, :p}");
+        assert_eq!(run(&normal), "begin, a: ;\na, end: player = keeper;");
     }
 }

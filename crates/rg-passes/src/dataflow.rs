@@ -20,11 +20,13 @@
 //!
 //! Complexity: every change of a node's value re-runs the transfers of its outgoing edges, so a
 //! solve costs O(E · H · T), with H the height of the domain at one node and T the cost of one
-//! transfer and join; successor lists are built once per solve in O(E). The worklist is FIFO,
-//! seeded with `begin`, so results are deterministic.
+//! transfer and join; successor lists and a reverse postorder are built once per solve in
+//! O(E). The worklist takes nodes in reverse postorder (a priority queue), which settles
+//! acyclic regions in one visit per node; results are deterministic.
 
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
-use std::collections::VecDeque;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 /// One forward analysis (§2.1).
 pub(crate) trait Analysis {
@@ -35,8 +37,20 @@ pub(crate) trait Analysis {
     /// check's source into its start). Returns `false` when the edge can never be walked in a
     /// state that satisfies `k`.
     fn transfer(&self, g: &Game, k: &mut Self::Domain, edge: Option<EdgeId>) -> bool;
-    /// Adds the knowledge of another incoming path to `acc`.
-    fn join(&self, acc: &mut Self::Domain, other: &Self::Domain);
+    /// Adds the knowledge of another incoming path to `acc`; returns whether `acc` changed.
+    fn join(&self, acc: &mut Self::Domain, other: &Self::Domain) -> bool;
+    /// Joins the knowledge after walking `edge` from a node with knowledge `src` into `dst`;
+    /// returns whether `dst` changed. Analyses override it to avoid the copy of `src`.
+    fn flow_into(
+        &self,
+        g: &Game,
+        src: &Self::Domain,
+        edge: Option<EdgeId>,
+        dst: &mut Self::Domain,
+    ) -> bool {
+        let mut k = src.clone();
+        self.transfer(g, &mut k, edge) && self.join(dst, &k)
+    }
     /// Whether knowledge flows from a check's source into the check's start.
     fn with_reachability(&self) -> bool;
 }
@@ -57,51 +71,88 @@ pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
             }
         }
     }
+    // Reverse postorder of the flow graph from `begin`: the worklist always takes the node
+    // earliest in it, so values settle in few sweeps (one per loop nesting level, roughly).
+    let rank = reverse_postorder(g, begin, &check_starts);
     value[begin.index()] = Some(a.extreme(g));
     let mut queued = vec![false; n];
-    let mut work = VecDeque::from([begin]);
+    let mut work = BinaryHeap::from([Reverse((rank[begin.index()], begin))]);
     queued[begin.index()] = true;
-    let flow = |value: &mut Vec<Option<A::Domain>>,
-                    work: &mut VecDeque<NodeId>,
-                    queued: &mut [bool],
-                    to: NodeId,
-                    k: A::Domain| {
-        let slot = &mut value[to.index()];
-        let changed = match slot {
-            None => {
-                *slot = Some(k);
-                true
-            }
-            Some(old) => {
-                let before = old.clone();
-                a.join(old, &k);
-                *old != before
+    // Joins the knowledge after `edge` (from `node`, whose value is `k`) into `to`.
+    let flow = |value: &mut [Option<A::Domain>],
+                work: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
+                queued: &mut [bool],
+                k: &A::Domain,
+                edge: Option<EdgeId>,
+                to: NodeId| {
+        let changed = match &mut value[to.index()] {
+            Some(old) => a.flow_into(g, k, edge, old),
+            slot @ None => {
+                let mut new = k.clone();
+                let walkable = a.transfer(g, &mut new, edge);
+                if walkable {
+                    *slot = Some(new);
+                }
+                walkable
             }
         };
         if changed && !queued[to.index()] {
             queued[to.index()] = true;
-            work.push_back(to);
+            work.push(Reverse((rank[to.index()], to)));
         }
     };
-    while let Some(node) = work.pop_front() {
+    while let Some(Reverse((_, node))) = work.pop() {
         queued[node.index()] = false;
+        // One copy per visit: a self loop or a check starting here joins into this node.
         let Some(k) = value[node.index()].clone() else {
             continue;
         };
         for &e in g.outgoing(node) {
-            let mut out = k.clone();
-            if a.transfer(g, &mut out, Some(e)) {
-                flow(&mut value, &mut work, &mut queued, g.edge(e).to, out);
-            }
+            flow(&mut value, &mut work, &mut queued, &k, Some(e), g.edge(e).to);
         }
         for &start in &check_starts[node.index()] {
-            let mut out = k.clone();
-            if a.transfer(g, &mut out, None) {
-                flow(&mut value, &mut work, &mut queued, start, out);
-            }
+            flow(&mut value, &mut work, &mut queued, &k, None, start);
         }
     }
     value
+}
+
+/// The position of every node in a reverse postorder of the flow graph from `begin` (edges and
+/// the synthetic edges into check starts); nodes not reached come last.
+fn reverse_postorder(g: &Game, begin: NodeId, check_starts: &[Vec<NodeId>]) -> Vec<u32> {
+    let n = g.node_capacity();
+    let succ = |x: NodeId, i: usize| {
+        let out = g.outgoing(x);
+        match out.get(i) {
+            Some(&e) => Some(g.edge(e).to),
+            None => check_starts[x.index()].get(i - out.len()).copied(),
+        }
+    };
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    // Iterative DFS: (node, index of the next successor to look at).
+    let mut stack = vec![(begin, 0usize)];
+    seen[begin.index()] = true;
+    while let Some(&mut (x, ref mut i)) = stack.last_mut() {
+        match succ(x, *i) {
+            Some(y) => {
+                *i += 1;
+                if !seen[y.index()] {
+                    seen[y.index()] = true;
+                    stack.push((y, 0));
+                }
+            }
+            None => {
+                post.push(x);
+                stack.pop();
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; n];
+    for (r, x) in post.iter().rev().enumerate() {
+        rank[x.index()] = r as u32;
+    }
+    rank
 }
 
 #[cfg(test)]
@@ -127,8 +178,10 @@ mod tests {
             *k = (*k + 1).min(3);
             true
         }
-        fn join(&self, acc: &mut u32, other: &u32) {
+        fn join(&self, acc: &mut u32, other: &u32) -> bool {
+            let old = *acc;
             *acc = (*acc).max(*other);
+            *acc != old
         }
         fn with_reachability(&self) -> bool {
             true

@@ -20,7 +20,7 @@
 
 use super::values::{Known, NameKind, Values};
 use crate::dataflow::Analysis;
-use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 
 /// Facts `expression ↦ value`, sorted by expression id.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -42,9 +42,19 @@ impl Facts {
         }
     }
 
-    /// Keeps the facts present with the same value in both.
-    fn intersect(&mut self, other: &Facts) {
-        self.0.retain(|&(e, v)| other.get(e) == Some(v));
+    /// Keeps the facts present with the same value in both; returns whether any was dropped.
+    fn intersect(&mut self, other: &Facts) -> bool {
+        let before = self.0.len();
+        // Both sorted: one merge walk.
+        let mut j = 0;
+        let o = &other.0;
+        self.0.retain(|&(e, v)| {
+            while j < o.len() && o[j].0 < e {
+                j += 1;
+            }
+            j < o.len() && o[j] == (e, v)
+        });
+        self.0.len() != before
     }
 }
 
@@ -143,8 +153,8 @@ impl Analysis for Constants<'_> {
         true
     }
 
-    fn join(&self, acc: &mut Facts, other: &Facts) {
-        acc.intersect(other);
+    fn join(&self, acc: &mut Facts, other: &Facts) -> bool {
+        acc.intersect(other)
     }
 
     fn with_reachability(&self) -> bool {
@@ -157,6 +167,7 @@ mod tests {
     use super::*;
     use crate::dataflow::solve;
     use crate::util::test_game;
+    use rg_core::EntityId;
 
     fn facts_at(g: &mut Game, node: &str, expr: &str) -> Option<Known> {
         let values = Values::new(g);

@@ -3,6 +3,7 @@
 mod calculate_disjoints;
 mod compact_reachability;
 mod compact_skip_edges;
+mod inline_assignment;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
 mod propagate_constants;
@@ -19,6 +20,7 @@ use crate::Pass;
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_skip_edges::CompactSkipEdges,
+    &inline_assignment::InlineAssignment,
     &compact_reachability::CompactReachability,
     &propagate_constants::PropagateConstants,
     &join_fork_prefixes::JoinForkPrefixes,

@@ -108,7 +108,14 @@ pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
             continue;
         };
         for &e in g.outgoing(node) {
-            flow(&mut value, &mut work, &mut queued, &k, Some(e), g.edge(e).to);
+            flow(
+                &mut value,
+                &mut work,
+                &mut queued,
+                &k,
+                Some(e),
+                g.edge(e).to,
+            );
         }
         for &start in &check_starts[node.index()] {
             flow(&mut value, &mut work, &mut queued, &k, None, start);

@@ -138,10 +138,8 @@ impl Analysis for Constants<'_> {
             Label::Compare { lhs, rhs, negated } => {
                 let (l, r) = (g.strip_casts(lhs), g.strip_casts(rhs));
                 match (self.eval(g, l, k), self.eval(g, r, k)) {
-                    (Some(a), Some(b)) => {
-                        if self.values.equal(a, b) == Some(negated) {
-                            return false;
-                        }
+                    (Some(a), Some(b)) if self.values.equal(a, b) == Some(negated) => {
+                        return false;
                     }
                     (Some(a), None) if !negated => k.set(r, a),
                     (None, Some(b)) if !negated => k.set(l, b),

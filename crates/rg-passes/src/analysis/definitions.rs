@@ -236,7 +236,10 @@ mod tests {
         let e = |i: usize| Def::edge(EdgeId(i as u32));
         assert_eq!(at("a").unwrap()[v].items(), Some(&[e(0), Def::INIT][..]));
         assert_eq!(at("b").unwrap()[v].single(), Some(e(2)));
-        assert_eq!(at("c").unwrap()[v].items(), Some(&[e(0), e(2), Def::INIT][..]));
+        assert_eq!(
+            at("c").unwrap()[v].items(),
+            Some(&[e(0), e(2), Def::INIT][..])
+        );
         let mut many = Defs::one(Def::INIT);
         for i in 0..CAP {
             assert!(many.union(&Defs::one(e(i))));

@@ -8,7 +8,7 @@
 //! together with its *context* (how many constants its names may refer to), unless no name
 //! inside it is a constant at all, in which case the context is irrelevant.
 
-use rg_core::{EntityId, ExprData, ExprId, Game, Symbol, ValueData, ValueId};
+use rg_core::{EntityId, Game, Symbol, ValueData, ValueId};
 use std::collections::HashMap;
 
 /// What a name in an edge label denotes.
@@ -171,24 +171,6 @@ impl Values {
     /// A constant whose value is this map, if any.
     pub(crate) fn constant_holding(&self, k: Known) -> Option<Symbol> {
         self.map_constants.get(&k).copied()
-    }
-
-    /// The value of an expression that reads no variable.
-    pub(crate) fn eval_static(&self, g: &Game, e: ExprId) -> Option<Known> {
-        match g.expr(e) {
-            ExprData::Ref(s) => match self.kind(s) {
-                NameKind::Variable => None,
-                NameKind::Constant(i) => self.constant_value(g, i),
-                NameKind::Symbol => Some(Known::Sym(s)),
-            },
-            ExprData::Cast(_, x) => self.eval_static(g, x),
-            ExprData::Access(m, i) => {
-                let Known::Sym(k) = self.eval_static(g, i)? else {
-                    return None;
-                };
-                self.lookup(g, self.eval_static(g, m)?, k)
-            }
-        }
     }
 }
 

@@ -368,7 +368,10 @@ mod tests {
              a, b: m[p] = p;\n\
              b, k: m[q] == q;\n\
              k, end: player = keeper;");
-        assert!(out.starts_with("begin, a: m = c;\na, b: m[p] = p;\nb, k: m[q] == q;"), "{out}");
+        assert!(
+            out.starts_with("begin, a: m = c;\na, b: m[p] = p;\nb, k: m[q] == q;"),
+            "{out}"
+        );
     }
 
     #[test]

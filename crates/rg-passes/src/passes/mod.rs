@@ -1,16 +1,19 @@
 //! The transformations, one file each, named as in passes.md §3.
 
 mod calculate_disjoints;
+mod compact_comparisons;
 mod compact_reachability;
 mod compact_skip_edges;
 mod inline_assignment;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
+mod merge_accesses;
 mod propagate_constants;
 mod prune_self_loops;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod reorder_conditions;
 mod skip_self_assignments;
 mod skip_self_comparisons;
 mod skip_unused_tags;
@@ -23,6 +26,9 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &inline_assignment::InlineAssignment,
     &compact_reachability::CompactReachability,
     &propagate_constants::PropagateConstants,
+    &merge_accesses::MergeAccesses,
+    &reorder_conditions::ReorderConditions,
+    &compact_comparisons::CompactComparisons,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,
     &skip_self_assignments::SkipSelfAssignments,

@@ -27,7 +27,9 @@ use crate::dataflow::solve;
 use crate::util::{edge_ids, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
-use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData};
+use rg_core::{
+    EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData,
+};
 
 /// Known expressions are replaced by their values; comparisons known to hold become skips.
 #[derive(Debug)]
@@ -92,10 +94,9 @@ impl Folder<'_> {
             _ => {}
         }
         match self.g.expr(e) {
-            ExprData::Access(m, i) => Folded::Access(
-                Box::new(self.fold(m, false)),
-                Box::new(self.fold(i, false)),
-            ),
+            ExprData::Access(m, i) => {
+                Folded::Access(Box::new(self.fold(m, false)), Box::new(self.fold(i, false)))
+            }
             ExprData::Cast(t, x) => Folded::Cast(t, Box::new(self.fold(x, true))),
             ExprData::Ref(_) => Folded::Same(e),
         }
@@ -294,7 +295,9 @@ mod tests {
             .expect("runs");
         let out = rg_core::print(&g);
         out.lines()
-            .filter(|l| !l.starts_with("type ") && !l.starts_with("const ") && !l.starts_with("var "))
+            .filter(|l| {
+                !l.starts_with("type ") && !l.starts_with("const ") && !l.starts_with("var ")
+            })
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -342,10 +345,7 @@ mod tests {
              var m: T -> T = {p: p, :p};\n\
              begin, a: m[p] = p;\n\
              a, end: player = keeper;";
-        assert_eq!(
-            run(text),
-            "begin, a: m[p] = p;\na, end: player = keeper;"
-        );
+        assert_eq!(run(text), "begin, a: m[p] = p;\na, end: player = keeper;");
         let normal = text.replace("{p: p, :p}", "{q: q, :p}");
         assert_eq!(run(&normal), "begin, a: ;\na, end: player = keeper;");
     }

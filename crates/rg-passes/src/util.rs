@@ -126,6 +126,38 @@ pub(crate) fn label_well_typed(env: &rg_core::typeck::TypeEnv<'_>, label: &Label
     }
 }
 
+/// Whether two labels are a negation pair (passes.md §1.2): the same comparison with `==` and
+/// `!=`, or the same check with `?` and `!`.
+pub(crate) fn negation_pair(a: &Label, b: &Label) -> bool {
+    match (*a, *b) {
+        (
+            Label::Compare {
+                lhs: l1,
+                rhs: r1,
+                negated: n1,
+            },
+            Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            },
+        ) => l1 == l2 && r1 == r2 && n1 != n2,
+        (
+            Label::Reach {
+                from: f1,
+                to: t1,
+                negated: n1,
+            },
+            Label::Reach {
+                from: f2,
+                to: t2,
+                negated: n2,
+            },
+        ) => f1 == f2 && t1 == t2 && n1 != n2,
+        _ => false,
+    }
+}
+
 /// The order of expressions of passes.md §1.4: access < cast < reference, then by fields;
 /// names byte-wise.
 pub(crate) fn cmp_expr(g: &Game, a: ExprId, b: ExprId) -> std::cmp::Ordering {

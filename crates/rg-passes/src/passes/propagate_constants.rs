@@ -10,7 +10,9 @@
 //! - an assignment that stores the value already held becomes a skip (a cell store only when no
 //!   map literal of the game has an entry equal to its default: storing the default removes such
 //!   an entry, which changes the map as the interpreter compares maps, rg.md §12.1);
-//! - `$$ v` with `v` known to be `s` becomes `$ s` (the same tag).
+//! - `$$ v` with `v` known to be `s` becomes `$ s` (the same tag);
+//! - a check whose outcome is known (`analysis::checks`) becomes a skip when it holds and is
+//!   removed when it fails.
 //!
 //! Assignments to `player` are left verbatim (passes and the interpreter recognise them
 //! syntactically). A rewritten label that would not type check is left as it was.
@@ -21,6 +23,7 @@
 //! Complexity: one solve of the analysis (see `dataflow`), then O(E · |label|) lookups.
 
 use super::meta;
+use crate::analysis::checks::CheckValues;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, Values};
 use crate::dataflow::solve;
@@ -165,7 +168,13 @@ fn maps_normalised(g: &Game, values: &Values) -> bool {
 }
 
 /// The rewrite of one edge, given the knowledge at its source.
-fn rewrite(f: &Folder<'_>, label: Label, player: Symbol, cells_safe: bool) -> Option<Rewrite> {
+fn rewrite(
+    f: &Folder<'_>,
+    checks: &mut CheckValues<'_>,
+    label: Label,
+    player: Symbol,
+    cells_safe: bool,
+) -> Option<Rewrite> {
     let g = f.g;
     let values = f.c.values;
     Some(match label {
@@ -203,7 +212,11 @@ fn rewrite(f: &Folder<'_>, label: Label, player: Symbol, cells_safe: bool) -> Op
                 Known::Map(..) => return None,
             }
         }
-        Label::Reach { .. } | Label::Skip | Label::Tag(_) => return None,
+        Label::Reach { from, to, negated } => match checks.value(from, to)? {
+            holds if holds != negated => Rewrite::Skip,
+            _ => Rewrite::Remove,
+        },
+        Label::Skip | Label::Tag(_) => return None,
     })
 }
 
@@ -224,6 +237,7 @@ impl Pass for PropagateConstants {
         let mut rewrites: Vec<(EdgeId, Rewrite)> = Vec::new();
         {
             let env = TypeEnv::new(g);
+            let mut checks = CheckValues::new(g, &facts, &c);
             for e in edge_ids(g) {
                 let d = g.edge(e);
                 let Some(k) = &facts[d.from.index()] else {
@@ -235,7 +249,7 @@ impl Pass for PropagateConstants {
                     c: &c,
                     k,
                 };
-                if let Some(r) = rewrite(&f, d.label, player, cells_safe) {
+                if let Some(r) = rewrite(&f, &mut checks, d.label, player, cells_safe) {
                     rewrites.push((e, r));
                 }
             }

@@ -35,7 +35,8 @@ impl Facts {
             .map(|i| self.0[i].1)
     }
 
-    fn set(&mut self, e: ExprId, v: Known) {
+    /// Records `e ↦ v`.
+    pub(crate) fn set(&mut self, e: ExprId, v: Known) {
         match self.0.binary_search_by_key(&e, |(k, _)| *k) {
             Ok(i) => self.0[i].1 = v,
             Err(i) => self.0.insert(i, (e, v)),

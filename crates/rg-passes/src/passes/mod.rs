@@ -14,6 +14,7 @@ mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
 mod reorder_conditions;
+mod skip_redundant_comparisons;
 mod skip_self_assignments;
 mod skip_self_comparisons;
 mod skip_unused_tags;
@@ -29,6 +30,7 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &merge_accesses::MergeAccesses,
     &reorder_conditions::ReorderConditions,
     &compact_comparisons::CompactComparisons,
+    &skip_redundant_comparisons::SkipRedundantComparisons,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,
     &skip_self_assignments::SkipSelfAssignments,

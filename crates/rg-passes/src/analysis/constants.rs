@@ -90,7 +90,11 @@ impl Constants<'_> {
                 let Known::Sym(key) = self.eval(g, i, k)? else {
                     return None;
                 };
-                self.values.lookup(g, self.eval(g, m, k)?, key)
+                match (self.eval(g, m, k), g.expr(m)) {
+                    (Some(map), _) => self.values.lookup(g, map, key),
+                    (None, ExprData::Ref(name)) => self.values.outside_key(name, key),
+                    (None, _) => None,
+                }
             }
         }
     }

@@ -8,8 +8,10 @@
 //! together with its *context* (how many constants its names may refer to), unless no name
 //! inside it is a constant at all, in which case the context is irrelevant.
 
-use rg_core::{EntityId, Game, Symbol, ValueData, ValueId};
+use rg_core::typeck::{Resolved, TypeEnv};
+use rg_core::{EntityId, ExprData, Game, Label, Symbol, ValueData, ValueId};
 use std::collections::HashMap;
+use std::collections::HashSet;
 
 /// What a name in an edge label denotes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -43,6 +45,10 @@ pub(crate) struct Values {
     free: Vec<bool>,
     /// The first constant holding each known map value.
     map_constants: HashMap<Known, Symbol>,
+    /// Map variables never assigned as a whole: the members of their key type and the default
+    /// of their initial value, which is what a key outside the key type reads (no walk stores
+    /// at such a key without aborting).
+    outside_default: HashMap<Symbol, (Vec<Symbol>, Known)>,
 }
 
 impl Values {
@@ -75,6 +81,7 @@ impl Values {
             builtins: [wk.goals, wk.player, wk.visible],
             free,
             map_constants: HashMap::new(),
+            outside_default: HashMap::new(),
         };
         for (i, c) in g.constants.iter().enumerate() {
             if values.constants.get(&c.name) == Some(&i)
@@ -83,7 +90,51 @@ impl Values {
                 values.map_constants.entry(k).or_insert(c.name);
             }
         }
+        values.outside_default = values.outside_defaults(g);
         values
+    }
+
+    fn outside_defaults(&self, g: &Game) -> HashMap<Symbol, (Vec<Symbol>, Known)> {
+        let mut whole = HashSet::new();
+        for (_, e) in g.edges() {
+            if let Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } = e.label
+                && let ExprData::Ref(v) = g.expr(g.strip_casts(lhs))
+            {
+                whole.insert(v);
+            }
+        }
+        let env = TypeEnv::new(g);
+        let mut out = HashMap::new();
+        for v in &g.variables {
+            if whole.contains(&v.name) || !self.is_variable(v.name) || out.contains_key(&v.name) {
+                continue;
+            }
+            let Ok(Resolved::Arrow(k, _)) = env.resolve(v.ty) else {
+                continue;
+            };
+            let Ok(Some(members)) = env.values(k) else {
+                continue;
+            };
+            let Some(Known::Map(id, ctx)) = self.initial_value(g, v.init) else {
+                continue;
+            };
+            let ValueData::Map(entries) = g.value(id) else {
+                continue;
+            };
+            if let Some(d) = entries.iter().find(|e| e.key.is_none())
+                && let Some(default) = self.value(g, d.value, ctx)
+            {
+                out.insert(v.name, (members.as_slice().to_vec(), default));
+            }
+        }
+        out
+    }
+
+    /// What map variable `m` reads at `key` when the key is outside its key type (see
+    /// `outside_default`).
+    pub(crate) fn outside_key(&self, m: Symbol, key: Symbol) -> Option<Known> {
+        let (members, default) = self.outside_default.get(&m)?;
+        (!members.contains(&key)).then_some(*default)
     }
 
     /// What `s` denotes in an edge label.

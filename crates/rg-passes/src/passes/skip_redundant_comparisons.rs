@@ -404,8 +404,11 @@ mod tests {
 
     #[test]
     fn a_null_check_before_a_piece_test_goes_and_widens_the_board() {
+        // The board is unknown after the store, but `null` is outside its key type: it reads
+        // the initial default `e` there.
         let mut g = test_game(&format!(
-            "{BOARD}begin, a0: player = x;\n\
+            "{BOARD}begin, a00: player = x;\n\
+             a00, a0: board[c2] = w;\n\
              a0, a: coord = Coord(*);\n\
              a, b: coord = up[coord];\n\
              b, c: coord != null;\n\

@@ -190,7 +190,83 @@ impl Chains {
 }
 
 /// Whether definition `d` (assigning `v = r`) may replace `v` by `r` at every usage.
-fn inlinable(g: &Game, ch: &Chains, d: EdgeId, v: Symbol, r: ExprId, usages: &[EdgeId]) -> bool {
+/// Edges the searches of one run may visit in total.
+const SEARCH_BUDGET: usize = 200_000;
+
+/// The nodes the value stored by `d` (assigning `v`) may reach: a search from its target over
+/// edges that do not assign `v`, also entering check subautomata. `on_edge` sees every edge
+/// leaving a reached node. `None` when the search exceeds `budget` (decremented by the edges
+/// visited).
+fn search_from(
+    g: &Game,
+    d: EdgeId,
+    v: Symbol,
+    budget: &mut usize,
+    mut on_edge: impl FnMut(EdgeId),
+) -> Option<Vec<bool>> {
+    let y = g.edge(d).to;
+    let mut seen = vec![false; g.node_capacity()];
+    let mut stack = vec![y];
+    seen[y.index()] = true;
+    while let Some(n) = stack.pop() {
+        for &f in g.outgoing(n) {
+            *budget = budget.checked_sub(1)?;
+            on_edge(f);
+            let e = g.edge(f);
+            let next = match e.label {
+                Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+                    if g.expr_root(lhs) == v =>
+                {
+                    continue;
+                }
+                Label::Reach { from, .. } => [Some(e.to), Some(from)],
+                _ => [Some(e.to), None],
+            };
+            for m in next.into_iter().flatten() {
+                if !seen[m.index()] {
+                    seen[m.index()] = true;
+                    stack.push(m);
+                }
+            }
+        }
+    }
+    Some(seen)
+}
+
+/// Whether the value stored by `d` may reach `d`'s own source.
+fn reaches_own_source(g: &Game, d: EdgeId, v: Symbol, budget: &mut usize) -> Option<bool> {
+    let seen = search_from(g, d, v, budget, |_| {})?;
+    Some(seen[g.edge(d).from.index()])
+}
+
+/// The usages of `d` found by a search (for variables whose chains are incomplete), and
+/// whether its value may reach `end`.
+fn searched_usages(
+    g: &Game,
+    d: EdgeId,
+    v: Symbol,
+    budget: &mut usize,
+) -> Option<(Vec<EdgeId>, bool)> {
+    let mut usages = Vec::new();
+    let seen = search_from(g, d, v, budget, |f| {
+        let mut reads_v = false;
+        reads(g, &g.edge(f).label, &mut |s| reads_v |= s == v);
+        if reads_v {
+            usages.push(f);
+        }
+    })?;
+    let at_end = g.end().is_some_and(|e| seen[e.index()]);
+    Some((usages, at_end))
+}
+
+fn inlinable(
+    g: &Game,
+    ch: &Chains,
+    d: EdgeId,
+    (v, r): (Symbol, ExprId),
+    usages: &[EdgeId],
+    budget: &mut usize,
+) -> bool {
     let mut r_reads = Vec::new();
     crate::util::names_of(g, r, &mut |s| {
         if ch.rd.slot(s).is_some() && !r_reads.contains(&s) {
@@ -204,7 +280,12 @@ fn inlinable(g: &Game, ch: &Chains, d: EdgeId, v: Symbol, r: ExprId, usages: &[E
             return false;
         };
         if w == v {
-            if defs.may_contain(Def::edge(d)) {
+            let reaches = match defs.items() {
+                Some(ds) => ds.contains(&Def::edge(d)),
+                // Too many definitions to list: search.
+                None => reaches_own_source(g, d, v, budget).unwrap_or(true),
+            };
+            if reaches {
                 return false;
             }
             continue;
@@ -225,7 +306,8 @@ fn inlinable(g: &Game, ch: &Chains, d: EdgeId, v: Symbol, r: ExprId, usages: &[E
     })
 }
 
-fn plan(g: &mut Game, ch: &Chains) -> Plan {
+fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
+    let mut budget = SEARCH_BUDGET;
     let wk = *g.well_known();
     let mut touched: HashSet<EdgeId> = HashSet::new();
     let mut out = Plan::default();
@@ -238,14 +320,22 @@ fn plan(g: &mut Game, ch: &Chains) -> Plan {
         if v == wk.player
             || v == wk.visible
             || ch.rd.slot(v).is_none()
-            || ch.blocked.contains(&v)
             || (v == wk.goals && ch.observed_at_end.contains(&d))
             || ch.at[g.edge(d).from.index()].is_none()
             || touched.contains(&d)
         {
             continue;
         }
-        let mut usages = ch.uses.get(&d).cloned().unwrap_or_default();
+        let mut usages = if ch.blocked.contains(&v) {
+            // Some usage of `v` is reached by too many definitions to list: search.
+            match searched_usages(g, d, v, &mut budget) {
+                Some((_, true)) if v == wk.goals => continue,
+                Some((usages, _)) => usages,
+                None => continue,
+            }
+        } else {
+            ch.uses.get(&d).cloned().unwrap_or_default()
+        };
         usages.sort_unstable();
         usages.dedup();
         if usages.is_empty() {
@@ -258,7 +348,7 @@ fn plan(g: &mut Game, ch: &Chains) -> Plan {
         };
         if !matches!(g.expr(g.strip_casts(lhs)), ExprData::Ref(_))
             || usages.iter().any(|f| touched.contains(f))
-            || !inlinable(g, ch, d, v, rhs, &usages)
+            || !inlinable(g, ch, d, (v, rhs), &usages, &mut budget)
         {
             continue;
         }
@@ -267,6 +357,12 @@ fn plan(g: &mut Game, ch: &Chains) -> Plan {
         touched.extend(usages.iter().copied());
         out.defs.push((d, Some((v, r))));
         out.usages.insert(d, usages);
+    }
+    if budget == 0 {
+        cx.warnings.push(format!(
+            "inline_assignment: kept definitions whose usages were not searched within \
+             {SEARCH_BUDGET} edges"
+        ));
     }
     out
 }
@@ -290,10 +386,10 @@ impl Pass for InlineAssignment {
         Loop,
         Expression
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let chains = Chains::new(g, &values);
-        let plan = plan(g, &chains);
+        let plan = plan(g, &chains, cx);
         // Build every new label, then keep the definitions whose rewrites all type check.
         let mut rewrites: Vec<(EdgeId, Vec<(EdgeId, Label)>)> = Vec::new();
         for &(d, inline) in &plan.defs {

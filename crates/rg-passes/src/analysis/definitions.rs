@@ -75,7 +75,6 @@ impl Defs {
         (self.len == 1).then_some(self.items[0])
     }
 
-
     /// Adds the definitions of `other`; returns whether `self` changed.
     fn union(&mut self, other: &Defs) -> bool {
         let (Some(a), Some(b)) = (self.items(), other.items()) else {

@@ -40,7 +40,7 @@ use crate::dataflow::solve;
 use crate::util::{edge_ids, label_well_typed, reads};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
-use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
 use std::collections::{HashMap, HashSet};
 
 /// Replaces variables by the expression last assigned to them; removes dead stores.
@@ -136,6 +136,8 @@ struct Chains {
     blocked: HashSet<Symbol>,
     /// Definitions of `goals` that may reach `end`.
     observed_at_end: HashSet<EdgeId>,
+    /// The variables each edge reads, by edge index.
+    reads: Vec<Vec<Symbol>>,
 }
 
 impl Chains {
@@ -144,11 +146,13 @@ impl Chains {
         let at = solve(g, &rd);
         let mut uses: HashMap<EdgeId, Vec<EdgeId>> = HashMap::new();
         let mut blocked = HashSet::new();
+        let mut edge_reads = vec![Vec::new(); g.edge_entries().len()];
         for (f, d) in g.edges() {
+            edge_reads[f.index()] = read_names(g, &d.label);
             let Some(k) = &at[d.from.index()] else {
                 continue;
             };
-            for v in read_names(g, &d.label) {
+            for &v in &edge_reads[f.index()] {
                 let Some(slot) = rd.slot(v) else { continue };
                 match k[slot].items() {
                     None => {
@@ -180,6 +184,7 @@ impl Chains {
             uses,
             blocked,
             observed_at_end,
+            reads: edge_reads,
         }
     }
 
@@ -191,72 +196,90 @@ impl Chains {
 
 /// Whether definition `d` (assigning `v = r`) may replace `v` by `r` at every usage.
 /// Edges the searches of one run may visit in total.
-const SEARCH_BUDGET: usize = 200_000;
+const SEARCH_BUDGET: usize = 1_000_000;
 
-/// The nodes the value stored by `d` (assigning `v`) may reach: a search from its target over
-/// edges that do not assign `v`, also entering check subautomata. `on_edge` sees every edge
-/// leaving a reached node. `None` when the search exceeds `budget` (decremented by the edges
-/// visited).
-fn search_from(
-    g: &Game,
-    d: EdgeId,
-    v: Symbol,
-    budget: &mut usize,
-    mut on_edge: impl FnMut(EdgeId),
-) -> Option<Vec<bool>> {
-    let y = g.edge(d).to;
-    let mut seen = vec![false; g.node_capacity()];
-    let mut stack = vec![y];
-    seen[y.index()] = true;
-    while let Some(n) = stack.pop() {
-        for &f in g.outgoing(n) {
-            *budget = budget.checked_sub(1)?;
-            on_edge(f);
-            let e = g.edge(f);
-            let next = match e.label {
-                Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
-                    if g.expr_root(lhs) == v =>
-                {
-                    continue;
-                }
-                Label::Reach { from, .. } => [Some(e.to), Some(from)],
-                _ => [Some(e.to), None],
-            };
-            for m in next.into_iter().flatten() {
-                if !seen[m.index()] {
-                    seen[m.index()] = true;
-                    stack.push(m);
+/// Forward searches over the automaton, sharing one budget and one visited buffer.
+struct Searcher {
+    /// Edges the searches may still visit.
+    budget: usize,
+    /// Per node: the number of the search that last reached it.
+    stamp: Vec<u32>,
+    search: u32,
+}
+
+impl Searcher {
+    fn new(g: &Game) -> Self {
+        Searcher {
+            budget: SEARCH_BUDGET,
+            stamp: vec![0; g.node_capacity()],
+            search: 0,
+        }
+    }
+
+    /// Marks the nodes the value stored by `d` (assigning `v`) may reach: a search from its
+    /// target over edges that do not assign `v`, also entering check subautomata. `on_edge`
+    /// sees every edge leaving a reached node. `false` when the budget runs out.
+    fn run(&mut self, g: &Game, d: EdgeId, v: Symbol, mut on_edge: impl FnMut(EdgeId)) -> bool {
+        self.search += 1;
+        let y = g.edge(d).to;
+        let mut stack = vec![y];
+        self.stamp[y.index()] = self.search;
+        while let Some(n) = stack.pop() {
+            for &f in g.outgoing(n) {
+                let Some(left) = self.budget.checked_sub(1) else {
+                    return false;
+                };
+                self.budget = left;
+                on_edge(f);
+                let e = g.edge(f);
+                let next = match e.label {
+                    Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+                        if g.expr_root(lhs) == v =>
+                    {
+                        continue;
+                    }
+                    Label::Reach { from, .. } => [Some(e.to), Some(from)],
+                    _ => [Some(e.to), None],
+                };
+                for m in next.into_iter().flatten() {
+                    if self.stamp[m.index()] != self.search {
+                        self.stamp[m.index()] = self.search;
+                        stack.push(m);
+                    }
                 }
             }
         }
+        true
     }
-    Some(seen)
-}
 
-/// Whether the value stored by `d` may reach `d`'s own source.
-fn reaches_own_source(g: &Game, d: EdgeId, v: Symbol, budget: &mut usize) -> Option<bool> {
-    let seen = search_from(g, d, v, budget, |_| {})?;
-    Some(seen[g.edge(d).from.index()])
-}
+    /// Whether node `n` was reached by the last search.
+    fn reached(&self, n: NodeId) -> bool {
+        self.stamp[n.index()] == self.search
+    }
 
-/// The usages of `d` found by a search (for variables whose chains are incomplete), and
-/// whether its value may reach `end`.
-fn searched_usages(
-    g: &Game,
-    d: EdgeId,
-    v: Symbol,
-    budget: &mut usize,
-) -> Option<(Vec<EdgeId>, bool)> {
-    let mut usages = Vec::new();
-    let seen = search_from(g, d, v, budget, |f| {
-        let mut reads_v = false;
-        reads(g, &g.edge(f).label, &mut |s| reads_v |= s == v);
-        if reads_v {
-            usages.push(f);
-        }
-    })?;
-    let at_end = g.end().is_some_and(|e| seen[e.index()]);
-    Some((usages, at_end))
+    /// Whether the value stored by `d` may reach `d`'s own source (`None`: budget exhausted).
+    fn reaches_own_source(&mut self, g: &Game, d: EdgeId, v: Symbol) -> Option<bool> {
+        self.run(g, d, v, |_| {})
+            .then(|| self.reached(g.edge(d).from))
+    }
+
+    /// The usages of `d` found by a search (for variables whose chains are incomplete), and
+    /// whether its value may reach `end`.
+    fn usages(
+        &mut self,
+        g: &Game,
+        ch: &Chains,
+        d: EdgeId,
+        v: Symbol,
+    ) -> Option<(Vec<EdgeId>, bool)> {
+        let mut usages = Vec::new();
+        let complete = self.run(g, d, v, |f| {
+            if ch.reads[f.index()].contains(&v) {
+                usages.push(f);
+            }
+        });
+        complete.then(|| (usages, g.end().is_some_and(|e| self.reached(e))))
+    }
 }
 
 fn inlinable(
@@ -265,7 +288,7 @@ fn inlinable(
     d: EdgeId,
     (v, r): (Symbol, ExprId),
     usages: &[EdgeId],
-    budget: &mut usize,
+    search: &mut Searcher,
 ) -> bool {
     let mut r_reads = Vec::new();
     crate::util::names_of(g, r, &mut |s| {
@@ -283,7 +306,7 @@ fn inlinable(
             let reaches = match defs.items() {
                 Some(ds) => ds.contains(&Def::edge(d)),
                 // Too many definitions to list: search.
-                None => reaches_own_source(g, d, v, budget).unwrap_or(true),
+                None => search.reaches_own_source(g, d, v).unwrap_or(true),
             };
             if reaches {
                 return false;
@@ -307,7 +330,7 @@ fn inlinable(
 }
 
 fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
-    let mut budget = SEARCH_BUDGET;
+    let mut search = Searcher::new(g);
     let wk = *g.well_known();
     let mut touched: HashSet<EdgeId> = HashSet::new();
     let mut out = Plan::default();
@@ -328,7 +351,7 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
         }
         let mut usages = if ch.blocked.contains(&v) {
             // Some usage of `v` is reached by too many definitions to list: search.
-            match searched_usages(g, d, v, &mut budget) {
+            match search.usages(g, ch, d, v) {
                 Some((_, true)) if v == wk.goals => continue,
                 Some((usages, _)) => usages,
                 None => continue,
@@ -348,7 +371,7 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
         };
         if !matches!(g.expr(g.strip_casts(lhs)), ExprData::Ref(_))
             || usages.iter().any(|f| touched.contains(f))
-            || !inlinable(g, ch, d, (v, rhs), &usages, &mut budget)
+            || !inlinable(g, ch, d, (v, rhs), &usages, &mut search)
         {
             continue;
         }
@@ -358,7 +381,7 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
         out.defs.push((d, Some((v, r))));
         out.usages.insert(d, usages);
     }
-    if budget == 0 {
+    if search.budget == 0 {
         cx.warnings.push(format!(
             "inline_assignment: kept definitions whose usages were not searched within \
              {SEARCH_BUDGET} edges"

@@ -9,6 +9,7 @@
 //! perft counts and the same move lists along seeded playouts before and after.
 
 mod analysis;
+mod dataflow;
 pub mod manager;
 mod passes;
 #[cfg(test)]

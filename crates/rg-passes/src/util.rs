@@ -1,6 +1,6 @@
 //! Shared vocabulary of the passes (passes.md §1.2).
 
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
 
 /// `is_equal_reference`: the same name, or accesses with the same map and index references;
 /// casts ignored at every level.
@@ -104,6 +104,28 @@ pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
 }
 
+/// Whether a label type checks (rg.md §7.4) in `env`; used by passes that build new labels to
+/// keep every rewrite well typed.
+pub(crate) fn label_well_typed(env: &rg_core::typeck::TypeEnv<'_>, label: &Label) -> bool {
+    use rg_core::typeck::Ty;
+    let ok = |l: Ty, r: Ty| env.assignable(l, r, false).unwrap_or(false);
+    match *label {
+        Label::Assign { lhs, rhs } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r),
+            _ => false,
+        },
+        Label::AssignAny { lhs, ty } => match env.infer(lhs) {
+            Ok(l) => env.assignable(l, Ty::Id(ty), true).unwrap_or(false),
+            Err(_) => false,
+        },
+        Label::Compare { lhs, rhs, .. } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r) || ok(r, l),
+            _ => false,
+        },
+        Label::Reach { .. } | Label::Skip | Label::Tag(_) | Label::TagVar(_) => true,
+    }
+}
+
 /// The negation of a conditional label (`==` ↔ `!=`, `?` ↔ `!`); `None` for other labels.
 pub(crate) fn negate(label: &Label) -> Option<Label> {
     match *label {
@@ -190,6 +212,112 @@ pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
         if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
 }
 
+/// The order of expressions of passes.md §1.4: access < cast < reference, then by fields;
+/// names byte-wise.
+pub(crate) fn cmp_expr(g: &Game, a: ExprId, b: ExprId) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if a == b {
+        return Ordering::Equal;
+    }
+    let rank = |e: &ExprData| match e {
+        ExprData::Access(..) => 0,
+        ExprData::Cast(..) => 1,
+        ExprData::Ref(_) => 2,
+    };
+    let (x, y) = (g.expr(a), g.expr(b));
+    rank(&x).cmp(&rank(&y)).then_with(|| match (x, y) {
+        (ExprData::Access(m1, i1), ExprData::Access(m2, i2)) => {
+            cmp_expr(g, m1, m2).then_with(|| cmp_expr(g, i1, i2))
+        }
+        (ExprData::Cast(t1, e1), ExprData::Cast(t2, e2)) => {
+            cmp_type(g, t1, t2).then_with(|| cmp_expr(g, e1, e2))
+        }
+        (ExprData::Ref(s1), ExprData::Ref(s2)) => g.name(s1).cmp(g.name(s2)),
+        _ => Ordering::Equal,
+    })
+}
+
+/// The order of types of passes.md §1.4: arrow < set < type name.
+pub(crate) fn cmp_type(g: &Game, a: TypeId, b: TypeId) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if a == b {
+        return Ordering::Equal;
+    }
+    let rank = |t: &TypeData| match t {
+        TypeData::Arrow(..) => 0,
+        TypeData::Set(_) => 1,
+        TypeData::Name(_) => 2,
+    };
+    let (x, y) = (g.ty(a), g.ty(b));
+    rank(x).cmp(&rank(y)).then_with(|| match (x, y) {
+        (TypeData::Arrow(l1, r1), TypeData::Arrow(l2, r2)) => {
+            cmp_type(g, *l1, *l2).then_with(|| cmp_type(g, *r1, *r2))
+        }
+        (TypeData::Set(m1), TypeData::Set(m2)) => m1
+            .iter()
+            .map(|s| g.name(*s))
+            .cmp(m2.iter().map(|s| g.name(*s))),
+        (TypeData::Name(n1), TypeData::Name(n2)) => g.name(*n1).cmp(g.name(*n2)),
+        _ => Ordering::Equal,
+    })
+}
+
+/// The order of labels of passes.md §1.4: by kind (assignment < any-assignment < comparison <
+/// reachability < skip < tag < tag variable), then by fields.
+pub(crate) fn cmp_label(g: &Game, a: &Label, b: &Label) -> std::cmp::Ordering {
+    let rank = |l: &Label| match l {
+        Label::Assign { .. } => 0,
+        Label::AssignAny { .. } => 1,
+        Label::Compare { .. } => 2,
+        Label::Reach { .. } => 3,
+        Label::Skip => 4,
+        Label::Tag(_) => 5,
+        Label::TagVar(_) => 6,
+    };
+    let node = |n: NodeId| g.node_name(n).as_bytes();
+    rank(a).cmp(&rank(b)).then_with(|| match (*a, *b) {
+        (Label::Assign { lhs: l1, rhs: r1 }, Label::Assign { lhs: l2, rhs: r2 }) => {
+            cmp_expr(g, l1, l2).then_with(|| cmp_expr(g, r1, r2))
+        }
+        (Label::AssignAny { lhs: l1, ty: t1 }, Label::AssignAny { lhs: l2, ty: t2 }) => {
+            cmp_expr(g, l1, l2).then_with(|| cmp_type(g, t1, t2))
+        }
+        (
+            Label::Compare {
+                lhs: l1,
+                rhs: r1,
+                negated: n1,
+            },
+            Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            },
+        ) => cmp_expr(g, l1, l2)
+            .then_with(|| cmp_expr(g, r1, r2))
+            .then(n1.cmp(&n2)),
+        (
+            Label::Reach {
+                from: f1,
+                to: t1,
+                negated: n1,
+            },
+            Label::Reach {
+                from: f2,
+                to: t2,
+                negated: n2,
+            },
+        ) => node(f1)
+            .cmp(node(f2))
+            .then_with(|| node(t1).cmp(node(t2)))
+            .then(n1.cmp(&n2)),
+        (Label::Tag(x), Label::Tag(y)) | (Label::TagVar(x), Label::TagVar(y)) => {
+            g.name(x).cmp(g.name(y))
+        }
+        _ => std::cmp::Ordering::Equal,
+    })
+}
+
 /// Fresh node names (passes.md §1.2): decimal numbers above the largest node name that parses
 /// as an unsigned integer, skipping names that exist.
 pub(crate) struct FreshNodes {
@@ -220,7 +348,7 @@ impl FreshNodes {
 }
 
 /// The members of the set type `t` resolves to (`None` for an arrow or an unresolvable type).
-pub(crate) fn set_members(g: &Game, t: rg_core::TypeId) -> Option<Vec<Symbol>> {
+pub(crate) fn set_members(g: &Game, t: TypeId) -> Option<Vec<Symbol>> {
     let env = rg_core::typeck::TypeEnv::new(g);
     match env.resolve(t) {
         Ok(rg_core::typeck::Resolved::Set(ms)) => Some(ms.as_slice().to_vec()),

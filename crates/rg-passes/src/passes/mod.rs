@@ -7,23 +7,29 @@ mod calculate_iterators;
 mod calculate_repeats_and_uniques;
 mod calculate_simple_apply;
 mod calculate_tag_indexes;
+mod compact_comparisons;
 mod compact_reachability;
 mod compact_skip_edges;
 mod expand_assignment_any;
 mod expand_tag_variable;
+mod inline_assignment;
 mod inline_reachability;
 mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
 mod mangle_symbols;
+mod merge_accesses;
 mod normalize_constants;
 mod normalize_types;
+mod propagate_constants;
 mod prune_self_loops;
 mod prune_singleton_types;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod reorder_conditions;
 mod skip_artificial_tags;
+mod skip_redundant_comparisons;
 mod skip_redundant_tags;
 mod skip_self_assignments;
 mod skip_self_comparisons;
@@ -35,8 +41,15 @@ use crate::Pass;
 pub(crate) static ALL: &[&dyn Pass] = &[
     &add_builtins::AddBuiltins,
     &compact_skip_edges::CompactSkipEdges,
+    &inline_assignment::InlineAssignment,
     &compact_reachability::CompactReachability,
     &inline_reachability::InlineReachability,
+    &propagate_constants::PropagateConstants,
+    &merge_accesses::MergeAccesses,
+    &reorder_conditions::ReorderConditions,
+    &compact_comparisons::CompactComparisons,
+    // Not in the reference: inequalities whose failing walks die anyway.
+    &skip_redundant_comparisons::SkipRedundantComparisons,
     &join_exclusive_edges::JoinExclusiveEdges,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,

@@ -10,6 +10,7 @@ mod calculate_tag_indexes;
 mod compact_comparisons;
 mod compact_reachability;
 mod compact_skip_edges;
+mod compact_variable_regions;
 mod expand_assignment_any;
 mod expand_tag_variable;
 mod inline_assignment;
@@ -50,6 +51,8 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_comparisons::CompactComparisons,
     // Not in the reference: inequalities whose failing walks die anyway.
     &skip_redundant_comparisons::SkipRedundantComparisons,
+    // Not in the reference: one-variable regions (shift stars) become one any-assignment.
+    &compact_variable_regions::CompactVariableRegions,
     &join_exclusive_edges::JoinExclusiveEdges,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,

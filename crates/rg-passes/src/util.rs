@@ -99,6 +99,32 @@ pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
     seen
 }
 
+/// Whether an edge into `end` can be reached from `begin` over the edges other than `without`
+/// (labels ignored): what the validators require of every game (validators.md §4.4), so a pass
+/// that deletes edges it proved never walkable keeps them when the game would lose its `end`.
+pub(crate) fn end_reachable_without(g: &Game, without: &[EdgeId]) -> bool {
+    let (Some(begin), Some(end)) = (g.begin(), g.end()) else {
+        return false;
+    };
+    let mut seen = vec![false; g.node_capacity()];
+    seen[begin.0 as usize] = true;
+    let mut stack = vec![begin];
+    while let Some(n) = stack.pop() {
+        for &e in g.outgoing(n) {
+            let to = g.edge(e).to;
+            if without.contains(&e) || seen[to.0 as usize] {
+                continue;
+            }
+            if to == end {
+                return true;
+            }
+            seen[to.0 as usize] = true;
+            stack.push(to);
+        }
+    }
+    false
+}
+
 /// Live edges in edge-list order.
 pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()

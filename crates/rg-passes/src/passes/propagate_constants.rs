@@ -6,7 +6,7 @@
 //!   the name of a constant for a map value a constant holds); lookups in constant maps are
 //!   evaluated; index parts of a left side are folded, the assigned cell stays a cell;
 //! - a comparison known to hold becomes a skip; one known to fail is removed (it can never be
-//!   walked — an extension §3.6 allows);
+//!   walked — an extension §3.6 allows), unless that leaves no path from `begin` to `end`;
 //! - an assignment that stores the value already held becomes a skip (a cell store only when no
 //!   map literal of the game has an entry equal to its default: storing the default removes such
 //!   an entry, which changes the map as the interpreter compares maps, rg.md §12.1);
@@ -27,7 +27,7 @@ use crate::analysis::checks::CheckValues;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, Values};
 use crate::dataflow::solve;
-use crate::util::{edge_ids, label_well_typed};
+use crate::util::{edge_ids, end_reachable_without, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
 use rg_core::{
@@ -286,6 +286,10 @@ impl Pass for PropagateConstants {
             let env = TypeEnv::new(g);
             new_labels.retain(|(_, l)| label_well_typed(&env, l));
         }
+        // A game whose every way to `end` fails (improper, but valid) keeps its failing edges.
+        if !removed.is_empty() && !end_reachable_without(g, &removed) {
+            removed.clear();
+        }
         let changed = !new_labels.is_empty() || !removed.is_empty();
         for (e, l) in new_labels {
             g.set_label(e, l);
@@ -335,6 +339,25 @@ mod tests {
             out,
             "begin, a: v = T(q);\na, b: ;\nz, end: player = keeper;\nb, c: ;\nc, d: w = T(*);\nd, e: v = T(p);\ne, end: player = keeper;"
         );
+    }
+
+    #[test]
+    fn a_failing_comparison_on_every_way_to_end_stays() {
+        let game = "type B = {0, 1};\n\
+             var flag: B = 0;\n\
+             begin, s: player = x;\n\
+             s, t: flag == 1;\n\
+             t, u: $ go;\n\
+             u, end: player = keeper;";
+        let mut g = test_game(game);
+        let changed = PropagateConstants
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        assert!(!changed);
+        assert!(rg_core::print(&g).contains("s, t: flag == 1;"));
+        // With another way to `end`, the failing edge goes.
+        let out = run(&format!("{game}\nbegin, end: player = keeper;"));
+        assert!(!out.contains("s, t:"), "{out}");
     }
 
     #[test]

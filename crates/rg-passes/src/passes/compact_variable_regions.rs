@@ -33,7 +33,7 @@ use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, T
 use std::collections::{HashMap, HashSet};
 
 /// Steps (region searches and simulations) per run.
-pub(crate) const BUDGET: usize = 500_000;
+pub(crate) const BUDGET: usize = 100_000;
 
 /// Regions that only move one variable through constant maps become one any-assignment.
 #[derive(Debug)]
@@ -54,6 +54,8 @@ struct Finder<'a> {
     g: &'a Game,
     values: &'a Values,
     protected: Vec<bool>,
+    /// [`Finder::local`] of every edge's label, by edge index.
+    locals: Vec<Local>,
     steps: usize,
 }
 
@@ -106,7 +108,14 @@ impl Finder<'_> {
         }
     }
 
-    /// The region entered at `a`, if there is one.
+    /// How the label of edge `e` relates to regions.
+    fn edge_local(&self, e: EdgeId) -> Local {
+        self.locals[e.index()]
+    }
+
+    /// The region entered at `a`, if there is one. The search gives up as soon as the region
+    /// has a second exit or an inner node is entered by an edge that is not local (its source
+    /// then has another edge out, so it is outside the region).
     fn region(&mut self, a: NodeId) -> Option<Region> {
         let g = self.g;
         let mut var = None;
@@ -120,16 +129,24 @@ impl Finder<'_> {
             let out = g.outgoing(n);
             let stops = out.is_empty()
                 || (n != a && self.protected[n.index()])
-                || out
-                    .iter()
-                    .any(|&e| self.local(&g.edge(e).label) == Local::No);
+                || out.iter().any(|&e| self.edge_local(e) == Local::No);
             if stops {
+                if exits.len() == 1 {
+                    return None;
+                }
                 exits.push(n);
                 continue;
             }
+            if n != a
+                && g.incoming(n)
+                    .iter()
+                    .any(|&e| self.edge_local(e) == Local::No)
+            {
+                return None;
+            }
             for &e in out {
                 self.steps += 1;
-                if let Local::Var(v) = self.local(&g.edge(e).label) {
+                if let Local::Var(v) = self.edge_local(e) {
                     if var.is_some_and(|x| x != v) {
                         return None;
                     }
@@ -343,8 +360,15 @@ impl Pass for CompactVariableRegions {
             g,
             values: &values,
             protected,
+            locals: Vec::new(),
             steps: 0,
         };
+        let capacity = g.edges().map(|(e, _)| e.index() + 1).max().unwrap_or(0);
+        let mut locals = vec![Local::No; capacity];
+        for (e, d) in g.edges() {
+            locals[e.index()] = finder.local(&d.label);
+        }
+        finder.locals = locals;
         let mut plans: Vec<(Region, Summary)> = Vec::new();
         let mut used: HashSet<NodeId> = HashSet::new();
         let mut domains: HashMap<Symbol, Option<Vec<Symbol>>> = HashMap::new();
@@ -362,7 +386,7 @@ impl Pass for CompactVariableRegions {
                 || !g
                     .incoming(a)
                     .iter()
-                    .any(|&e| finder.local(&g.edge(e).label) == Local::No)
+                    .any(|&e| finder.edge_local(e) == Local::No)
             {
                 continue;
             }

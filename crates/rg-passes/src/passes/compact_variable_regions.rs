@@ -13,7 +13,9 @@
 //! *special* ones that the region either lets through unchanged or stops (typically `null`),
 //! the region's edges are replaced by `A → B: v == z` for each special value let through and the
 //! chain `A → …: v != z` (each special value) `… → B: v = T(*)`, `T` a declared type whose
-//! members are `Q` (`v = T(q)` when `Q = {q}`) — provided that uses fewer edges and nodes.
+//! members are `Q`, or a new one (`RegionN`) when none is declared (`v = T(q)` when
+//! `Q = {q}`) — provided that uses fewer edges and nodes. Entries are nodes entered by an edge
+//! that is not local, and the starts of checks.
 //!
 //! Why the game tree is kept: the region changes nothing but `v` and has no tag, so a walk
 //! through it from `A` is only its arrival at `B` with some value of `v`; the interpreter
@@ -281,15 +283,34 @@ fn summarise(domain: &[Symbol], outcomes: &[Vec<Symbol>]) -> Option<Summary> {
     })
 }
 
-/// A declared type whose members are exactly `q`.
-fn type_with(g: &Game, env: &TypeEnv<'_>, q: &[Symbol]) -> Option<Symbol> {
-    g.typedefs.iter().find_map(|t| {
-        let ms = env.values(t.ty).ok()??;
-        let mut ms = ms.as_slice().to_vec();
-        ms.sort_unstable();
-        ms.dedup();
-        (ms == q).then_some(t.name)
-    })
+/// A declared type whose members are exactly `q`, else a new one (`Region1`, `Region2`, … —
+/// the first names not used anywhere in the game), declared last.
+fn type_with(g: &mut Game, q: &[Symbol]) -> Symbol {
+    let found = {
+        let env = TypeEnv::new(g);
+        g.typedefs.iter().find_map(|t| {
+            let ms = env.values(t.ty).ok()??;
+            let mut ms = ms.as_slice().to_vec();
+            ms.sort_unstable();
+            ms.dedup();
+            (ms == q).then_some(t.name)
+        })
+    };
+    if let Some(t) = found {
+        return t;
+    }
+    let name = (1..)
+        .map(|i| format!("Region{i}"))
+        .find(|n| g.find_sym(n).is_none())
+        .expect("an unused name");
+    let name = g.sym(&name);
+    let ty = g.type_set(q.iter().copied());
+    g.typedefs.push(rg_core::Typedef {
+        name,
+        ty,
+        spans: rg_core::Spans::default(),
+    });
+    name
 }
 
 /// The labels and inner nodes of the summary: (labels of parallel edges `A → B`, chain labels).
@@ -324,10 +345,7 @@ fn encode(g: &mut Game, r: &Region, s: &Summary, v_ty: TypeId) -> Option<(Vec<La
                 rhs: cast(g, q),
             }
         } else {
-            let t = {
-                let env = TypeEnv::new(g);
-                type_with(g, &env, &s.q)?
-            };
+            let t = type_with(g, &s.q);
             Label::AssignAny {
                 lhs: v,
                 ty: g.type_name(t),
@@ -372,6 +390,13 @@ impl Pass for CompactVariableRegions {
         let mut plans: Vec<(Region, Summary)> = Vec::new();
         let mut used: HashSet<NodeId> = HashSet::new();
         let mut domains: HashMap<Symbol, Option<Vec<Symbol>>> = HashMap::new();
+        let check_starts: HashSet<NodeId> = g
+            .edges()
+            .filter_map(|(_, d)| match d.label {
+                Label::Reach { from, .. } => Some(from),
+                _ => None,
+            })
+            .collect();
         let env = TypeEnv::new(g);
         for a in g.nodes().ids() {
             if finder.steps > BUDGET {
@@ -380,13 +405,14 @@ impl Pass for CompactVariableRegions {
                 ));
                 break;
             }
-            // Entries: nodes with an edge in that is not local (inner nodes have only local ones).
+            // Entries: nodes with an edge in that is not local (inner nodes have only local
+            // ones), and the starts of checks (a subautomaton may start with a region).
             if used.contains(&a)
                 || g.outgoing(a).is_empty()
-                || !g
-                    .incoming(a)
-                    .iter()
-                    .any(|&e| finder.edge_local(e) == Local::No)
+                || !(check_starts.contains(&a)
+                    || g.incoming(a)
+                        .iter()
+                        .any(|&e| finder.edge_local(e) == Local::No))
             {
                 continue;
             }
@@ -433,18 +459,22 @@ impl Pass for CompactVariableRegions {
             let Some(v_ty) = g.variable(r.v).map(|v| v.ty) else {
                 continue;
             };
+            let typedefs = g.typedefs.len();
             let Some((parallel, chain)) = encode(g, &r, &s, v_ty) else {
                 continue;
             };
-            let env = TypeEnv::new(g);
-            if !parallel
-                .iter()
-                .chain(&chain)
-                .all(|l| label_well_typed(&env, l))
-            {
+            let typed = {
+                let env = TypeEnv::new(g);
+                parallel
+                    .iter()
+                    .chain(&chain)
+                    .all(|l| label_well_typed(&env, l))
+            };
+            if !typed {
+                // A type declared for the summary goes with it.
+                g.typedefs.truncate(typedefs);
                 continue;
             }
-            drop(env);
             for &e in &r.edges {
                 g.remove_edge(e);
             }
@@ -515,6 +545,34 @@ mod tests {
                  1, b: coord = Coord(*);"
             )
         );
+    }
+
+    #[test]
+    fn a_check_starting_with_a_region_gets_a_new_type_for_its_values() {
+        // In the check: down to the bottom, then up*, then neither `c3` nor off the board:
+        // `c1` or `c2`, for which no type is declared; `Region1` is.
+        let mut g = test_game(&format!(
+            "{LINE}begin, a: player = x;\n\
+             a, b: ? s -> t;\n\
+             b, end: player = keeper;\n\
+             s, s: coord = down[coord];\n\
+             s, s1: down[coord] == null;\n\
+             s1, s1: coord = up[coord];\n\
+             s1, s2: coord != c3;\n\
+             s2, s3: coord != null;\n\
+             s3, t: $$ coord;"
+        ));
+        let before = g.clone();
+        assert!(
+            CompactVariableRegions
+                .run(&mut g, &mut PassContext::default())
+                .expect("runs")
+        );
+        let text = rg_core::print(&g);
+        assert!(text.contains("type Region1 = { c1, c2 };"), "{text}");
+        assert!(!text.contains("s, s1:"), "{text}");
+        rg_interp::equiv::check_equivalent(&before, &g, &Default::default())
+            .expect("the same game");
     }
 
     #[test]

@@ -35,7 +35,7 @@ use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, T
 use std::collections::{HashMap, HashSet};
 
 /// Steps (region searches and simulations) per run.
-pub(crate) const BUDGET: usize = 100_000;
+pub(crate) const BUDGET: usize = 25_000;
 
 /// Regions that only move one variable through constant maps become one any-assignment.
 #[derive(Debug)]

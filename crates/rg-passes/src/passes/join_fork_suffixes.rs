@@ -159,6 +159,17 @@ mod tests {
     use super::*;
     use crate::testing::test_game;
 
+    /// `f` and `h` leave with the same two edges to `s`.
+    const TWINS: &str = "type T = {p, q};\n\
+        var v: T = p;\n\
+        begin, a: player = x;\n\
+        a, f: $ one;\n\
+        a, h: $ two;\n\
+        f, s: v == p;\n\
+        f, s: v != p;\n\
+        h, s: v == p;\n\
+        h, s: v != p;\n";
+
     fn merged(text: &str) -> (bool, String) {
         let mut g = test_game(text);
         let before = g.clone();
@@ -172,18 +183,7 @@ mod tests {
 
     #[test]
     fn twins_with_the_same_edges_out_merge() {
-        let (changed, text) = merged(
-            "type T = {p, q};\n\
-             var v: T = p;\n\
-             begin, a: player = x;\n\
-             a, f: $ one;\n\
-             a, h: $ two;\n\
-             f, s: v == p;\n\
-             f, s: v != p;\n\
-             h, s: v == p;\n\
-             h, s: v != p;\n\
-             s, end: player = keeper;",
-        );
+        let (changed, text) = merged(&format!("{TWINS}s, end: player = keeper;"));
         assert!(changed);
         assert!(
             text.contains("a, f: $ two;") && !text.contains("h, s:"),
@@ -193,19 +193,9 @@ mod tests {
 
     #[test]
     fn a_twin_that_a_check_names_or_that_loops_stays() {
-        let (changed, _) = merged(
-            "type T = {p, q};\n\
-             var v: T = p;\n\
-             begin, a: player = x;\n\
-             a, f: $ one;\n\
-             a, h: $ two;\n\
-             f, s: v == p;\n\
-             f, s: v != p;\n\
-             h, s: v == p;\n\
-             h, s: v != p;\n\
-             s, end: ? h -> s;\n\
-             s, end: player = keeper;",
-        );
+        let (changed, _) = merged(&format!(
+            "{TWINS}s, end: ? h -> s;\ns, end: player = keeper;"
+        ));
         assert!(!changed);
         let (changed, _) = merged(
             "type T = {p, q};\n\

@@ -60,15 +60,26 @@ pub enum Deny {
     Warnings,
 }
 
-/// Reads, translates, completes and checks the game named by `args`.
+/// Reads, translates, completes, checks and optimises (at `args.opt`) the game named by `args`.
 pub fn load(session: &mut Session, args: &GameArgs) -> Result<Game, Failure> {
+    let (mut game, _) = load_unoptimised(session, args)?;
+    optimise(session, &mut game, args.opt)?;
+    Ok(game)
+}
+
+/// Reads, translates, completes and checks the game named by `args` (`args.opt` is not
+/// applied); also returns the trace record of the setup pass (`add_builtins`).
+pub fn load_unoptimised(
+    session: &mut Session,
+    args: &GameArgs,
+) -> Result<(Game, rg_passes::TraceRecord), Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
     session.lints = crate::report::LintConfig {
         deny_warnings: args.deny == Some(Deny::Warnings),
         allow: args.allow.clone(),
     };
     let (name, text) = read_input(&args.input)?;
-    load_text(session, lang, name, text, args.opt)
+    translate_text_traced(session, lang, name, text)
 }
 
 /// Translates, completes, checks and optimises a source text named `name`.
@@ -89,8 +100,8 @@ pub fn load_text(
 pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result<(), Failure> {
     let _ = session;
     let pipeline = opt.pipeline();
-    if pipeline.is_empty() {
-        return Ok(());
+    if pipeline.is_setup_only() {
+        return Ok(()); // the loader has set the game up
     }
     rg_passes::run(
         game,
@@ -103,13 +114,13 @@ pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result
 }
 
 impl OptLevel {
-    /// The passes of this level: `-O0` none, `-O1` the local expression, skip and prune passes,
-    /// `-O2` every pass that keeps the game tree plus the pragma calculations.
+    /// The passes of this level: `-O0` the pipeline `none`, `-O1` the local expression, skip
+    /// and prune passes, `-O2` the pipelines `safe` and `pragmas`.
     pub fn pipeline(self) -> rg_passes::Pipeline {
         let named = |n: &str| rg_passes::Pipeline::named(n).expect("a known pipeline");
         match self {
             OptLevel::O0 => named("none"),
-            OptLevel::O1 => named("local"),
+            OptLevel::O1 => rg_passes::Pipeline::local(),
             OptLevel::O2 => named("safe").union(&named("pragmas")),
         }
     }
@@ -119,7 +130,7 @@ impl OptLevel {
 pub fn pass_failure(e: rg_passes::PipelineError) -> Failure {
     let help = match &e {
         rg_passes::PipelineError::Invalid { .. } => Some(
-            "this is a bug in rgt's optimiser; `-O0` avoids it, and `rgt opt --trace` shows the game before and after the pass"
+            "this is a bug in rgt's optimiser; `-O0` avoids it, and `rgt opt` shows the game before and after the pass"
                 .to_string(),
         ),
         _ => None,
@@ -150,6 +161,16 @@ pub fn translate_text(
     name: String,
     text: String,
 ) -> Result<Game, Failure> {
+    translate_text_traced(session, lang, name, text).map(|(game, _)| game)
+}
+
+/// [`translate_text`], also returning the trace record of the setup pass.
+pub fn translate_text_traced(
+    session: &mut Session,
+    lang: Lang,
+    name: String,
+    text: String,
+) -> Result<(Game, rg_passes::TraceRecord), Failure> {
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let lowered = lang.lower(file, text, &LowerOptions::default())?;
@@ -157,8 +178,8 @@ pub fn translate_text(
     let mut game = lowered.game;
     // Lints about a translated game point at generated RG the user did not write: only RG
     // input shows them (errors are always reported, and `--deny warnings` still applies).
-    check(session, &mut game, file, lang == Lang::Rg)?;
-    Ok(game)
+    let setup = check(session, &mut game, file, lang == Lang::Rg)?;
+    Ok((game, setup))
 }
 
 /// `--emit hrg`: the HRG program generated from a source text named `name` (LineGames only);
@@ -186,17 +207,20 @@ fn emit_front_end_warnings(session: &Session, warnings: Vec<miette::Report>, fil
     }
 }
 
-/// The builtins step (rg.md §6) and the validators (validators.md §4 and the lints): errors
-/// stop the pipeline, warnings are printed (or are errors with `--deny warnings`).
+/// The setup pass `add_builtins` (rg.md §6, passes.md §3.1) and the validators (validators.md
+/// §4 and the lints): errors stop the pipeline, warnings are printed (or are errors with
+/// `--deny warnings`). Returns the trace record of the setup pass; the game is then marked set
+/// up, so the pass manager does not add the built-ins again.
 pub fn check(
     session: &Session,
     game: &mut Game,
     file: FileId,
     show_warnings: bool,
-) -> Result<(), Failure> {
-    if let Err(v) = rg_core::builtins::add_builtins(game) {
-        return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))]));
-    }
+) -> Result<rg_passes::TraceRecord, Failure> {
+    let setup = match rg_passes::setup(game) {
+        Ok(record) => record,
+        Err(v) => return Err(Failure::Input(vec![Diag::violation(*v, game, Some(file))])),
+    };
     let lints = &session.lints;
     // Lint warnings of a translated game are not shown (and the lints include an expensive
     // one), so only the reference validators run unless warnings are shown or denied.
@@ -232,7 +256,7 @@ pub fn check(
         session.emit(&diags);
     }
     game.phase = rg_core::Phase::Ground;
-    Ok(())
+    Ok(setup)
 }
 
 /// A `miette::Report` as a diagnostic we can box with a file.

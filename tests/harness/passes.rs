@@ -1,11 +1,16 @@
 //! Optimisation suites (issue: passes): every pass on a fixture of its own, snapshotted as a
-//! before→after diff and proven by the interpreter's oracle; `-O1` and `-O2` keep the game tree
-//! of every RG fixture.
+//! before→after diff and proven by the interpreter's oracle (under the tag relabelling for the
+//! passes that rename or drop tags); the pragmas a pass adds never change perft; `-O1`, `-O2`
+//! and everything that keeps the game tree, together, keep the game tree of every RG fixture.
 
-use rg_interp::equiv::{EquivOptions, check_equivalent, check_relabelled};
-use rg_passes::{Options, Pipeline, Safety};
+use rg_interp::equiv::{
+    EquivOptions, check_equivalent, check_programs, check_relabelled, check_relabelled_hinted,
+};
+use rg_interp::{CompileOptions, Program};
+use rg_passes::{Options, PassPhase, Pipeline, Safety};
 use rgt::lang::Lang;
 use rgt_tests::{fixture_files, load, name};
+use std::collections::HashMap;
 use std::path::Path;
 
 fn game(path: &Path) -> rg_core::Game {
@@ -26,6 +31,69 @@ const ORACLE: EquivOptions = EquivOptions {
     seed: 7,
 };
 
+/// The renaming of tags between two games whose edge lists correspond position by position
+/// (what a relabelling pass produces): `$ a` → `$ b` maps `a` to `b`, `$ a` → skip drops `a`.
+/// `None` when the lists do not correspond or a tag would map two ways.
+fn tag_relabelling(
+    before: &rg_core::Game,
+    after: &rg_core::Game,
+) -> Option<HashMap<String, Option<String>>> {
+    if before.edge_count() != after.edge_count() {
+        return None;
+    }
+    let mut map: HashMap<String, Option<String>> = HashMap::new();
+    for ((_, x), (_, y)) in before.edges().zip(after.edges()) {
+        let image = match (x.label, y.label) {
+            (rg_core::Label::Tag(a), rg_core::Label::Tag(b)) => {
+                Some((a, Some(after.name(b).to_owned())))
+            }
+            (rg_core::Label::Tag(a), rg_core::Label::Skip) => Some((a, None)),
+            _ => None,
+        };
+        if let Some((a, b)) = image
+            && map
+                .insert(before.name(a).to_owned(), b.clone())
+                .is_some_and(|old| old != b)
+        {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// The oracle for a pass of this safety: the same moves, or the same tree up to a one-to-one
+/// relabelling of the moves at every state, its playouts steered by the renaming read off the
+/// edges where the edge lists correspond.
+fn prove(before: &rg_core::Game, after: &rg_core::Game, safety: Safety) -> Result<(), String> {
+    if safety != Safety::Relabels {
+        return check_equivalent(before, after, &ORACLE).map_err(|d| d.to_string());
+    }
+    let map = tag_relabelling(before, after).unwrap_or_default();
+    let relabel = |tags: &[String]| -> Vec<String> {
+        tags.iter()
+            .filter_map(|t| match map.get(t) {
+                Some(image) => image.clone(),
+                None => Some(t.clone()), // values of `$$ v`, which relabelling passes keep
+            })
+            .collect()
+    };
+    check_relabelled_hinted(before, after, &ORACLE, &relabel).map_err(|d| d.to_string())
+}
+
+/// Perft with the pragmas trusted equals perft with them ignored (a pragma pass may only add
+/// true pragmas; the interpreter trusts `@disjoint`, `@unique` and `@repeat`).
+fn pragmas_are_true(g: &rg_core::Game) -> Result<(), String> {
+    let with = Program::new(g, CompileOptions::default()).map_err(|e| e.to_string())?;
+    let without = Program::new(
+        g,
+        CompileOptions {
+            ignore_pragmas: true,
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    check_programs(&with, &without, &ORACLE).map_err(|d| format!("a pragma is false: {d}"))
+}
+
 #[test]
 fn every_pass_has_a_fixture_that_it_changes_without_changing_the_game() {
     let files = fixture_files("passes", "rg");
@@ -40,7 +108,15 @@ fn every_pass_has_a_fixture_that_it_changes_without_changing_the_game() {
         let pass = rg_passes::find(pass_name)
             .unwrap_or_else(|| panic!("{}: no pass named {pass_name}", path.display()));
         let before = game(path);
-        let mut after = before.clone();
+        // A setup pass runs on the game as written; the oracle compares it with the game as
+        // the CLI loads it.
+        let input = if pass.phase() == PassPhase::Setup {
+            let text = std::fs::read_to_string(path).expect("fixture");
+            rg_core::parse(rg_core::FileId(0), &text).expect("the fixture parses")
+        } else {
+            before.clone()
+        };
+        let mut after = input.clone();
         let mut pipeline = Pipeline::default();
         pipeline.add(pass.name());
         let r = rg_passes::run(&mut after, &pipeline, &opts(), &mut |_, _| Ok(()))
@@ -50,14 +126,19 @@ fn every_pass_has_a_fixture_that_it_changes_without_changing_the_game() {
             "{}: {pass_name} changed nothing",
             path.display()
         );
-        // A pass that relabels moves is checked for the same tree up to a one-to-one relabelling.
-        let check = match pass.safety() {
-            Safety::Relabels => check_relabelled,
-            _ => check_equivalent,
-        };
-        check(&before, &after, &ORACLE)
+        prove(&before, &after, pass.safety())
             .unwrap_or_else(|d| panic!("{}: {pass_name} changed the game: {d}", path.display()));
-        let (a, b) = (rg_core::print(&before), rg_core::print(&after));
+        pragmas_are_true(&after).unwrap_or_else(|d| panic!("{}: {d}", path.display()));
+        // A second run finds nothing left to do (loop passes are at their fixed point; final
+        // passes do not add what is there).
+        let again = rg_passes::run(&mut after.clone(), &pipeline, &opts(), &mut |_, _| Ok(()))
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!(
+            again.records.iter().all(|x| !x.changed) || pass.name() == "mangle_symbols",
+            "{}: {pass_name} is not idempotent",
+            path.display()
+        );
+        let (a, b) = (rg_core::print(&input), rg_core::print(&after));
         let diff = similar::TextDiff::from_lines(&a, &b)
             .unified_diff()
             .context_radius(2)
@@ -71,12 +152,40 @@ fn every_pass_has_a_fixture_that_it_changes_without_changing_the_game() {
     }
 }
 
+/// Every pass that keeps the game tree and its labels: the pipelines of `-O2` and `compiler`,
+/// the normalizations and expansions, without unsafe or relabelling passes.
+fn everything_safe() -> Pipeline {
+    let mut p = Pipeline::default();
+    for pass in rg_passes::registry() {
+        if pass.safety() == Safety::Safe {
+            p.add(pass.name());
+        }
+    }
+    p
+}
+
 #[test]
 fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
     let mut files = fixture_files("rg/valid", "rg");
     files.extend(fixture_files("interp/perft", "rg"));
     files.extend(fixture_files("passes", "rg"));
     let mut checked = 0;
+    // `-O2` may relabel moves; without its relabelling passes the labels must stay.
+    let mut labels_kept = rgt::pipeline::OptLevel::O2.pipeline();
+    for p in rg_passes::registry() {
+        if p.safety() == Safety::Relabels {
+            labels_kept.remove(p.name());
+        }
+    }
+    let levels = [
+        ("-O1", Pipeline::local()),
+        (
+            "-O2",
+            rgt::pipeline::OptLevel::O2.pipeline(), // safe + pragmas
+        ),
+        ("-O2 without relabelling", labels_kept),
+        ("every safe pass", everything_safe()),
+    ];
     for path in files {
         let before = game(&path);
         // Passes promise the same tree for proper games only (an ambiguous move may count
@@ -86,21 +195,9 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
             continue;
         }
         checked += 1;
-        // `safe` may relabel moves; without its relabelling passes the labels must stay.
-        let mut labels_kept = Pipeline::named("safe").expect("pipeline");
-        for p in rg_passes::registry() {
-            if p.safety() == Safety::Relabels {
-                labels_kept.remove(p.name());
-            }
-        }
-        let levels = [
-            ("local", Pipeline::named("local").expect("pipeline")),
-            ("safe without relabelling", labels_kept),
-            ("safe", Pipeline::named("safe").expect("pipeline")),
-        ];
-        for (level, p) in levels {
+        for (level, p) in &levels {
             let mut after = before.clone();
-            rg_passes::run(&mut after, &p, &opts(), &mut |_, _| Ok(()))
+            rg_passes::run(&mut after, p, &opts(), &mut |_, _| Ok(()))
                 .unwrap_or_else(|e| panic!("{} at {level}: {e}", path.display()));
             let relabels = p.passes().iter().any(|p| p.safety() == Safety::Relabels);
             let check = if relabels {
@@ -115,13 +212,23 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
                     rg_core::print(&after)
                 )
             });
+            pragmas_are_true(&after)
+                .unwrap_or_else(|d| panic!("{} at {level}: {d}", path.display()));
+            // Mangling the optimised game keeps its tree under the renaming of its tags.
+            let mut mangled = after.clone();
+            let mut m = Pipeline::default();
+            m.add("mangle_symbols");
+            rg_passes::run(&mut mangled, &m, &opts(), &mut |_, _| Ok(()))
+                .unwrap_or_else(|e| panic!("{} mangled: {e}", path.display()));
+            prove(&after, &mangled, Safety::Relabels)
+                .unwrap_or_else(|d| panic!("{} at {level}, mangled: {d}", path.display()));
         }
     }
     assert!(checked >= 20, "only {checked} proper fixtures");
 }
 
 fn is_proper(g: &rg_core::Game) -> bool {
-    let Ok(p) = rg_interp::Program::new(g, rg_interp::CompileOptions::default()) else {
+    let Ok(p) = Program::new(g, CompileOptions::default()) else {
         return false;
     };
     let mut m = rg_interp::Machine::new(&p);
@@ -132,12 +239,101 @@ fn is_proper(g: &rg_core::Game) -> bool {
 #[test]
 fn pipelines_are_deterministic_and_idempotent() {
     let path = rgt_tests::fixtures("passes/compact_skip_edges.rg");
-    let p = Pipeline::named("safe").expect("pipeline");
-    let mut a = game(&path);
-    let mut b = game(&path);
-    rg_passes::run(&mut a, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
-    rg_passes::run(&mut b, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
-    assert_eq!(rg_core::print(&a), rg_core::print(&b));
-    let again = rg_passes::run(&mut b, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
-    assert!(again.records.iter().all(|r| !r.changed));
+    for p in [
+        Pipeline::named("safe").expect("pipeline"),
+        everything_safe(),
+    ] {
+        let mut a = game(&path);
+        let mut b = game(&path);
+        rg_passes::run(&mut a, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
+        rg_passes::run(&mut b, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
+        assert_eq!(rg_core::print(&a), rg_core::print(&b));
+        let again = rg_passes::run(&mut b, &p, &opts(), &mut |_, _| Ok(())).expect("runs");
+        assert!(again.records.iter().all(|r| !r.changed));
+    }
+}
+
+#[test]
+fn named_pipelines_follow_passes_md() {
+    let names = |p: &Pipeline| -> Vec<&str> { p.passes().iter().map(|x| x.name()).collect() };
+    let none = Pipeline::named("none").expect("none");
+    assert_eq!(names(&none), ["add_builtins"]);
+    let safe = Pipeline::named("safe").expect("safe");
+    let reference = Pipeline::named("reference").expect("reference");
+    let pragmas = Pipeline::named("pragmas").expect("pragmas");
+    let compiler = Pipeline::named("compiler").expect("compiler");
+    for p in rg_passes::registry() {
+        let n = p.name();
+        let optimization = rg_passes::option_set(*p) == rg_passes::OptionSet::Optimization;
+        assert_eq!(
+            safe.contains(n),
+            n == "add_builtins" || (optimization && p.safety() != Safety::Unsafe),
+            "{n} in safe"
+        );
+        assert_eq!(
+            reference.contains(n),
+            n == "add_builtins" || optimization,
+            "{n} in reference"
+        );
+        assert_eq!(
+            pragmas.contains(n),
+            n == "add_builtins" || n.starts_with("calculate_"),
+            "{n} in pragmas"
+        );
+        assert_eq!(
+            compiler.contains(n),
+            reference.contains(n)
+                || pragmas.contains(n)
+                || n == "normalize_types"
+                || n == "normalize_constants",
+            "{n} in compiler"
+        );
+    }
+    assert!(
+        Pipeline::named("local").is_none(),
+        "-O1 is not a named pipeline"
+    );
+    assert!(
+        Pipeline::local()
+            .passes()
+            .iter()
+            .all(|p| p.safety() == Safety::Safe)
+    );
+}
+
+#[test]
+fn invalid_input_and_hook_failures_are_reported() {
+    let path = rgt_tests::fixtures("passes/expand_tag_variable.rg");
+    let mut g = game(&path);
+    // Remove the variable `$$` reads: expand_tag_variable then has nothing to expand but the
+    // validators reject the input of the pipeline, which is reported as such.
+    let v = g.find_sym("col").expect("the fixture has `col`");
+    g.variables.retain(|x| x.name != v);
+    g.phase = rg_core::Phase::Parsed;
+    let mut p = Pipeline::named("none").expect("none");
+    p.add("expand_tag_variable");
+    let e = rg_passes::run(&mut g, &p, &opts(), &mut |_, _| Ok(())).expect_err("invalid input");
+    assert!(
+        matches!(e, rg_passes::PipelineError::InvalidInput { .. }),
+        "{e}"
+    );
+    // A hook failure names the pass and carries the game before and after it.
+    let mut g = game(&path);
+    let mut p = Pipeline::default();
+    p.add("expand_tag_variable");
+    let e = rg_passes::run(&mut g, &p, &opts(), &mut |_, pass| {
+        Err(format!("{pass} rejected"))
+    })
+    .expect_err("the hook rejects");
+    let rg_passes::PipelineError::Hook {
+        pass,
+        before,
+        after,
+        ..
+    } = e
+    else {
+        panic!("a hook error");
+    };
+    assert_eq!(pass, "expand_tag_variable");
+    assert!(before.contains("$$ col") && !after.contains("$$ col"));
 }

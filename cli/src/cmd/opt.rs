@@ -2,9 +2,9 @@
 
 use crate::cmd::translate::Emit;
 use crate::io::{output_target, write_output};
-use crate::pipeline::{GameArgs, OptLevel, load, pass_failure};
+use crate::pipeline::{GameArgs, load_unoptimised, pass_failure};
 use crate::report::{Failure, Session};
-use rg_passes::{Options, PassReport, Pipeline, PipelineError, TraceRecord};
+use rg_passes::{Options, PassReport, Pipeline, PipelineError, Schedule, TraceRecord};
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::PathBuf;
@@ -23,12 +23,24 @@ pub enum TraceMode {
     Json,
 }
 
+/// How loop passes are scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScheduleArg {
+    /// After a pass changes the game, start again with the first pass (the reference's order).
+    Restart,
+    /// Run every pass once per sweep; repeat sweeps until one changes nothing.
+    Sweep,
+}
+
 /// Optimise a game and print it; with --trace, show every pass on standard error.
 ///
-/// The game is translated and checked as by `translate -O0`, then the passes of the chosen
-/// pipeline run to a fixed point (the default pipeline is that of `-O2`). The trace has one line
-/// per pass run — sequence number, loop iteration, pass, whether it changed the game, time, and
-/// nodes/edges/variables before→after — and a summary per pass.
+/// The game is translated and checked as by `translate -O0` (this adds the built-in definitions:
+/// the setup pass `add_builtins`), then the passes of the chosen pipeline run to a fixed point
+/// (by default those of the -O level, -O2 unless given) and the final passes run once. The trace
+/// has one line per pass or validator run — sequence number, loop iteration, pass, whether it
+/// changed the game, time, and nodes/edges/variables before→after — and a summary per pass.
+/// When a pass produces an invalid game, or changes the perft counts with --check-perft, the
+/// game before and after that pass is printed on standard error.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -50,7 +62,8 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     pub trace_dir: Option<PathBuf>,
 
-    /// Pipelines to run (comma-separated union): none, local, safe, pragmas, reference.
+    /// Pipelines to run (comma-separated, repeatable; their union): none, safe, reference,
+    /// pragmas, compiler. Replaces the passes of the -O level.
     #[arg(long, value_name = "NAMES", value_delimiter = ',')]
     pub pipeline: Vec<String>,
 
@@ -62,22 +75,35 @@ pub struct Args {
     #[arg(long = "no-pass", value_name = "PASS")]
     pub no_passes: Vec<String>,
 
-    /// Allow passes that may change the game (reorder_conditions).
+    /// Allow passes that may change the game (reorder_conditions; in `reference`, `compiler`).
     #[arg(long)]
     pub allow_unsafe: bool,
 
-    /// Validate the game after every changing pass (always on with --trace).
+    /// Validate the game after every changing pass (always on with --trace and --check-perft).
     #[arg(long)]
     pub validate: bool,
 
     /// Stop at the first pass that changes the perft counts up to this depth.
     #[arg(long, value_name = "D")]
     pub check_perft: Option<usize>,
+
+    /// Stop looking for a fixed point after this many loop iterations (the game stays valid).
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_iterations: usize,
+
+    /// Stop looking for a fixed point after this many seconds (the final passes still run).
+    #[arg(long, value_name = "SECS")]
+    pub time_limit: Option<f64>,
+
+    /// How loop passes are scheduled.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Restart)]
+    pub schedule: ScheduleArg,
 }
 
-fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
+/// The pipeline chosen by the command line.
+pub fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
     let mut p = if args.pipeline.is_empty() {
-        OptLevel::O2.pipeline()
+        args.game.opt.pipeline()
     } else {
         let mut acc = Pipeline::default();
         for name in &args.pipeline {
@@ -93,24 +119,38 @@ fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
     };
     let lookup = |name: &str| {
         rg_passes::find(name).ok_or_else(|| {
-            Failure::Usage(format!("unknown pass `{name}`; `rgt passes` lists them"))
+            let known: Vec<String> = rg_passes::registry()
+                .iter()
+                .map(|p| p.name().replace('_', "-"))
+                .collect();
+            Failure::Usage(format!(
+                "unknown pass `{name}` (known: {})",
+                known.join(", ")
+            ))
         })
     };
     for name in &args.passes {
         p.add(lookup(name)?.name());
     }
     for name in &args.no_passes {
-        p.remove(lookup(name)?.name());
+        let pass = lookup(name)?;
+        if pass.phase() == rg_passes::PassPhase::Setup {
+            return Err(Failure::Usage(format!(
+                "pass `{}` cannot be disabled: every game is loaded with the built-in definitions",
+                pass.name().replace('_', "-")
+            )));
+        }
+        p.remove(pass.name());
     }
-    if !args.allow_unsafe
-        && let Some(u) = p
-            .passes()
-            .iter()
-            .find(|x| x.safety() == rg_passes::Safety::Unsafe)
-    {
+    let risky: Vec<String> = p
+        .unsafe_passes()
+        .iter()
+        .map(|x| x.name().replace('_', "-"))
+        .collect();
+    if !args.allow_unsafe && !risky.is_empty() {
         return Err(Failure::Usage(format!(
-            "pass `{}` may change the game; add --allow-unsafe to run it",
-            u.name()
+            "pass(es) {} may change the game; add --allow-unsafe to run them",
+            risky.join(", ")
         )));
     }
     Ok(p)
@@ -119,14 +159,31 @@ fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
 /// Runs `rgt opt`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let pipeline = pipeline_of(&args)?;
-    let mut game_args = args.game.clone();
-    game_args.opt = OptLevel::O0;
-    let mut game = load(session, &game_args)?;
+    if args
+        .time_limit
+        .is_some_and(|t| !(t.is_finite() && t >= 0.0))
+    {
+        return Err(Failure::Usage(
+            "--time-limit needs a number of seconds (0 or more)".into(),
+        ));
+    }
+    let (mut game, mut setup) = load_unoptimised(session, &args.game)?;
     let tracing = args.trace.is_some() || args.trace_dir.is_some();
+    if tracing && setup.changed {
+        setup.game_after = Some(rg_core::print(&game));
+    }
     let opts = Options {
-        validate_each: args.validate || tracing || cfg!(debug_assertions),
+        validate_each: args.validate
+            || tracing
+            || args.check_perft.is_some()
+            || cfg!(debug_assertions),
         keep_snapshots: tracing,
-        ..Options::default()
+        max_iterations: args.max_iterations,
+        time_limit: args.time_limit.map(std::time::Duration::from_secs_f64),
+        schedule: match args.schedule {
+            ScheduleArg::Restart => Schedule::Restart,
+            ScheduleArg::Sweep => Schedule::Sweep,
+        },
     };
     let mut reference = None;
     if let Some(d) = args.check_perft {
@@ -148,26 +205,40 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let t = std::time::Instant::now();
     let result = rg_passes::run(&mut game, &pipeline, &opts, &mut hook);
     let total = t.elapsed();
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(e) => {
-            if let Some(mode) = args.trace {
-                let partial = match &e {
-                    PipelineError::Invalid { report, .. } | PipelineError::Hook { report, .. } => {
-                        Some(report)
-                    }
-                    PipelineError::Pass(_) => None,
-                };
-                if let Some(r) = partial {
-                    eprint!("{}", render_trace(r, mode, total));
-                }
-                if let PipelineError::Invalid { before, after, .. } = &e {
-                    eprint!("--- rg before ---\n{before}--- rg after ---\n{after}--- end ---\n");
-                }
+            let mut err = String::new();
+            if let Some(mode) = args.trace
+                && let Some(r) = e.report()
+            {
+                let mut r = r.clone();
+                r.prepend(setup);
+                err.push_str(&render_trace(&r, mode, total));
             }
+            if let PipelineError::Invalid {
+                pass,
+                before,
+                after,
+                ..
+            }
+            | PipelineError::Hook {
+                pass,
+                before,
+                after,
+                ..
+            } = &e
+            {
+                let _ = write!(
+                    err,
+                    "--- rg before {pass} ---\n{before}--- rg after {pass} ---\n{after}--- end ---\n"
+                );
+            }
+            let _ = std::io::stderr().lock().write_all(err.as_bytes());
             return Err(pass_failure(e));
         }
     };
+    report.prepend(setup);
     if let Some(mode) = args.trace {
         let _ = std::io::stderr()
             .lock()
@@ -202,7 +273,12 @@ fn record_line(r: &TraceRecord) -> String {
         r.seq,
         r.iteration,
         r.pass,
-        if r.changed { "yes" } else { "no" },
+        match &r.validation {
+            Some(Ok(())) => "ok",
+            Some(Err(_)) => "err",
+            None if r.changed => "yes",
+            None => "no",
+        },
         ms(r.duration)
     );
     if r.changed {
@@ -220,6 +296,9 @@ fn record_line(r: &TraceRecord) -> String {
     line.push('\n');
     if let Some(Err(e)) = &r.validation {
         let _ = writeln!(line, "trace      validation failed: {e}");
+    }
+    for w in &r.warnings {
+        let _ = writeln!(line, "trace      warning: {w}");
     }
     line
 }
@@ -267,14 +346,14 @@ fn render_trace(report: &PassReport, mode: TraceMode, total: std::time::Duration
     let sum: f64 = per.iter().map(|p| p.3).sum();
     let _ = writeln!(
         out,
-        "summary  {:<28} {:>5} {:>8} {:>10} {:>7}",
+        "summary  {:<30} {:>5} {:>8} {:>10} {:>7}",
         "pass", "runs", "changed", "total ms", "share"
     );
     for (name, runs, changed, t) in &per {
         let share = if sum > 0.0 { 100.0 * t / sum } else { 0.0 };
         let _ = writeln!(
             out,
-            "summary  {name:<28} {runs:>5} {changed:>8} {t:>10.2} {share:>6.1}%"
+            "summary  {name:<30} {runs:>5} {changed:>8} {t:>10.2} {share:>6.1}%"
         );
     }
     let (first, last) = (report.records.first(), report.records.last());
@@ -309,6 +388,7 @@ fn record_json(r: &TraceRecord) -> serde_json::Value {
         "seq": r.seq,
         "iteration": r.iteration,
         "pass": r.pass,
+        "phase": format!("{:?}", r.phase).to_lowercase(),
         "changed": r.changed,
         "ms": ms(r.duration),
         "before": stats(&r.before),

@@ -103,19 +103,24 @@ fn compare_perft(
 
 /// [`check_equivalent`] on compiled games.
 pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
-    run_oracle(pa, pb, opts, play_both)
+    run_oracle(pa, pb, opts, &play_both)
 }
 
 /// One playout of both games from their initial states.
-type Playout =
-    fn(&mut Machine<'_>, &mut Machine<'_>, State, State, &mut Rng) -> Result<(), Divergence>;
+type Playout<'f> = &'f dyn Fn(
+    &mut Machine<'_>,
+    &mut Machine<'_>,
+    State,
+    State,
+    &mut Rng,
+) -> Result<(), Divergence>;
 
 /// Perft counts to `opts.depth`, then `opts.plays` playouts.
 fn run_oracle(
     pa: &Program,
     pb: &Program,
     opts: &EquivOptions,
-    play: Playout,
+    play: Playout<'_>,
 ) -> Result<(), Divergence> {
     let mut ma = Machine::new(pa);
     let mut mb = Machine::new(pb);
@@ -291,8 +296,27 @@ fn groups(m: &mut Machine<'_>, moves: &Moves, path: &[Vec<String>]) -> Result<Gr
 /// paired moves lead to states with the same unlabelled subtree (to a small depth). Playouts
 /// follow a random move of `a` and its partner in `b`. Move names are never compared.
 pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), Divergence> {
+    check_relabelled_hinted(a, b, opts, &|tags| tags.to_vec())
+}
+
+/// A guess of the label in the second game of a move of the first game (tag names to tag names).
+pub type Relabel<'f> = &'f dyn Fn(&[String]) -> Vec<String>;
+
+/// [`check_relabelled`] with a guess of the relabelling (e.g. read off the edges a renaming
+/// pass rewrote): among partners that look alike, the one whose label is the guessed image is
+/// followed. The guess only steers the playouts; the checks are those of [`check_relabelled`],
+/// so a wrong guess cannot make different games pass.
+pub fn check_relabelled_hinted(
+    a: &Game,
+    b: &Game,
+    opts: &EquivOptions,
+    hint: Relabel<'_>,
+) -> Result<(), Divergence> {
     let (pa, pb) = compile(a, b)?;
-    run_oracle(&pa, &pb, opts, play_relabelled)
+    let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
+        play_relabelled(ma, mb, sa, sb, rng, hint)
+    };
+    run_oracle(&pa, &pb, opts, &play)
 }
 
 fn play_relabelled(
@@ -301,6 +325,7 @@ fn play_relabelled(
     mut sa: State,
     mut sb: State,
     rng: &mut Rng,
+    hint: Relabel<'_>,
 ) -> Result<(), Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
@@ -354,25 +379,30 @@ fn play_relabelled(
             .filter(|(j, s)| s == key && gb.sigs[j[0]] == sig)
             .map(|(j, _)| j[0])
             .collect();
-        // Partners that look alike to the signature's depth are told apart by their labels (a
-        // label kept as it was, or with tags removed), then by a deeper signature.
-        let deep = |m: &mut Machine<'_>, s: &State| signature(m, s, SIG_DEPTH + 2).ok();
-        let jb = if candidates.len() < 2 {
-            candidates.first().copied()
-        } else if let Some(&j) = candidates.iter().find(|&&j| names(pb, &lb, j) == label_a) {
-            Some(j)
-        } else if let Some(&j) = candidates
-            .iter()
-            .find(|&&j| is_subsequence(&names(pb, &lb, j), &label_a))
-        {
-            Some(j)
-        } else {
-            let want = deep(ma, &la.state(ia));
+        // Partners that look alike to the signature's depth are told apart by a deeper
+        // signature, then by their labels (the guessed image, or the label with tags removed).
+        // The labels alone could mislead: a renaming may give a move the name of another one.
+        let candidates: Vec<usize> = if candidates.len() < 2 {
             candidates
-                .iter()
-                .copied()
-                .find(|&j| deep(mb, &lb.state(j)) == want)
+        } else {
+            let want = signature(ma, &la.state(ia), SIG_DEPTH + 2).ok();
+            candidates
+                .into_iter()
+                .filter(|&j| signature(mb, &lb.state(j), SIG_DEPTH + 2).ok() == want)
+                .collect()
         };
+        let image = hint(&label_a);
+        let jb = candidates
+            .iter()
+            .copied()
+            .find(|&j| names(pb, &lb, j) == image)
+            .or_else(|| {
+                candidates
+                    .iter()
+                    .copied()
+                    .find(|&j| is_subsequence(&names(pb, &lb, j), &label_a))
+            })
+            .or_else(|| candidates.first().copied());
         let Some(jb) = jb else {
             return Err(diverge("no partner for a move of the first game", &path));
         };

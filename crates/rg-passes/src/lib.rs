@@ -9,6 +9,7 @@
 //! perft counts and the same move lists along seeded playouts before and after.
 
 mod analysis;
+mod dataflow;
 pub mod manager;
 mod passes;
 #[cfg(test)]
@@ -17,7 +18,7 @@ mod util;
 
 use rg_core::Game;
 
-pub use manager::{Options, PassReport, PipelineError, TraceRecord, run};
+pub use manager::{Options, PassReport, PipelineError, Schedule, TraceRecord, run, setup};
 
 /// What a pass may change (passes.md §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -94,6 +95,33 @@ pub fn find(name: &str) -> Option<&'static dyn Pass> {
     registry().iter().copied().find(|p| p.name() == snake)
 }
 
+/// Which of the reference's option sets switches a pass on (passes.md §3.0, column "Set").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum OptionSet {
+    /// Runs before everything (add_builtins).
+    Always,
+    /// `--enable-all-optimizations`.
+    Optimization,
+    /// `--enable-all-pragmas`.
+    Pragma,
+    /// An individual option only (normalizations, expansions, mangling).
+    Individual,
+}
+
+/// The option set of a pass, from its category.
+pub fn option_set(p: &dyn Pass) -> OptionSet {
+    match p.category() {
+        Category::Setup => OptionSet::Always,
+        Category::Pragma => OptionSet::Pragma,
+        Category::Normalize | Category::Expand => OptionSet::Individual,
+        Category::Expression
+        | Category::Join
+        | Category::Prune
+        | Category::Reachability
+        | Category::Tags => OptionSet::Optimization,
+    }
+}
+
 /// A set of enabled passes; they always run in the canonical order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Pipeline {
@@ -101,32 +129,57 @@ pub struct Pipeline {
 }
 
 impl Pipeline {
-    /// The names of the named pipelines.
-    pub const NAMES: [&'static str; 5] = ["none", "local", "safe", "pragmas", "reference"];
+    /// The names of the named pipelines (passes.md §5.3).
+    pub const NAMES: [&'static str; 5] = ["none", "safe", "reference", "pragmas", "compiler"];
 
-    /// A named pipeline: `none`; `local` (expression, skip and prune passes: `-O1`); `safe`
-    /// (every pass that keeps the game tree, labels may change: `-O2` with `pragmas`);
-    /// `pragmas` (the pragma calculations); `reference` (every pass including unsafe ones).
-    pub fn named(name: &str) -> Option<Pipeline> {
-        let pick = |f: &dyn Fn(&dyn Pass) -> bool| Pipeline {
+    fn pick(f: &dyn Fn(&dyn Pass) -> bool) -> Pipeline {
+        Pipeline {
             enabled: registry()
                 .iter()
-                .filter(|p| f(**p))
+                .filter(|p| p.phase() == PassPhase::Setup || f(**p))
                 .map(|p| p.name())
                 .collect(),
-        };
+        }
+    }
+
+    /// A named pipeline (passes.md §5.3); every one includes the setup pass `add_builtins`:
+    /// `none` (nothing else); `safe` (the reference's optimizations that keep the game tree,
+    /// labels may change: `-O2` with `pragmas`); `reference` (all of the reference's
+    /// optimizations, unsafe ones included); `pragmas` (the pragma calculations); `compiler`
+    /// (`reference` + `pragmas` + `normalize_types` + `normalize_constants`, the reference's
+    /// benchmark preset).
+    pub fn named(name: &str) -> Option<Pipeline> {
+        let opt = |p: &dyn Pass| option_set(p) == OptionSet::Optimization;
         Some(match name {
-            "none" => Pipeline::default(),
-            "local" => pick(&|p| {
-                p.safety() == Safety::Safe
-                    && p.phase() == PassPhase::Loop
-                    && matches!(p.category(), Category::Expression | Category::Prune)
+            "none" => Pipeline::pick(&|_| false),
+            "safe" => Pipeline::pick(&|p| opt(p) && p.safety() != Safety::Unsafe),
+            "reference" => Pipeline::pick(&opt),
+            "pragmas" => Pipeline::pick(&|p| option_set(p) == OptionSet::Pragma),
+            "compiler" => Pipeline::pick(&|p| {
+                opt(p)
+                    || option_set(p) == OptionSet::Pragma
+                    || matches!(p.name(), "normalize_types" | "normalize_constants")
             }),
-            "safe" => pick(&|p| p.safety() != Safety::Unsafe && p.category() != Category::Pragma),
-            "pragmas" => pick(&|p| p.category() == Category::Pragma),
-            "reference" => pick(&|p| p.category() != Category::Pragma),
             _ => return None,
         })
+    }
+
+    /// The passes of `-O1`: the local expression, skip and prune passes (safe loop passes of
+    /// the expression and prune categories).
+    pub fn local() -> Pipeline {
+        Pipeline::pick(&|p| {
+            p.safety() == Safety::Safe
+                && p.phase() == PassPhase::Loop
+                && matches!(p.category(), Category::Expression | Category::Prune)
+        })
+    }
+
+    /// The enabled passes that may change the game.
+    pub fn unsafe_passes(&self) -> Vec<&'static dyn Pass> {
+        self.passes()
+            .into_iter()
+            .filter(|p| p.safety() == Safety::Unsafe)
+            .collect()
     }
 
     /// Adds the passes of another pipeline.
@@ -166,5 +219,10 @@ impl Pipeline {
     /// Whether nothing is enabled.
     pub fn is_empty(&self) -> bool {
         self.enabled.is_empty()
+    }
+
+    /// Whether only setup passes are enabled (nothing to do for a game that is set up).
+    pub fn is_setup_only(&self) -> bool {
+        self.passes().iter().all(|p| p.phase() == PassPhase::Setup)
     }
 }

@@ -1,20 +1,44 @@
-//! The pass manager (passes.md §5.3): loop passes to a fixed point in restart mode, then the
-//! final passes; validation after every changing pass when asked; one trace record per pass
-//! invocation.
+//! The pass manager (passes.md §5.3): the setup passes on a game that is not set up yet, then
+//! the loop passes to a fixed point (restart or sweep scheduling, iteration and time limits),
+//! then the final passes once; validation after every changing pass when asked; one trace
+//! record per pass or validator invocation.
+//!
+//! Change detection: a pass reports whether it changed the game, and the manager compares the
+//! game's modification counter ([`Game::generation`]) before and after the call. A pass that
+//! touched nothing is unchanged whatever it reports. When the manager validates (debug builds,
+//! `--validate`, `--trace`) it also compares the printed game before and after, so a rewrite of
+//! something into itself counts as unchanged (termination depends on it) and a pass whose flag
+//! disagrees with its effect gets a warning in the trace.
 
 use crate::{Pass, PassContext, PassError, PassPhase, Pipeline};
-use rg_core::{Game, GameStats, PragmaKind, Severity};
+use rg_core::{Game, GameStats, Phase, PragmaKind, Severity, Violation};
 use std::time::{Duration, Instant};
+
+/// How loop passes are scheduled (passes.md §5.3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Schedule {
+    /// After the first pass that changes the game, start again with the first loop pass (the
+    /// reference's order of rewrites).
+    #[default]
+    Restart,
+    /// Run every enabled loop pass once per sweep, repeat sweeps until one changes nothing; a
+    /// pass that already ran on the current game version is not run again.
+    Sweep,
+}
 
 /// How to run a pipeline.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
-    /// Run the cheap validators after every changing pass (always on in debug builds).
+    /// Run the validators after every changing pass (always on in debug builds).
     pub validate_each: bool,
     /// Keep the RG text after every changing pass in the trace.
     pub keep_snapshots: bool,
     /// Stop the loop after this many iterations (the game stays valid; a warning is recorded).
     pub max_iterations: usize,
+    /// Stop the loop when this much time has passed (checked before every loop pass; the game
+    /// stays valid, the final passes still run, a warning is recorded).
+    pub time_limit: Option<Duration>,
+    pub schedule: Schedule,
 }
 
 impl Default for Options {
@@ -23,9 +47,14 @@ impl Default for Options {
             validate_each: cfg!(debug_assertions),
             keep_snapshots: false,
             max_iterations: 10_000,
+            time_limit: None,
+            schedule: Schedule::Restart,
         }
     }
 }
+
+/// The name of the trace records of validator runs.
+pub const VALIDATE: &str = "validate";
 
 /// One pass (or validation) invocation.
 #[derive(Clone, Debug)]
@@ -33,13 +62,14 @@ pub struct TraceRecord {
     pub seq: usize,
     /// Loop iteration: 0 for setup, last + 1 for the final phase.
     pub iteration: usize,
+    /// The pass, or [`VALIDATE`] for a validator run.
     pub pass: &'static str,
     pub phase: PassPhase,
     pub changed: bool,
     pub duration: Duration,
     pub before: GameStats,
     pub after: GameStats,
-    /// `Some(Ok)` for a validation that passed.
+    /// The result of a validator run (`None` for passes).
     pub validation: Option<Result<(), String>>,
     pub game_after: Option<String>,
     pub warnings: Vec<String>,
@@ -53,11 +83,28 @@ pub struct PassReport {
     pub warnings: Vec<String>,
 }
 
+impl PassReport {
+    /// Puts `record` first and renumbers every record (the CLI runs the setup step while
+    /// loading the game, before the pipeline).
+    pub fn prepend(&mut self, record: TraceRecord) {
+        self.records.insert(0, record);
+        for (i, r) in self.records.iter_mut().enumerate() {
+            r.seq = i + 1;
+        }
+    }
+}
+
 /// Why a pipeline stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum PipelineError {
     #[error(transparent)]
     Pass(#[from] PassError),
+    /// The game after the setup passes is not valid (the input's fault, not a pass's).
+    #[error("the game is not valid: {message}")]
+    InvalidInput {
+        message: String,
+        report: Box<PassReport>,
+    },
     /// A pass produced a game the validators reject.
     #[error("pass {pass} produced an invalid game: {message}")]
     Invalid {
@@ -72,8 +119,22 @@ pub enum PipelineError {
     Hook {
         pass: &'static str,
         message: String,
+        before: String,
+        after: String,
         report: Box<PassReport>,
     },
+}
+
+impl PipelineError {
+    /// The trace up to the failure, if the pipeline got that far.
+    pub fn report(&self) -> Option<&PassReport> {
+        match self {
+            PipelineError::Pass(_) => None,
+            PipelineError::InvalidInput { report, .. }
+            | PipelineError::Invalid { report, .. }
+            | PipelineError::Hook { report, .. } => Some(report),
+        }
+    }
 }
 
 fn validation_errors(game: &Game) -> Option<String> {
@@ -102,43 +163,105 @@ fn drop_node_pragmas(game: &mut Game) -> usize {
     dropped
 }
 
-/// Runs the enabled passes of `pipeline` on a checked game. `hook` is called after every
-/// changing pass (e.g. to compare perft counts); an `Err` stops the pipeline.
+/// The setup step for a game that callers check themselves (the CLI, which reports invalid
+/// input with source spans): adds the built-in definitions (passes.md §3.1, reusing rg-core's)
+/// and returns the trace record of `add_builtins`, or the first problem found.
+pub fn setup(game: &mut Game) -> Result<TraceRecord, Box<Violation>> {
+    let before = GameStats::of(game);
+    let t = Instant::now();
+    let changed = crate::passes::add_builtins::add(game)?;
+    Ok(TraceRecord {
+        seq: 1,
+        iteration: 0,
+        pass: "add_builtins",
+        phase: PassPhase::Setup,
+        changed,
+        duration: t.elapsed(),
+        before,
+        after: GameStats::of(game),
+        validation: None,
+        game_after: None,
+        warnings: Vec::new(),
+    })
+}
+
+/// Runs the enabled passes of `pipeline`. The setup passes run only on a game that is not set
+/// up yet ([`Phase::Parsed`]); the game is then validated and marked [`Phase::Ground`]. `hook`
+/// is called after every changing pass (e.g. to compare perft counts); an `Err` stops the
+/// pipeline.
 pub fn run(
     game: &mut Game,
     pipeline: &Pipeline,
     opts: &Options,
     hook: &mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
 ) -> Result<PassReport, PipelineError> {
-    let mut report = PassReport::default();
+    let start = Instant::now();
+    let mut m = Manager {
+        opts,
+        report: PassReport::default(),
+        hook,
+    };
     let passes = pipeline.passes();
-    let loop_passes: Vec<&dyn Pass> = passes
-        .iter()
-        .copied()
-        .filter(|p| p.phase() == PassPhase::Loop)
-        .collect();
-    let final_passes: Vec<&dyn Pass> = passes
-        .iter()
-        .copied()
-        .filter(|p| p.phase() == PassPhase::Final)
-        .collect();
+    let of_phase = |phase: PassPhase| -> Vec<&'static dyn Pass> {
+        passes
+            .iter()
+            .copied()
+            .filter(|p| p.phase() == phase)
+            .collect()
+    };
+    if game.phase == Phase::Parsed {
+        let mut changed = false;
+        for p in of_phase(PassPhase::Setup) {
+            changed |= m.step(game, p, 0)?;
+        }
+        if changed || m.opts.validate_each {
+            let t = Instant::now();
+            let result = validation_errors(game);
+            let stats = GameStats::of(game);
+            m.record_validation(0, PassPhase::Setup, t.elapsed(), stats, result.clone());
+            if let Some(message) = result {
+                return Err(PipelineError::InvalidInput {
+                    message,
+                    report: Box::new(m.report),
+                });
+            }
+        }
+        game.phase = Phase::Ground;
+    }
+    let loop_passes = of_phase(PassPhase::Loop);
+    // The game version after each pass's last run that changed nothing (sweep scheduling).
+    let mut seen_version: Vec<Option<u64>> = vec![None; loop_passes.len()];
     let mut any_change = false;
     let mut iteration = 0;
-    loop {
+    'fixpoint: loop {
         iteration += 1;
         if iteration > opts.max_iterations {
-            report.warnings.push(format!(
+            m.report.warnings.push(format!(
                 "no fixed point after {} iterations; keeping the current game",
                 opts.max_iterations
             ));
+            iteration -= 1;
             break;
         }
         let mut changed_any = false;
-        for p in &loop_passes {
-            if changed_any {
+        for (i, p) in loop_passes.iter().enumerate() {
+            if changed_any && opts.schedule == Schedule::Restart {
                 break;
             }
-            let changed = step(game, *p, iteration, opts, &mut report, hook)?;
+            if seen_version[i] == Some(game.generation()) {
+                continue;
+            }
+            if let Some(limit) = opts.time_limit
+                && start.elapsed() > limit
+            {
+                m.report.warnings.push(format!(
+                    "time limit of {:.3} s reached in iteration {iteration}; keeping the current game",
+                    limit.as_secs_f64()
+                ));
+                break 'fixpoint;
+            }
+            let changed = m.step(game, *p, iteration)?;
+            seen_version[i] = (!changed).then(|| game.generation());
             changed_any |= changed;
         }
         any_change |= changed_any;
@@ -146,70 +269,231 @@ pub fn run(
             break;
         }
     }
-    report.iterations = iteration;
+    m.report.iterations = iteration;
     if any_change {
         let dropped = drop_node_pragmas(game);
         if dropped > 0 {
-            report.warnings.push(format!(
+            m.report.warnings.push(format!(
                 "dropped {dropped} pragma(s) that describe nodes of the changed automaton"
             ));
         }
     }
-    for p in &final_passes {
-        step(game, *p, iteration + 1, opts, &mut report, hook)?;
+    for p in of_phase(PassPhase::Final) {
+        m.step(game, p, iteration + 1)?;
     }
     game.compact();
-    Ok(report)
+    Ok(m.report)
 }
 
-fn step(
-    game: &mut Game,
-    pass: &'static dyn Pass,
-    iteration: usize,
-    opts: &Options,
-    report: &mut PassReport,
-    hook: &mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
-) -> Result<bool, PipelineError> {
-    let before_text = opts.validate_each.then(|| rg_core::print(game));
-    let before = GameStats::of(game);
-    let mut cx = PassContext::default();
-    let t = Instant::now();
-    let changed = pass.run(game, &mut cx)?;
-    let duration = t.elapsed();
-    let after = GameStats::of(game);
-    let mut validation = None;
-    if changed && opts.validate_each {
-        if let Some(message) = validation_errors(game) {
-            return Err(PipelineError::Invalid {
-                pass: pass.name(),
-                message,
-                before: before_text.unwrap_or_default(),
-                after: rg_core::print(game),
-                report: Box::new(std::mem::take(report)),
-            });
-        }
-        validation = Some(Ok(()));
-    }
-    if changed && let Err(message) = hook(game, pass.name()) {
-        return Err(PipelineError::Hook {
-            pass: pass.name(),
-            message,
-            report: Box::new(std::mem::take(report)),
+struct Manager<'a> {
+    opts: &'a Options,
+    report: PassReport,
+    hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+}
+
+impl Manager<'_> {
+    fn record_validation(
+        &mut self,
+        iteration: usize,
+        phase: PassPhase,
+        duration: Duration,
+        stats: GameStats,
+        result: Option<String>,
+    ) {
+        self.report.records.push(TraceRecord {
+            seq: self.report.records.len() + 1,
+            iteration,
+            pass: VALIDATE,
+            phase,
+            changed: false,
+            duration,
+            before: stats,
+            after: stats,
+            validation: Some(result.map_or(Ok(()), Err)),
+            game_after: None,
+            warnings: Vec::new(),
         });
     }
-    report.warnings.extend(cx.warnings.iter().cloned());
-    report.records.push(TraceRecord {
-        seq: report.records.len() + 1,
-        iteration,
-        pass: pass.name(),
-        phase: pass.phase(),
-        changed,
-        duration,
-        before,
-        after,
-        validation,
-        game_after: (changed && opts.keep_snapshots).then(|| rg_core::print(game)),
-        warnings: cx.warnings,
-    });
-    Ok(changed)
+
+    /// Runs one pass and records it; validates and calls the hook when it changed the game.
+    fn step(
+        &mut self,
+        game: &mut Game,
+        pass: &'static dyn Pass,
+        iteration: usize,
+    ) -> Result<bool, PipelineError> {
+        let opts = self.opts;
+        let before_text = opts.validate_each.then(|| rg_core::print(game));
+        let before = GameStats::of(game);
+        let version = game.generation();
+        let mut cx = PassContext::default();
+        let t = Instant::now();
+        let reported = pass.run(game, &mut cx)?;
+        let duration = t.elapsed();
+        let after = GameStats::of(game);
+        let mut changed = reported && game.generation() != version;
+        if reported && !changed {
+            cx.warnings.push(format!(
+                "{} reported a change but modified nothing",
+                pass.name()
+            ));
+        }
+        let mut after_text = None;
+        if let Some(before_text) = &before_text
+            && game.generation() != version
+        {
+            let text = rg_core::print(game);
+            let differs = &text != before_text;
+            if differs != changed {
+                cx.warnings.push(format!(
+                    "{} reported changed = {reported} but the game is {}",
+                    pass.name(),
+                    if differs { "different" } else { "unchanged" }
+                ));
+            }
+            changed = differs;
+            after_text = Some(text);
+        }
+        self.report.warnings.extend(cx.warnings.iter().cloned());
+        self.report.records.push(TraceRecord {
+            seq: self.report.records.len() + 1,
+            iteration,
+            pass: pass.name(),
+            phase: pass.phase(),
+            changed,
+            duration,
+            before,
+            after,
+            validation: None,
+            game_after: (changed && opts.keep_snapshots)
+                .then(|| after_text.clone().unwrap_or_else(|| rg_core::print(game))),
+            warnings: cx.warnings,
+        });
+        if !changed {
+            return Ok(false);
+        }
+        let texts = |game: &Game, after_text: Option<String>| {
+            (
+                before_text.clone().unwrap_or_default(),
+                after_text.unwrap_or_else(|| rg_core::print(game)),
+            )
+        };
+        if opts.validate_each {
+            let t = Instant::now();
+            let result = validation_errors(game);
+            self.record_validation(iteration, pass.phase(), t.elapsed(), after, result.clone());
+            if let Some(message) = result {
+                let (before, after) = texts(game, after_text);
+                return Err(PipelineError::Invalid {
+                    pass: pass.name(),
+                    message,
+                    before,
+                    after,
+                    report: Box::new(std::mem::take(&mut self.report)),
+                });
+            }
+        }
+        if let Err(message) = (self.hook)(game, pass.name()) {
+            let (before, after) = texts(game, after_text);
+            return Err(PipelineError::Hook {
+                pass: pass.name(),
+                message,
+                before,
+                after,
+                report: Box::new(std::mem::take(&mut self.report)),
+            });
+        }
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::passes::meta;
+
+    /// A broken pass: deletes every variable (the game no longer validates).
+    struct Breaker;
+
+    impl Pass for Breaker {
+        meta!("breaker", "deletes every variable", Safe, Loop, Prune);
+        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            g.variables.clear();
+            g.touch();
+            Ok(true)
+        }
+    }
+
+    /// A pass that claims a change it did not make.
+    struct Liar;
+
+    impl Pass for Liar {
+        meta!("liar", "claims a change", Safe, Loop, Prune);
+        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            g.touch();
+            Ok(true)
+        }
+    }
+
+    fn game() -> Game {
+        let mut g = rg_core::parse(
+            rg_core::FileId(0),
+            "type Player = { x }; type Score = { 0 }; var v: Player = x;\n\
+             begin, a: v == x; a, end: player = keeper;",
+        )
+        .expect("parses");
+        setup(&mut g).expect("builtins");
+        g
+    }
+
+    fn validating() -> Options {
+        Options {
+            validate_each: true,
+            ..Options::default()
+        }
+    }
+
+    fn manager<'a>(
+        opts: &'a Options,
+        hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+    ) -> Manager<'a> {
+        Manager {
+            opts,
+            report: PassReport::default(),
+            hook,
+        }
+    }
+
+    #[test]
+    fn an_invalid_game_names_the_pass_and_keeps_the_game_before_and_after() {
+        let opts = validating();
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut g = game();
+        let e = m.step(&mut g, &Breaker, 1).expect_err("invalid");
+        assert!(
+            e.to_string()
+                .starts_with("pass breaker produced an invalid game: ")
+        );
+        let PipelineError::Invalid { before, after, .. } = e else {
+            panic!("{e}")
+        };
+        assert!(before.contains("var v: Player = x;"));
+        assert!(!after.contains("var v"));
+    }
+
+    #[test]
+    fn a_claimed_change_that_changes_nothing_is_no_change_and_a_warning() {
+        let opts = validating();
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut g = game();
+        assert!(!m.step(&mut g, &Liar, 1).expect("runs"));
+        let r = &m.report.records[0];
+        assert!(!r.changed);
+        assert_eq!(
+            r.warnings,
+            ["liar reported changed = true but the game is unchanged"]
+        );
+    }
 }

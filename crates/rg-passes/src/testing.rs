@@ -13,6 +13,22 @@ pub(crate) fn game(text: &str) -> Game {
     g
 }
 
+/// A parsed game with the built-ins added (`type Player = {x}; type Score = {0};` are prepended
+/// unless the text declares them), for unit tests.
+pub(crate) fn test_game(text: &str) -> Game {
+    let mut src = String::new();
+    if !text.contains("type Player") {
+        src.push_str("type Player = {x};\n");
+    }
+    if !text.contains("type Score") {
+        src.push_str("type Score = {0};\n");
+    }
+    src.push_str(text);
+    let mut g = rg_core::parse(FileId(0), &src).expect("test game parses");
+    rg_core::builtins::add_builtins(&mut g).expect("test game has valid built-ins");
+    g
+}
+
 /// The live edges as printed (`a, b: label;`), in edge-list order.
 pub(crate) fn edges(g: &Game) -> Vec<String> {
     g.edges()

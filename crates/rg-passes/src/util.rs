@@ -1,6 +1,6 @@
 //! Shared vocabulary of the passes (passes.md §1.2).
 
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
 
 /// `is_equal_reference`: the same name, or accesses with the same map and index references;
 /// casts ignored at every level.
@@ -99,9 +99,57 @@ pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
     seen
 }
 
+/// Whether an edge into `end` can be reached from `begin` over the edges other than `without`
+/// (labels ignored): what the validators require of every game (validators.md §4.4), so a pass
+/// that deletes edges it proved never walkable keeps them when the game would lose its `end`.
+pub(crate) fn end_reachable_without(g: &Game, without: &[EdgeId]) -> bool {
+    let (Some(begin), Some(end)) = (g.begin(), g.end()) else {
+        return false;
+    };
+    let mut seen = vec![false; g.node_capacity()];
+    seen[begin.0 as usize] = true;
+    let mut stack = vec![begin];
+    while let Some(n) = stack.pop() {
+        for &e in g.outgoing(n) {
+            let to = g.edge(e).to;
+            if without.contains(&e) || seen[to.0 as usize] {
+                continue;
+            }
+            if to == end {
+                return true;
+            }
+            seen[to.0 as usize] = true;
+            stack.push(to);
+        }
+    }
+    false
+}
+
 /// Live edges in edge-list order.
 pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
+}
+
+/// Whether a label type checks (rg.md §7.4) in `env`; used by passes that build new labels to
+/// keep every rewrite well typed.
+pub(crate) fn label_well_typed(env: &rg_core::typeck::TypeEnv<'_>, label: &Label) -> bool {
+    use rg_core::typeck::Ty;
+    let ok = |l: Ty, r: Ty| env.assignable(l, r, false).unwrap_or(false);
+    match *label {
+        Label::Assign { lhs, rhs } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r),
+            _ => false,
+        },
+        Label::AssignAny { lhs, ty } => match env.infer(lhs) {
+            Ok(l) => env.assignable(l, Ty::Id(ty), true).unwrap_or(false),
+            Err(_) => false,
+        },
+        Label::Compare { lhs, rhs, .. } => match (env.infer(lhs), env.infer(rhs)) {
+            (Ok(l), Ok(r)) => ok(l, r) || ok(r, l),
+            _ => false,
+        },
+        Label::Reach { .. } | Label::Skip | Label::Tag(_) | Label::TagVar(_) => true,
+    }
 }
 
 /// The negation of a conditional label (`==` ↔ `!=`, `?` ↔ `!`); `None` for other labels.
@@ -139,13 +187,165 @@ pub(crate) fn negation_pair(a: &Label, b: &Label) -> bool {
     }
 }
 
-/// Whether the label assigns `player` (and so ends a move).
-pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
-    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
-        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(g.well_known().player))
+/// Edges as (source, target, label), to be added.
+pub(crate) type NewEdges = Vec<(NodeId, NodeId, Label)>;
+
+/// Replaces edges in place: `f` gives, for an edge, the edges (source, target, label) that
+/// take its position in the edge list, or `None` to keep it. Edges after the first replaced one
+/// are re-added in order (edge ids change); returns whether anything was replaced.
+pub(crate) fn replace_edges(
+    g: &mut Game,
+    mut f: impl FnMut(&mut Game, EdgeId) -> Option<NewEdges>,
+) -> bool {
+    let ids = edge_ids(g);
+    let mut replaced: Vec<(EdgeId, NewEdges)> = Vec::new();
+    for &e in &ids {
+        if let Some(new) = f(g, e) {
+            replaced.push((e, new));
+        }
+    }
+    let Some(&(first, _)) = replaced.first() else {
+        return false;
+    };
+    let mut replaced = replaced.into_iter().peekable();
+    for &e in ids.iter().skip_while(|&&e| e != first) {
+        let d = g.edge(e).clone();
+        g.remove_edge(e);
+        match replaced.next_if(|(r, _)| *r == e) {
+            Some((_, new)) => {
+                for (from, to, label) in new {
+                    g.add_edge_spanned(from, to, label, rg_core::Spans::whole(d.spans.whole));
+                }
+            }
+            None => {
+                g.add_edge_spanned(d.from, d.to, d.label, d.spans);
+            }
+        }
+    }
+    true
 }
 
-/// Fresh node names (passes.md §1.2): decimal numbers above every node name that is one.
+/// Whether `s`, written as a bare name in an expression, denotes the symbol itself (no
+/// variable or constant of that name shadows it).
+pub(crate) fn is_plain_symbol(g: &Game, s: Symbol) -> bool {
+    g.variable(s).is_none() && g.constant(s).is_none()
+}
+
+/// Whether the label assigns `player` (and so ends a move, rg.md §12.5).
+pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
+    let player = g.well_known().player;
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
+}
+
+/// The order of expressions of passes.md §1.4: access < cast < reference, then by fields;
+/// names byte-wise.
+pub(crate) fn cmp_expr(g: &Game, a: ExprId, b: ExprId) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if a == b {
+        return Ordering::Equal;
+    }
+    let rank = |e: &ExprData| match e {
+        ExprData::Access(..) => 0,
+        ExprData::Cast(..) => 1,
+        ExprData::Ref(_) => 2,
+    };
+    let (x, y) = (g.expr(a), g.expr(b));
+    rank(&x).cmp(&rank(&y)).then_with(|| match (x, y) {
+        (ExprData::Access(m1, i1), ExprData::Access(m2, i2)) => {
+            cmp_expr(g, m1, m2).then_with(|| cmp_expr(g, i1, i2))
+        }
+        (ExprData::Cast(t1, e1), ExprData::Cast(t2, e2)) => {
+            cmp_type(g, t1, t2).then_with(|| cmp_expr(g, e1, e2))
+        }
+        (ExprData::Ref(s1), ExprData::Ref(s2)) => g.name(s1).cmp(g.name(s2)),
+        _ => Ordering::Equal,
+    })
+}
+
+/// The order of types of passes.md §1.4: arrow < set < type name.
+pub(crate) fn cmp_type(g: &Game, a: TypeId, b: TypeId) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    if a == b {
+        return Ordering::Equal;
+    }
+    let rank = |t: &TypeData| match t {
+        TypeData::Arrow(..) => 0,
+        TypeData::Set(_) => 1,
+        TypeData::Name(_) => 2,
+    };
+    let (x, y) = (g.ty(a), g.ty(b));
+    rank(x).cmp(&rank(y)).then_with(|| match (x, y) {
+        (TypeData::Arrow(l1, r1), TypeData::Arrow(l2, r2)) => {
+            cmp_type(g, *l1, *l2).then_with(|| cmp_type(g, *r1, *r2))
+        }
+        (TypeData::Set(m1), TypeData::Set(m2)) => m1
+            .iter()
+            .map(|s| g.name(*s))
+            .cmp(m2.iter().map(|s| g.name(*s))),
+        (TypeData::Name(n1), TypeData::Name(n2)) => g.name(*n1).cmp(g.name(*n2)),
+        _ => Ordering::Equal,
+    })
+}
+
+/// The order of labels of passes.md §1.4: by kind (assignment < any-assignment < comparison <
+/// reachability < skip < tag < tag variable), then by fields.
+pub(crate) fn cmp_label(g: &Game, a: &Label, b: &Label) -> std::cmp::Ordering {
+    let rank = |l: &Label| match l {
+        Label::Assign { .. } => 0,
+        Label::AssignAny { .. } => 1,
+        Label::Compare { .. } => 2,
+        Label::Reach { .. } => 3,
+        Label::Skip => 4,
+        Label::Tag(_) => 5,
+        Label::TagVar(_) => 6,
+    };
+    let node = |n: NodeId| g.node_name(n).as_bytes();
+    rank(a).cmp(&rank(b)).then_with(|| match (*a, *b) {
+        (Label::Assign { lhs: l1, rhs: r1 }, Label::Assign { lhs: l2, rhs: r2 }) => {
+            cmp_expr(g, l1, l2).then_with(|| cmp_expr(g, r1, r2))
+        }
+        (Label::AssignAny { lhs: l1, ty: t1 }, Label::AssignAny { lhs: l2, ty: t2 }) => {
+            cmp_expr(g, l1, l2).then_with(|| cmp_type(g, t1, t2))
+        }
+        (
+            Label::Compare {
+                lhs: l1,
+                rhs: r1,
+                negated: n1,
+            },
+            Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            },
+        ) => cmp_expr(g, l1, l2)
+            .then_with(|| cmp_expr(g, r1, r2))
+            .then(n1.cmp(&n2)),
+        (
+            Label::Reach {
+                from: f1,
+                to: t1,
+                negated: n1,
+            },
+            Label::Reach {
+                from: f2,
+                to: t2,
+                negated: n2,
+            },
+        ) => node(f1)
+            .cmp(node(f2))
+            .then_with(|| node(t1).cmp(node(t2)))
+            .then(n1.cmp(&n2)),
+        (Label::Tag(x), Label::Tag(y)) | (Label::TagVar(x), Label::TagVar(y)) => {
+            g.name(x).cmp(g.name(y))
+        }
+        _ => std::cmp::Ordering::Equal,
+    })
+}
+
+/// Fresh node names (passes.md §1.2): decimal numbers above the largest node name that parses
+/// as an unsigned integer, skipping names that exist.
 pub(crate) struct FreshNodes {
     last: u64,
 }
@@ -155,7 +355,7 @@ impl FreshNodes {
         let last = g
             .nodes()
             .iter()
-            .filter_map(|(_, d)| g.name(d.name).parse::<u64>().ok())
+            .filter_map(|(n, _)| g.node_name(n).parse::<u64>().ok())
             .max()
             .unwrap_or(0);
         FreshNodes { last }
@@ -170,5 +370,14 @@ impl FreshNodes {
                 return g.node_named(&name);
             }
         }
+    }
+}
+
+/// The members of the set type `t` resolves to (`None` for an arrow or an unresolvable type).
+pub(crate) fn set_members(g: &Game, t: TypeId) -> Option<Vec<Symbol>> {
+    let env = rg_core::typeck::TypeEnv::new(g);
+    match env.resolve(t) {
+        Ok(rg_core::typeck::Resolved::Set(ms)) => Some(ms.as_slice().to_vec()),
+        _ => None,
     }
 }

@@ -1,4 +1,10 @@
 //! Analyses of the automaton that passes share (passes.md §2 and the analyses the `rgt` rules of
-//! §3 call for), one file each.
+//! §3 call for), one file each; the data-flow ones on the framework of `crate::dataflow`.
 
+pub(crate) mod checks;
+pub(crate) mod constants;
+pub(crate) mod definitions;
+pub(crate) mod search_starts;
 pub(crate) mod tag_skeleton;
+pub(crate) mod type_keys;
+pub(crate) mod values;

@@ -155,6 +155,50 @@ fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
     changed
 }
 
+/// Whether a label assigns `player` (it ends a move; finished moves are never merged).
+fn ends_move(g: &Game, label: &Label) -> bool {
+    let player = g.well_known().player;
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr(g.strip_casts(lhs)) == rg_core::ExprData::Ref(player))
+}
+
+/// Step 4 (not in the reference): an edge `x -L-> z` goes when `x` has a skip to some `y` that
+/// has the same edge `y -L-> z`. Every walk over it has a twin through the skip with the same
+/// effect and tags, and the interpreter's visited check merges the two at `z`, so no move
+/// changes; `player` assignments are kept (finished moves are not merged). One removal at a
+/// time, so the witness of a removal is never removed by the same check.
+fn redundant_via_skip(g: &mut Game) -> bool {
+    let mut changed = false;
+    for x in g.nodes().ids() {
+        'again: loop {
+            let out = g.outgoing(x).to_vec();
+            for &s in &out {
+                let y = g.edge(s).to;
+                if g.edge(s).label != Label::Skip || y == x {
+                    continue;
+                }
+                for &e in &out {
+                    let d = g.edge(e);
+                    if e == s || ends_move(g, &d.label) {
+                        continue;
+                    }
+                    let twin = g.outgoing(y).iter().any(|&f| {
+                        let t = g.edge(f);
+                        t.label == d.label && t.to == d.to
+                    });
+                    if twin {
+                        g.remove_edge(e);
+                        changed = true;
+                        continue 'again;
+                    }
+                }
+            }
+            break;
+        }
+    }
+    changed
+}
+
 impl Pass for CompactSkipEdges {
     fn name(&self) -> &'static str {
         "compact_skip_edges"
@@ -182,7 +226,8 @@ impl Pass for CompactSkipEdges {
             }
             let round = obsolete_parallel(g)
                 | backward(g, &protected, &order)
-                | forward(g, &protected, &order);
+                | forward(g, &protected, &order)
+                | redundant_via_skip(g);
             if !round {
                 return Ok(changed);
             }

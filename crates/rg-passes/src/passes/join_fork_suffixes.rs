@@ -1,9 +1,16 @@
-//! passes.md §3.12 join_fork_suffixes.
+//! passes.md §3.12 join_fork_suffixes, and (an `rgt` extension) nodes whose several outgoing
+//! edges are the same labels to the same nodes (twins, e.g. the exit of the first step of an
+//! unrolled `X X*` and the exit of its loop body) are merged as well.
+//!
+//! Why twins can be merged: their futures are the same walks, so sending a twin's incoming
+//! edges to the other one changes no walk's labels. Neither may be a check node (a check sees
+//! the node it names), `begin`, `end` or named by a pragma, nor have an edge to itself (its twin
+//! would not have the same targets).
 
 use super::meta;
 use crate::util::check_nodes;
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, Game, Label, NodeId};
+use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
 use std::collections::{HashMap, HashSet};
 
 /// Nodes whose only edge is the same label to the same node are merged.
@@ -60,6 +67,71 @@ fn suffix_step(g: &mut Game) -> bool {
     changed
 }
 
+fn label_hash(l: &Label) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    l.hash(&mut h);
+    h.finish()
+}
+
+/// One round of twin merging; returns whether a node was merged.
+fn twin_step(g: &mut Game) -> bool {
+    let mut fixed = check_nodes(g);
+    for n in [g.begin(), g.end()].into_iter().flatten() {
+        fixed[n.index()] = true;
+    }
+    for p in &g.pragmas {
+        p.kind.for_each_node(|n| fixed[n.index()] = true);
+    }
+    let mut first: HashMap<Vec<(Label, NodeId)>, NodeId> = HashMap::new();
+    let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
+    let mut touched: HashSet<NodeId> = HashSet::new();
+    for y in g.nodes().ids() {
+        let out = g.outgoing(y);
+        if out.len() < 2 || fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
+            continue;
+        }
+        let mut key: Vec<(Label, NodeId)> = out
+            .iter()
+            .map(|&e| (g.edge(e).label, g.edge(e).to))
+            .collect();
+        // Labels have no order; a hash orders them (equal keys still mean equal edge sets).
+        key.sort_unstable_by_key(|&(l, n)| (n, label_hash(&l)));
+        key.dedup();
+        match first.get(&key) {
+            Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
+                // One merge per node and round: the keys of the others stay exact.
+                touched.insert(y);
+                touched.insert(y1);
+                plan.push((y, y1));
+            }
+            Some(_) => {}
+            None => {
+                first.insert(key, y);
+            }
+        }
+    }
+    let changed = !plan.is_empty();
+    for (y2, y1) in plan {
+        for p in g.incoming(y2).to_vec() {
+            let (from, label) = (g.edge(p).from, g.edge(p).label);
+            let twin = g
+                .outgoing(from)
+                .iter()
+                .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
+            if twin {
+                g.remove_edge(p);
+            } else {
+                g.set_target(p, y1);
+            }
+        }
+        for e in g.outgoing(y2).to_vec() {
+            g.remove_edge(e);
+        }
+    }
+    changed
+}
+
 impl Pass for JoinForkSuffixes {
     meta!(
         "join_fork_suffixes",
@@ -70,9 +142,68 @@ impl Pass for JoinForkSuffixes {
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        while suffix_step(g) {
+        while suffix_step(g) || twin_step(g) {
             changed = true;
         }
         Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::test_game;
+
+    /// `f` and `h` leave with the same two edges to `s`.
+    const TWINS: &str = "type T = {p, q};\n\
+        var v: T = p;\n\
+        begin, a: player = x;\n\
+        a, f: $ one;\n\
+        a, h: $ two;\n\
+        f, s: v == p;\n\
+        f, s: v != p;\n\
+        h, s: v == p;\n\
+        h, s: v != p;\n";
+
+    fn merged(text: &str) -> (bool, String) {
+        let mut g = test_game(text);
+        let before = g.clone();
+        let changed = JoinForkSuffixes
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        rg_interp::equiv::check_equivalent(&before, &g, &Default::default())
+            .expect("the same game");
+        (changed, rg_core::print(&g))
+    }
+
+    #[test]
+    fn twins_with_the_same_edges_out_merge() {
+        let (changed, text) = merged(&format!("{TWINS}s, end: player = keeper;"));
+        assert!(changed);
+        assert!(
+            text.contains("a, f: $ two;") && !text.contains("h, s:"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_twin_that_a_check_names_or_that_loops_stays() {
+        let (changed, _) = merged(&format!(
+            "{TWINS}s, end: ? h -> s;\ns, end: player = keeper;"
+        ));
+        assert!(!changed);
+        let (changed, _) = merged(
+            "type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: player = x;\n\
+             a, f: $ one;\n\
+             a, h: $ two;\n\
+             f, f: v == q;\n\
+             f, s: v != q;\n\
+             h, h: v == q;\n\
+             h, s: v != q;\n\
+             s, end: player = keeper;",
+        );
+        assert!(!changed);
     }
 }

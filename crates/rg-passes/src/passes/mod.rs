@@ -1,18 +1,36 @@
 //! The transformations, one file each, named as in passes.md §3.
 
+pub(crate) mod add_builtins;
+mod add_explicit_casts;
 mod calculate_disjoints;
+mod calculate_iterators;
+mod calculate_repeats_and_uniques;
+mod calculate_simple_apply;
+mod calculate_tag_indexes;
+mod compact_comparisons;
 mod compact_reachability;
 mod compact_skip_edges;
+mod compact_variable_regions;
+mod expand_assignment_any;
+mod expand_tag_variable;
+mod inline_assignment;
 mod inline_reachability;
 mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
+mod mangle_symbols;
+mod merge_accesses;
+mod normalize_constants;
+mod normalize_types;
+mod propagate_constants;
 mod prune_self_loops;
 mod prune_singleton_types;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod reorder_conditions;
 mod skip_artificial_tags;
+mod skip_redundant_comparisons;
 mod skip_redundant_tags;
 mod skip_self_assignments;
 mod skip_self_comparisons;
@@ -22,9 +40,19 @@ use crate::Pass;
 
 /// Every pass in the canonical order (passes.md §5.1).
 pub(crate) static ALL: &[&dyn Pass] = &[
+    &add_builtins::AddBuiltins,
     &compact_skip_edges::CompactSkipEdges,
+    &inline_assignment::InlineAssignment,
     &compact_reachability::CompactReachability,
     &inline_reachability::InlineReachability,
+    &propagate_constants::PropagateConstants,
+    &merge_accesses::MergeAccesses,
+    &reorder_conditions::ReorderConditions,
+    &compact_comparisons::CompactComparisons,
+    // Not in the reference: inequalities whose failing walks die anyway.
+    &skip_redundant_comparisons::SkipRedundantComparisons,
+    // Not in the reference: one-variable regions (shift stars) become one any-assignment.
+    &compact_variable_regions::CompactVariableRegions,
     &join_exclusive_edges::JoinExclusiveEdges,
     &join_fork_prefixes::JoinForkPrefixes,
     &join_fork_suffixes::JoinForkSuffixes,
@@ -37,8 +65,19 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &prune_unreachable_nodes::PruneUnreachableNodes,
     &prune_unused_constants::PruneUnusedConstants,
     &prune_unused_variables::PruneUnusedVariables,
-    &calculate_disjoints::CalculateDisjoints,
+    &normalize_types::NormalizeTypes,
+    &normalize_constants::NormalizeConstants,
+    &add_explicit_casts::AddExplicitCasts,
+    &expand_assignment_any::ExpandAssignmentAny,
+    &expand_tag_variable::ExpandTagVariable,
+    // Last of the loop passes: the other passes first simplify what the artificial tags guard.
     &skip_artificial_tags::SkipArtificialTags,
+    &calculate_disjoints::CalculateDisjoints,
+    &calculate_iterators::CalculateIterators,
+    &calculate_repeats_and_uniques::CalculateRepeatsAndUniques,
+    &calculate_simple_apply::CalculateSimpleApply,
+    &calculate_tag_indexes::CalculateTagIndexes,
+    &mangle_symbols::MangleSymbols,
 ];
 
 /// Implements the metadata methods of [`Pass`].

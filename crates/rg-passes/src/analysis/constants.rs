@@ -1,0 +1,243 @@
+//! ConstantsAnalysis (passes.md §2.6): which expressions have a known value at each node.
+//!
+//! The knowledge at a node is a set of facts `expression ↦ value`, each true on every walk
+//! that reaches the node. Differences from the reference, all sound:
+//!
+//! - values are compared as the interpreter compares them (a constant name and the symbol it
+//!   stands for are one value), so joins keep more facts;
+//! - the solver starts from "not reached" instead of the empty map (see `dataflow`), so a fact
+//!   survives a loop that does not undo it;
+//! - a comparison whose two sides are known and disagree cannot be walked: its target learns
+//!   nothing from it (the pass then removes the edge);
+//! - names resolve as in the interpreter (a constant shadows a variable of the same name).
+//!
+//! Transfer over `l = r`: evaluate `r`, forget every fact mentioning the assigned variable,
+//! then record `l ↦ value`. Over `l == r` with one side known: record the other side. Over an
+//! any-assignment: forget the assigned variable. Everything else keeps the knowledge.
+//!
+//! Complexity: facts are kept sorted by expression id, so a lookup is O(log F) and a join or a
+//! copy O(F) for F facts at a node; the solver needs O(E · F) transfers at most.
+
+use super::values::{Known, NameKind, Values};
+use crate::dataflow::Analysis;
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
+
+/// Facts `expression ↦ value`, sorted by expression id.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Facts(Vec<(ExprId, Known)>);
+
+impl Facts {
+    /// The value recorded for exactly this expression.
+    pub(crate) fn get(&self, e: ExprId) -> Option<Known> {
+        self.0
+            .binary_search_by_key(&e, |(k, _)| *k)
+            .ok()
+            .map(|i| self.0[i].1)
+    }
+
+    /// Records `e ↦ v`.
+    pub(crate) fn set(&mut self, e: ExprId, v: Known) {
+        match self.0.binary_search_by_key(&e, |(k, _)| *k) {
+            Ok(i) => self.0[i].1 = v,
+            Err(i) => self.0.insert(i, (e, v)),
+        }
+    }
+
+    /// Keeps the facts present with the same value in both; returns whether any was dropped.
+    fn intersect(&mut self, other: &Facts) -> bool {
+        let before = self.0.len();
+        // Both sorted: one merge walk.
+        let mut j = 0;
+        let o = &other.0;
+        self.0.retain(|&(e, v)| {
+            while j < o.len() && o[j].0 < e {
+                j += 1;
+            }
+            j < o.len() && o[j] == (e, v)
+        });
+        self.0.len() != before
+    }
+}
+
+/// Whether `e` mentions the name `v` anywhere.
+pub(crate) fn mentions(g: &Game, e: ExprId, v: Symbol) -> bool {
+    match g.expr(e) {
+        ExprData::Ref(s) => s == v,
+        ExprData::Cast(_, x) => mentions(g, x, v),
+        ExprData::Access(m, i) => mentions(g, m, v) || mentions(g, i, v),
+    }
+}
+
+/// The analysis, over the name resolution and constant values of one game.
+pub(crate) struct Constants<'v> {
+    pub(crate) values: &'v Values,
+}
+
+impl Constants<'_> {
+    /// The value of `e` in a state satisfying `k` (§2.6 `eval`), or `None` when unknown.
+    pub(crate) fn eval(&self, g: &Game, e: ExprId, k: &Facts) -> Option<Known> {
+        if let Some(v) = k.get(e) {
+            return Some(v);
+        }
+        match g.expr(e) {
+            ExprData::Ref(s) => match self.values.kind(s) {
+                NameKind::Variable => None,
+                NameKind::Constant(i) => self.values.constant_value(g, i),
+                NameKind::Symbol => Some(Known::Sym(s)),
+            },
+            ExprData::Cast(_, x) => self.eval(g, x, k),
+            ExprData::Access(m, i) => {
+                let Known::Sym(key) = self.eval(g, i, k)? else {
+                    return None;
+                };
+                match (self.eval(g, m, k), g.expr(m)) {
+                    (Some(map), _) => self.values.lookup(g, map, key),
+                    (None, ExprData::Ref(name)) => self.values.outside_key(name, key),
+                    (None, _) => None,
+                }
+            }
+        }
+    }
+
+    fn forget(g: &Game, k: &mut Facts, v: Symbol) {
+        k.0.retain(|&(e, _)| !mentions(g, e, v));
+    }
+}
+
+impl Analysis for Constants<'_> {
+    type Domain = Facts;
+
+    fn extreme(&self, g: &Game) -> Facts {
+        let mut k = Facts::default();
+        for v in &g.variables {
+            if !self.values.is_variable(v.name) {
+                continue;
+            }
+            if let (Some(e), Some(value)) = (
+                g.exprs().find(&ExprData::Ref(v.name)),
+                self.values.initial_value(g, v.init),
+            ) && k.get(e).is_none()
+            {
+                k.set(e, value);
+            }
+        }
+        k
+    }
+
+    fn transfer(&self, g: &Game, k: &mut Facts, edge: Option<EdgeId>) -> bool {
+        let Some(edge) = edge else {
+            return true;
+        };
+        match g.edge(edge).label {
+            Label::Assign { lhs, rhs } => {
+                let v = g.expr_root(lhs);
+                let value = self.eval(g, rhs, k);
+                Self::forget(g, k, v);
+                if let Some(value) = value
+                    && self.values.is_variable(v)
+                {
+                    k.set(g.strip_casts(lhs), value);
+                }
+            }
+            Label::AssignAny { lhs, .. } => Self::forget(g, k, g.expr_root(lhs)),
+            Label::Compare { lhs, rhs, negated } => {
+                let (l, r) = (g.strip_casts(lhs), g.strip_casts(rhs));
+                match (self.eval(g, l, k), self.eval(g, r, k)) {
+                    (Some(a), Some(b)) if self.values.equal(a, b) == Some(negated) => {
+                        return false;
+                    }
+                    (Some(a), None) if !negated => k.set(r, a),
+                    (None, Some(b)) if !negated => k.set(l, b),
+                    _ => {}
+                }
+            }
+            Label::Reach { .. } | Label::Skip | Label::Tag(_) | Label::TagVar(_) => {}
+        }
+        true
+    }
+
+    fn join(&self, acc: &mut Facts, other: &Facts) -> bool {
+        acc.intersect(other)
+    }
+
+    fn with_reachability(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataflow::solve;
+    use crate::testing::test_game;
+    use rg_core::EntityId;
+
+    fn facts_at(g: &mut Game, node: &str, expr: &str) -> Option<Known> {
+        let values = Values::new(g);
+        let facts = solve(g, &Constants { values: &values });
+        let n = g.find_node(g.find_sym(node).unwrap()).unwrap();
+        let s = g.find_sym(expr).unwrap();
+        let e = g.exprs().find(&ExprData::Ref(s))?;
+        let k = facts[n.index()].as_ref()?;
+        Constants { values: &values }.eval(g, e, k)
+    }
+
+    #[test]
+    fn the_example_of_the_spec_and_a_comparison_known_to_fail() {
+        let text = "type T = {p, q, r};\n\
+                    const nxt: T -> T = {p: q, q: r, :p};\n\
+                    var v: T = p;\n\
+                    var w: T = p;\n\
+                    begin, a: v = q;\n\
+                    a, b: w != nxt[v];\n\
+                    a, f: w == nxt[v];\n\
+                    f, end: player = keeper;\n\
+                    b, c: w = T(*);\n\
+                    c, d: v == q;\n\
+                    d, end: player = keeper;";
+        let mut g = test_game(text);
+        let sym = |g: &Game, n: &str| Known::Sym(g.find_sym(n).unwrap());
+        assert_eq!(facts_at(&mut g, "a", "v"), Some(sym(&g, "q")));
+        assert_eq!(facts_at(&mut g, "a", "w"), Some(sym(&g, "p")));
+        assert_eq!(facts_at(&mut g, "c", "w"), None);
+        assert_eq!(facts_at(&mut g, "d", "v"), Some(sym(&g, "q")));
+        // `w == nxt[v]` is `p == r`: known false, so nothing flows into f.
+        assert_eq!(facts_at(&mut g, "f", "v"), None);
+    }
+
+    #[test]
+    fn a_fact_survives_a_loop_that_does_not_touch_it() {
+        let text = "type T = {p, q};\n\
+                    var v: T = p;\n\
+                    var w: T = p;\n\
+                    begin, l: ;\n\
+                    l, a: w = T(*);\n\
+                    a, l: w != q;\n\
+                    a, z: v != q;\n\
+                    z, end: player = keeper;";
+        let mut g = test_game(text);
+        let p = Known::Sym(g.find_sym("p").unwrap());
+        assert_eq!(facts_at(&mut g, "l", "v"), Some(p));
+        assert_eq!(facts_at(&mut g, "end", "v"), Some(p));
+        assert_eq!(facts_at(&mut g, "end", "w"), None);
+    }
+
+    #[test]
+    fn begin_with_predecessors_keeps_the_initial_state() {
+        // passes.md §2.3: the reference forgets that `v` is `a` in the first move.
+        let text = "type T = {a, b};\n\
+                    var v: T = a;\n\
+                    begin, m: player = x;\n\
+                    m, k: $ t;\n\
+                    k, c1: v == a;\n\
+                    c1, y2: v = b;\n\
+                    y2, begin: player = keeper;\n\
+                    k, c2: v == b;\n\
+                    c2, end: player = keeper;";
+        let mut g = test_game(text);
+        let sym = |g: &Game, n: &str| Known::Sym(g.find_sym(n).unwrap());
+        assert_eq!(facts_at(&mut g, "k", "v"), None);
+        assert_eq!(facts_at(&mut g, "c1", "v"), Some(sym(&g, "a")));
+        assert_eq!(facts_at(&mut g, "c2", "v"), Some(sym(&g, "b")));
+    }
+}

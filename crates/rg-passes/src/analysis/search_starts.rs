@@ -1,0 +1,228 @@
+//! The interpreter's searches (rg.md §12.5) seen from the automaton: where they start and what
+//! they can change before arriving at a node. The pragma passes use it to promise only what
+//! holds for every search (`@unique`, `@repeat`, `@tagIndex`).
+//!
+//! * A *move search* starts at `begin` (the initial state) or at the target of an assignment to
+//!   `player` (the state after a move) and never walks past an assignment to `player`.
+//! * A *reach search* starts at the start node of a reachability check and walks every edge.
+//!
+//! A check edge is an ordinary edge for the search that evaluates it (its own sub-search is a
+//! search of its own, with its own visited set).
+
+use crate::util::{assigned, assigns_player};
+use rg_core::EntityId;
+use rg_core::{Game, Label, NodeId};
+use std::collections::HashMap;
+
+/// Search start nodes.
+#[derive(Debug, Default)]
+pub(crate) struct Starts {
+    /// `begin` and the targets of assignments to `player`.
+    pub(crate) moves: Vec<NodeId>,
+    /// The start nodes of reachability checks.
+    pub(crate) reach: Vec<NodeId>,
+}
+
+impl Starts {
+    pub(crate) fn of(g: &Game) -> Starts {
+        let mut s = Starts::default();
+        let mut seen_m = vec![false; g.node_capacity()];
+        let mut seen_r = vec![false; g.node_capacity()];
+        let add = |v: &mut Vec<NodeId>, seen: &mut [bool], n: NodeId| {
+            if !std::mem::replace(&mut seen[n.index()], true) {
+                v.push(n);
+            }
+        };
+        if let Some(b) = g.begin() {
+            add(&mut s.moves, &mut seen_m, b);
+        }
+        for (_, e) in g.edges() {
+            if assigns_player(g, &e.label) {
+                add(&mut s.moves, &mut seen_m, e.to);
+            }
+            if let Label::Reach { from, .. } = e.label {
+                add(&mut s.reach, &mut seen_r, from);
+            }
+        }
+        s
+    }
+}
+
+/// A set of variables, as a bit set over the positions in `Game::variables`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct VarSet(Vec<u64>);
+
+impl VarSet {
+    pub(crate) fn empty(n: usize) -> Self {
+        VarSet(vec![0; n.div_ceil(64)])
+    }
+
+    pub(crate) fn insert(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+
+    pub(crate) fn contains(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    /// `self ∪= other`; whether `self` grew.
+    fn union(&mut self, other: &VarSet) -> bool {
+        let mut grew = false;
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            let old = *a;
+            *a |= b;
+            grew |= *a != old;
+        }
+        grew
+    }
+}
+
+/// What searches can do before arriving at each node.
+#[derive(Debug)]
+pub(crate) struct Arrivals {
+    /// For every node a search can arrive at: the variables that some walk from the start of
+    /// such a search to the node may assign (`None` for nodes no search visits). Two arrivals at
+    /// a node in one search with equal values of these variables (and equal tags) have equal
+    /// states: every other variable still has the value it had when the search started.
+    pub(crate) assigned: Vec<Option<VarSet>>,
+    /// Whether a reach search can arrive at the node (only reach searches walk past an
+    /// assignment to `player`).
+    pub(crate) in_reach: Vec<bool>,
+}
+
+/// The [`Arrivals`] of the searches of `g`.
+pub(crate) fn arrivals(g: &Game) -> Arrivals {
+    let position: HashMap<_, usize> = g
+        .variables
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, v)| (v.name, i))
+        .collect();
+    let n = g.variables.len();
+    let starts = Starts::of(g);
+    let mut out: Vec<Option<VarSet>> = vec![None; g.node_capacity()];
+    let mut in_reach = Vec::new();
+    // Move searches stop at assignments to `player`; reach searches do not.
+    for (roots, stop_at_player) in [(&starts.moves, true), (&starts.reach, false)] {
+        let mut at: Vec<Option<VarSet>> = vec![None; g.node_capacity()];
+        let mut work: Vec<NodeId> = Vec::new();
+        for &r in roots {
+            if at[r.index()].is_none() {
+                at[r.index()] = Some(VarSet::empty(n));
+                work.push(r);
+            }
+        }
+        let mut queued = vec![false; g.node_capacity()];
+        for &r in &work {
+            queued[r.index()] = true;
+        }
+        while let Some(u) = work.pop() {
+            queued[u.index()] = false;
+            let here = at[u.index()].clone().expect("queued nodes have a value");
+            for &e in g.outgoing(u) {
+                let d = g.edge(e);
+                if stop_at_player && assigns_player(g, &d.label) {
+                    continue;
+                }
+                let mut next = here.clone();
+                if let Some(i) = assigned(g, &d.label).and_then(|v| position.get(&v)) {
+                    next.insert(*i);
+                }
+                let grew = match &mut at[d.to.index()] {
+                    Some(old) => old.union(&next),
+                    slot @ None => {
+                        *slot = Some(next);
+                        true
+                    }
+                };
+                if grew && !std::mem::replace(&mut queued[d.to.index()], true) {
+                    work.push(d.to);
+                }
+            }
+        }
+        if !stop_at_player {
+            in_reach = at.iter().map(Option::is_some).collect();
+        }
+        for (o, a) in out.iter_mut().zip(at) {
+            match (o, a) {
+                (Some(o), Some(a)) => {
+                    o.union(&a);
+                }
+                (o @ None, a) => *o = a,
+                (Some(_), None) => {}
+            }
+        }
+    }
+    Arrivals {
+        assigned: out,
+        in_reach,
+    }
+}
+
+/// Whether each node lies on a cycle (of any edges; a self-loop counts).
+pub(crate) fn on_cycle(g: &Game) -> Vec<bool> {
+    // Iterative Tarjan: nodes of a strongly connected component with two or more nodes, or with
+    // a self-loop, lie on a cycle.
+    let cap = g.node_capacity();
+    let mut index = vec![usize::MAX; cap];
+    let mut low = vec![0usize; cap];
+    let mut on_stack = vec![false; cap];
+    let mut stack: Vec<NodeId> = Vec::new();
+    let mut out = vec![false; cap];
+    let mut next = 0usize;
+    for root in g.nodes().ids() {
+        if index[root.index()] != usize::MAX {
+            continue;
+        }
+        // (node, position in its outgoing list)
+        let mut frames: Vec<(NodeId, usize)> = vec![(root, 0)];
+        index[root.index()] = next;
+        low[root.index()] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root.index()] = true;
+        while let Some(&mut (u, ref mut i)) = frames.last_mut() {
+            let outs = g.outgoing(u);
+            if *i < outs.len() {
+                let w = g.edge(outs[*i]).to;
+                *i += 1;
+                if w == u {
+                    out[u.index()] = true;
+                }
+                if index[w.index()] == usize::MAX {
+                    index[w.index()] = next;
+                    low[w.index()] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w.index()] = true;
+                    frames.push((w, 0));
+                } else if on_stack[w.index()] {
+                    low[u.index()] = low[u.index()].min(index[w.index()]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(p, _)) = frames.last() {
+                low[p.index()] = low[p.index()].min(low[u.index()]);
+            }
+            if low[u.index()] == index[u.index()] {
+                let mut members = Vec::new();
+                loop {
+                    let w = stack.pop().expect("the component's nodes are on the stack");
+                    on_stack[w.index()] = false;
+                    members.push(w);
+                    if w == u {
+                        break;
+                    }
+                }
+                if members.len() > 1 {
+                    for w in members {
+                        out[w.index()] = true;
+                    }
+                }
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,544 @@
+//! passes.md §3.3 inline_assignment: replace reads of a variable by the expression last assigned
+//! to it, so that the assignment disappears, and remove dead stores.
+//!
+//! The def-use chains come from one solve of ReachingDefinitions as sets
+//! (`analysis::definitions`) instead of one forward search per definition (the reference's
+//! O(A · E)). A *usage* of a definition `d = (x → y: v = r)` is an edge `f` that reads `v`
+//! (passes.md §1.2 `reads`, counting `$$ v` and the cells and keys of a left side) where `d` may
+//! reach `f`'s source. `d` is inlined when, for every usage `f`:
+//!
+//! - `d` is the only definition of `v` that reaches `f` (no walk reaches `f` with another
+//!   value of `v`, the initial one included);
+//! - every other variable `w` read by `r` has a single definition reaching `x`, and the same
+//!   single definition reaches `f` — so `r` evaluates at `f` to what it evaluated to at `d`
+//!   (a redefinition of `w` between them would add a definition at `f`, and a loop that
+//!   re-executes that definition would reach `x` through it too);
+//! - if `r` reads `v` itself, `d` does not reach its own source `x` (otherwise `v` at `x`
+//!   depends on `d`, which is removed);
+//! - `f` is neither `$$ v` (a tag variable cannot take an expression) nor an assignment to a
+//!   cell of `v` (it would update the value `d` no longer stores: the reference's defect D4).
+//!
+//! Then `d` becomes a skip and every usage reads `r` (cast to `v`'s type name when the types
+//! differ) instead of `v`. A definition with no usage is a dead store and becomes a skip, for
+//! any kind of assignment (whole, cell, or `T(*)`), except assignments to `player` and
+//! `visible`, and to `goals` when the definition may reach `end` (the outcome reads it). One run
+//! inlines a definition only if neither it nor its usages were touched by an earlier definition
+//! of the same run, and a rewritten label that would not type check cancels its definition.
+//!
+//! Why the game tree is kept: every usage reads the value `d` would have stored, and nothing
+//! else observes that variable where `d`'s value reaches; a dead store only changes a value no
+//! walk reads (walks differing only in it are merged by the interpreter's visited check, so no
+//! move is lost or added).
+//!
+//! Complexity: one solve, O(E · V · CAP) (see `analysis::definitions`), then O(E · R · CAP) to
+//! build the chains for R names read per label, and O(U · R) to decide, U usages in total.
+
+use super::meta;
+use crate::analysis::definitions::{Def, Defs, ReachingDefinitions};
+use crate::analysis::values::Values;
+use crate::dataflow::solve;
+use crate::util::{edge_ids, label_well_typed, reads};
+use crate::{Pass, PassContext, PassError};
+use rg_core::typeck::{Ty, TypeEnv};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
+use std::collections::{HashMap, HashSet};
+
+/// Replaces variables by the expression last assigned to them; removes dead stores.
+#[derive(Debug)]
+pub(crate) struct InlineAssignment;
+
+/// The distinct names a label reads.
+fn read_names(g: &Game, label: &Label) -> Vec<Symbol> {
+    let mut out = Vec::new();
+    reads(g, label, &mut |s| {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    });
+    out
+}
+
+/// Whether `label` assigns a cell of `v` (plain or any).
+fn assigns_cell_of(g: &Game, label: &Label, v: Symbol) -> bool {
+    matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+        if g.expr_root(lhs) == v && matches!(g.expr(g.strip_casts(lhs)), ExprData::Access(..)))
+}
+
+/// `e` with every reference to `v` replaced by `r`.
+fn substitute(g: &mut Game, e: ExprId, v: Symbol, r: ExprId) -> ExprId {
+    match g.expr(e) {
+        ExprData::Ref(s) if s == v => r,
+        ExprData::Ref(_) => e,
+        ExprData::Cast(t, x) => {
+            let x = substitute(g, x, v, r);
+            g.expr_cast(t, x)
+        }
+        ExprData::Access(m, i) => {
+            let m = substitute(g, m, v, r);
+            let i = substitute(g, i, v, r);
+            g.expr_access(m, i)
+        }
+    }
+}
+
+/// A left side with `v` replaced in its index parts only (the assigned cell keeps its root).
+fn substitute_lhs(g: &mut Game, e: ExprId, v: Symbol, r: ExprId) -> ExprId {
+    match g.expr(e) {
+        ExprData::Ref(_) => e,
+        ExprData::Cast(t, x) => {
+            let x = substitute_lhs(g, x, v, r);
+            g.expr_cast(t, x)
+        }
+        ExprData::Access(m, i) => {
+            let m = substitute_lhs(g, m, v, r);
+            let i = substitute(g, i, v, r);
+            g.expr_access(m, i)
+        }
+    }
+}
+
+/// The label of usage `f` reading `r` instead of `v`.
+fn substitute_label(g: &mut Game, label: Label, v: Symbol, r: ExprId) -> Label {
+    match label {
+        Label::Assign { lhs, rhs } => Label::Assign {
+            lhs: substitute_lhs(g, lhs, v, r),
+            rhs: substitute(g, rhs, v, r),
+        },
+        Label::AssignAny { lhs, ty } => Label::AssignAny {
+            lhs: substitute_lhs(g, lhs, v, r),
+            ty,
+        },
+        Label::Compare { lhs, rhs, negated } => Label::Compare {
+            lhs: substitute(g, lhs, v, r),
+            rhs: substitute(g, rhs, v, r),
+            negated,
+        },
+        other => other,
+    }
+}
+
+/// What one run decided.
+#[derive(Default)]
+struct Plan {
+    /// Definitions that become skips, with the variable and replacement of inlined ones.
+    defs: Vec<(EdgeId, Option<(Symbol, ExprId)>)>,
+    /// The usages of each inlined definition.
+    usages: HashMap<EdgeId, Vec<EdgeId>>,
+}
+
+struct Chains {
+    /// Reaching definitions at each node.
+    at: Vec<Option<Box<[Defs]>>>,
+    rd: ReachingDefinitions,
+    /// The usages each definition may reach.
+    uses: HashMap<EdgeId, Vec<EdgeId>>,
+    /// Variables with a usage reached by unknown definitions.
+    blocked: HashSet<Symbol>,
+    /// Definitions of `goals` that may reach `end`.
+    observed_at_end: HashSet<EdgeId>,
+    /// The variables each edge reads, by edge index.
+    reads: Vec<Vec<Symbol>>,
+}
+
+impl Chains {
+    fn new(g: &Game, values: &Values) -> Self {
+        let rd = ReachingDefinitions::new(g, values);
+        let at = solve(g, &rd);
+        let mut uses: HashMap<EdgeId, Vec<EdgeId>> = HashMap::new();
+        let mut blocked = HashSet::new();
+        let mut edge_reads = vec![Vec::new(); g.edge_entries().len()];
+        for (f, d) in g.edges() {
+            edge_reads[f.index()] = read_names(g, &d.label);
+            let Some(k) = &at[d.from.index()] else {
+                continue;
+            };
+            for &v in &edge_reads[f.index()] {
+                let Some(slot) = rd.slot(v) else { continue };
+                match k[slot].items() {
+                    None => {
+                        blocked.insert(v);
+                    }
+                    Some(defs) => {
+                        for e in defs.iter().filter_map(|d| d.as_edge()) {
+                            uses.entry(e).or_default().push(f);
+                        }
+                    }
+                }
+            }
+        }
+        let goals = g.well_known().goals;
+        let mut observed_at_end = HashSet::new();
+        if let (Some(end), Some(slot)) = (g.end(), rd.slot(goals))
+            && let Some(k) = &at[end.index()]
+        {
+            match k[slot].items() {
+                None => {
+                    blocked.insert(goals);
+                }
+                Some(defs) => observed_at_end.extend(defs.iter().filter_map(|d| d.as_edge())),
+            }
+        }
+        Chains {
+            at,
+            rd,
+            uses,
+            blocked,
+            observed_at_end,
+            reads: edge_reads,
+        }
+    }
+
+    fn defs_at(&self, g: &Game, e: EdgeId, v: Symbol) -> Option<Defs> {
+        let k = self.at[g.edge(e).from.index()].as_ref()?;
+        Some(k[self.rd.slot(v)?])
+    }
+}
+
+/// Whether definition `d` (assigning `v = r`) may replace `v` by `r` at every usage.
+/// Edges the searches of one run may visit in total.
+const SEARCH_BUDGET: usize = 1_000_000;
+
+/// Forward searches over the automaton, sharing one budget and one visited buffer.
+struct Searcher {
+    /// Edges the searches may still visit.
+    budget: usize,
+    /// Per node: the number of the search that last reached it.
+    stamp: Vec<u32>,
+    search: u32,
+}
+
+impl Searcher {
+    fn new(g: &Game) -> Self {
+        Searcher {
+            budget: SEARCH_BUDGET,
+            stamp: vec![0; g.node_capacity()],
+            search: 0,
+        }
+    }
+
+    /// Marks the nodes the value stored by `d` (assigning `v`) may reach: a search from its
+    /// target over edges that do not assign `v`, also entering check subautomata. `on_edge`
+    /// sees every edge leaving a reached node. `false` when the budget runs out.
+    fn run(&mut self, g: &Game, d: EdgeId, v: Symbol, mut on_edge: impl FnMut(EdgeId)) -> bool {
+        self.search += 1;
+        let y = g.edge(d).to;
+        let mut stack = vec![y];
+        self.stamp[y.index()] = self.search;
+        while let Some(n) = stack.pop() {
+            for &f in g.outgoing(n) {
+                let Some(left) = self.budget.checked_sub(1) else {
+                    return false;
+                };
+                self.budget = left;
+                on_edge(f);
+                let e = g.edge(f);
+                let next = match e.label {
+                    Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+                        if g.expr_root(lhs) == v =>
+                    {
+                        continue;
+                    }
+                    Label::Reach { from, .. } => [Some(e.to), Some(from)],
+                    _ => [Some(e.to), None],
+                };
+                for m in next.into_iter().flatten() {
+                    if self.stamp[m.index()] != self.search {
+                        self.stamp[m.index()] = self.search;
+                        stack.push(m);
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// Whether node `n` was reached by the last search.
+    fn reached(&self, n: NodeId) -> bool {
+        self.stamp[n.index()] == self.search
+    }
+
+    /// Whether the value stored by `d` may reach `d`'s own source (`None`: budget exhausted).
+    fn reaches_own_source(&mut self, g: &Game, d: EdgeId, v: Symbol) -> Option<bool> {
+        self.run(g, d, v, |_| {})
+            .then(|| self.reached(g.edge(d).from))
+    }
+
+    /// The usages of `d` found by a search (for variables whose chains are incomplete), and
+    /// whether its value may reach `end`.
+    fn usages(
+        &mut self,
+        g: &Game,
+        ch: &Chains,
+        d: EdgeId,
+        v: Symbol,
+    ) -> Option<(Vec<EdgeId>, bool)> {
+        let mut usages = Vec::new();
+        let complete = self.run(g, d, v, |f| {
+            if ch.reads[f.index()].contains(&v) {
+                usages.push(f);
+            }
+        });
+        complete.then(|| (usages, g.end().is_some_and(|e| self.reached(e))))
+    }
+}
+
+fn inlinable(
+    g: &Game,
+    ch: &Chains,
+    d: EdgeId,
+    (v, r): (Symbol, ExprId),
+    usages: &[EdgeId],
+    search: &mut Searcher,
+) -> bool {
+    let mut r_reads = Vec::new();
+    crate::util::names_of(g, r, &mut |s| {
+        if ch.rd.slot(s).is_some() && !r_reads.contains(&s) {
+            r_reads.push(s);
+        }
+    });
+    // The definitions of the other variables of `r` at the definition point.
+    let mut at_def = Vec::new();
+    for &w in &r_reads {
+        let Some(defs) = ch.defs_at(g, d, w) else {
+            return false;
+        };
+        if w == v {
+            let reaches = match defs.items() {
+                Some(ds) => ds.contains(&Def::edge(d)),
+                // Too many definitions to list: search.
+                None => search.reaches_own_source(g, d, v).unwrap_or(true),
+            };
+            if reaches {
+                return false;
+            }
+            continue;
+        }
+        let Some(single) = defs.single() else {
+            return false;
+        };
+        at_def.push((w, single));
+    }
+    usages.iter().all(|&f| {
+        let label = g.edge(f).label;
+        !matches!(label, Label::TagVar(_))
+            && !assigns_cell_of(g, &label, v)
+            && ch.defs_at(g, f, v).and_then(|x| x.single()) == Some(Def::edge(d))
+            && at_def
+                .iter()
+                .all(|&(w, def)| ch.defs_at(g, f, w).and_then(|x| x.single()) == Some(def))
+    })
+}
+
+fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
+    let mut search = Searcher::new(g);
+    let wk = *g.well_known();
+    let mut touched: HashSet<EdgeId> = HashSet::new();
+    let mut out = Plan::default();
+    for d in edge_ids(g) {
+        let label = g.edge(d).label;
+        let (Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }) = label else {
+            continue;
+        };
+        let v = g.expr_root(lhs);
+        if v == wk.player
+            || v == wk.visible
+            || ch.rd.slot(v).is_none()
+            || (v == wk.goals && ch.observed_at_end.contains(&d))
+            || ch.at[g.edge(d).from.index()].is_none()
+            || touched.contains(&d)
+        {
+            continue;
+        }
+        let mut usages = if ch.blocked.contains(&v) {
+            // Some usage of `v` is reached by too many definitions to list: search.
+            match search.usages(g, ch, d, v) {
+                Some((_, true)) if v == wk.goals => continue,
+                Some((usages, _)) => usages,
+                None => continue,
+            }
+        } else {
+            ch.uses.get(&d).cloned().unwrap_or_default()
+        };
+        usages.sort_unstable();
+        usages.dedup();
+        if usages.is_empty() {
+            touched.insert(d);
+            out.defs.push((d, None));
+            continue;
+        }
+        let Label::Assign { rhs, .. } = label else {
+            continue;
+        };
+        if !matches!(g.expr(g.strip_casts(lhs)), ExprData::Ref(_))
+            || usages.iter().any(|f| touched.contains(f))
+            || !inlinable(g, ch, d, (v, rhs), &usages, &mut search)
+        {
+            continue;
+        }
+        let r = replacement(g, v, rhs);
+        touched.insert(d);
+        touched.extend(usages.iter().copied());
+        out.defs.push((d, Some((v, r))));
+        out.usages.insert(d, usages);
+    }
+    if search.budget == 0 {
+        cx.warnings.push(format!(
+            "inline_assignment: kept definitions whose usages were not searched within \
+             {SEARCH_BUDGET} edges"
+        ));
+    }
+    out
+}
+
+/// `r` as the value of `v`: cast to `v`'s type name when `r`'s type is not that type.
+fn replacement(g: &mut Game, v: Symbol, r: ExprId) -> ExprId {
+    let Some(var) = g.variable(v) else { return r };
+    let ty = var.ty;
+    let TypeData::Name(_) = g.ty(ty) else {
+        return r;
+    };
+    let same = TypeEnv::new(g).infer(r).ok() == Some(Ty::Id(ty));
+    if same { r } else { g.expr_cast(ty, r) }
+}
+
+impl Pass for InlineAssignment {
+    meta!(
+        "inline_assignment",
+        "replace reads of a variable by the expression last assigned to it; remove dead stores",
+        Safe,
+        Loop,
+        Expression
+    );
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        let values = Values::new(g);
+        let chains = Chains::new(g, &values);
+        let plan = plan(g, &chains, cx);
+        // Build every new label, then keep the definitions whose rewrites all type check.
+        let mut rewrites: Vec<(EdgeId, Vec<(EdgeId, Label)>)> = Vec::new();
+        for &(d, inline) in &plan.defs {
+            let mut labels = vec![(d, Label::Skip)];
+            if let Some((v, r)) = inline {
+                for &f in &plan.usages[&d] {
+                    let l = substitute_label(g, g.edge(f).label, v, r);
+                    labels.push((f, l));
+                }
+            }
+            rewrites.push((d, labels));
+        }
+        let env = TypeEnv::new(g);
+        rewrites.retain(|(_, labels)| labels.iter().all(|(_, l)| label_well_typed(&env, l)));
+        let mut changed = false;
+        for (_, labels) in rewrites {
+            for (e, l) in labels {
+                changed |= g.edge(e).label != l;
+                g.set_label(e, l);
+            }
+        }
+        Ok(changed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::test_game;
+
+    fn run(text: &str) -> String {
+        let mut g = test_game(text);
+        InlineAssignment
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        rg_core::print(&g)
+            .lines()
+            .filter(|l| {
+                !l.starts_with("type ") && !l.starts_with("const ") && !l.starts_with("var ")
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    const PRELUDE: &str = "type T = {p, q, r};\n\
+        const nxt: T -> T = {p: q, q: r, :p};\n\
+        var v: T = p;\n\
+        var w: T = p;\n";
+
+    #[test]
+    fn the_example_of_the_spec_in_one_run() {
+        let out = run(&format!(
+            "{PRELUDE}begin, a: w = nxt[v];\n\
+             a, b: w != r;\n\
+             b, c: $ go;\n\
+             c, d: v = w;\n\
+             d, end: player = keeper;"
+        ));
+        assert_eq!(
+            out,
+            "begin, a: ;\na, b: nxt[v] != r;\nb, c: $ go;\nc, d: v = nxt[v];\nd, end: player = keeper;"
+        );
+    }
+
+    #[test]
+    fn a_later_cell_assignment_stops_the_inlining() {
+        // passes.md §3.3, defect D4.
+        let out = run("type T = {p, q};\n\
+             const c: T -> T = {:q};\n\
+             var m: T -> T = {:p};\n\
+             begin, a: m = c;\n\
+             a, b: m[p] = p;\n\
+             b, k: m[q] == q;\n\
+             k, end: player = keeper;");
+        assert!(
+            out.starts_with("begin, a: m = c;\na, b: m[p] = p;\nb, k: m[q] == q;"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_definition_in_a_loop_that_reads_its_own_variable_stays() {
+        let text = format!(
+            "{PRELUDE}begin, l: ;\n\
+             l, m: v = nxt[v];\n\
+             m, l: v != r;\n\
+             m, end: player = keeper;"
+        );
+        assert!(run(&text).contains("l, m: v = nxt[v];"));
+    }
+
+    #[test]
+    fn a_redefinition_between_definition_and_usage_stops_the_inlining() {
+        let text = format!(
+            "{PRELUDE}begin, a: v = nxt[w];\n\
+             a, b: w = T(*);\n\
+             b, c: v == q;\n\
+             c, end: player = keeper;"
+        );
+        let out = run(&text);
+        assert!(out.contains("begin, a: v = nxt[w];"), "{out}");
+        assert!(out.contains("b, c: v == q;"), "{out}");
+    }
+
+    #[test]
+    fn goals_written_on_the_way_to_end_are_kept_and_a_tag_variable_blocks() {
+        let text = "type Score = {0, 1};\n\
+             type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: goals[x] = 1;\n\
+             a, b: v = T(q);\n\
+             b, c: $$ v;\n\
+             c, end: player = keeper;";
+        let out = run(text);
+        assert!(out.contains("begin, a: goals[x] = 1;"), "{out}");
+        assert!(out.contains("a, b: v = T(q);"), "{out}");
+    }
+
+    #[test]
+    fn a_usage_reached_also_by_the_initial_value_stops_the_inlining() {
+        let text = format!(
+            "{PRELUDE}begin, a: ;\n\
+             begin, a: v = q;\n\
+             a, b: v == q;\n\
+             b, end: player = keeper;"
+        );
+        assert!(run(&text).contains("begin, a: v = q;"));
+    }
+}

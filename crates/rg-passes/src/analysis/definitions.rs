@@ -149,6 +149,11 @@ impl ReachingDefinitions {
     }
 
     /// The slot of a variable (`None` for names that are not variables).
+    /// The number of tracked variables (slots of the domain).
+    pub(crate) fn len(&self) -> usize {
+        self.slots.len()
+    }
+
     pub(crate) fn slot(&self, v: Symbol) -> Option<usize> {
         self.slots.get(&v).copied()
     }

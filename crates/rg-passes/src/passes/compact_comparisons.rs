@@ -24,6 +24,7 @@ use crate::util::{FreshNodes, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, Ty, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
+use std::collections::{HashMap, HashSet};
 
 /// Equalities with most symbols of a type become inequalities with the others.
 #[derive(Debug)]
@@ -43,17 +44,20 @@ struct Compaction {
 }
 
 /// The compaction of `e` at node `n`, if the pattern holds.
+/// `mentioning` are the comparisons leaving `n` with `e` on a side, in `n`'s edge order.
 fn compaction(
     g: &Game,
     env: &TypeEnv<'_>,
     values: &Values,
     n: NodeId,
     e: ExprId,
+    mentioning: &[EdgeId],
 ) -> Option<Compaction> {
     let mut edges = Vec::new();
     let mut names: Vec<Symbol> = Vec::new();
+    let mut seen: HashSet<Symbol> = HashSet::new();
     let mut to = None;
-    for &x in g.outgoing(n) {
+    for &x in mentioning {
         let d = g.edge(x);
         let Label::Compare { lhs, rhs, negated } = d.label else {
             continue;
@@ -75,7 +79,7 @@ fn compaction(
         if !values.is_literal(s) {
             return None;
         }
-        if !names.contains(&s) {
+        if seen.insert(s) {
             names.push(s);
         }
         edges.push(x);
@@ -92,7 +96,7 @@ fn compaction(
     }
     let mut missing: Vec<Symbol> = Vec::new();
     for &m in members.as_slice() {
-        if !names.contains(&m) && !missing.contains(&m) {
+        if seen.insert(m) {
             missing.push(m);
         }
     }
@@ -132,14 +136,37 @@ impl Pass for CompactComparisons {
         let mut plans = Vec::new();
         {
             let env = TypeEnv::new(g);
+            // The comparisons of a node grouped by the expressions on their sides, once per
+            // node: trying each edge against all its siblings was quadratic in the out-degree
+            // (GDL translations have nodes with thousands of comparisons).
+            let mut mentioning: HashMap<ExprId, Vec<EdgeId>> = HashMap::new();
+            let mut tried: HashSet<ExprId> = HashSet::new();
             for n in g.nodes().ids() {
+                if g.outgoing(n).len() < 2 {
+                    continue;
+                }
+                mentioning.clear();
+                tried.clear();
+                for &x in g.outgoing(n) {
+                    if let Label::Compare { lhs, rhs, .. } = g.edge(x).label {
+                        mentioning.entry(lhs).or_default().push(x);
+                        if rhs != lhs {
+                            mentioning.entry(rhs).or_default().push(x);
+                        }
+                    }
+                }
+                let mut attempt = |e: ExprId| {
+                    if !tried.insert(e) {
+                        return None;
+                    }
+                    compaction(g, &env, &values, n, e, &mentioning[&e])
+                };
                 let found = g.outgoing(n).iter().find_map(|&x| match g.edge(x).label {
                     Label::Compare {
                         lhs,
                         rhs,
                         negated: false,
-                    } => compaction(g, &env, &values, n, lhs)
-                        .or_else(|| compaction(g, &env, &values, n, rhs)),
+                    } => attempt(lhs).or_else(|| attempt(rhs)),
                     _ => None,
                 });
                 plans.extend(found);

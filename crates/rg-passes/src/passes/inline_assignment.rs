@@ -140,9 +140,19 @@ struct Chains {
     reads: Vec<Vec<Symbol>>,
 }
 
+/// The solve keeps one definition set per tracked variable at every node. Beyond this many
+/// (node, variable) slots the pass does not run: a 650k-edge GDL translation with 1464
+/// variables (racer.kif) needed 21 GB and minutes. The corpus's RBG and HRG games stay far
+/// below it.
+const SLOT_BUDGET: usize = 4_000_000;
+
 impl Chains {
-    fn new(g: &Game, values: &Values) -> Self {
+    /// `None` when the game is too large for the solve (see [`SLOT_BUDGET`]).
+    fn new(g: &Game, values: &Values) -> Option<Self> {
         let rd = ReachingDefinitions::new(g, values);
+        if g.node_capacity().saturating_mul(rd.len()) > SLOT_BUDGET {
+            return None;
+        }
         let at = solve(g, &rd);
         let mut uses: HashMap<EdgeId, Vec<EdgeId>> = HashMap::new();
         let mut blocked = HashSet::new();
@@ -178,14 +188,14 @@ impl Chains {
                 Some(defs) => observed_at_end.extend(defs.iter().filter_map(|d| d.as_edge())),
             }
         }
-        Chains {
+        Some(Chains {
             at,
             rd,
             uses,
             blocked,
             observed_at_end,
             reads: edge_reads,
-        }
+        })
     }
 
     fn defs_at(&self, g: &Game, e: EdgeId, v: Symbol) -> Option<Defs> {
@@ -411,7 +421,9 @@ impl Pass for InlineAssignment {
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
-        let chains = Chains::new(g, &values);
+        let Some(chains) = Chains::new(g, &values) else {
+            return Ok(false);
+        };
         let plan = plan(g, &chains, cx);
         // Build every new label, then keep the definitions whose rewrites all type check.
         let mut rewrites: Vec<(EdgeId, Vec<(EdgeId, Label)>)> = Vec::new();

@@ -24,7 +24,7 @@
 
 use super::meta;
 use crate::analysis::checks::CheckValues;
-use crate::analysis::constants::{Constants, Facts};
+use crate::analysis::constants::{self, Constants, Facts};
 use crate::analysis::values::{Known, Values};
 use crate::dataflow::solve;
 use crate::util::{edge_ids, end_reachable_without, label_well_typed};
@@ -229,6 +229,9 @@ impl Pass for PropagateConstants {
         Expression
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+        if constants::too_large(g) {
+            return Ok(false);
+        }
         let values = Values::new(g);
         let c = Constants { values: &values };
         let facts = solve(g, &c);

@@ -31,7 +31,7 @@
 //! Complexity: one solve of ConstantsAnalysis, then at most [`BUDGET`] edge steps per `!=` edge.
 
 use super::meta;
-use crate::analysis::constants::{Constants, Facts};
+use crate::analysis::constants::{self, Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
 use crate::dataflow::{Analysis, solve};
 use crate::util::edge_ids;
@@ -277,6 +277,9 @@ impl Pass for SkipRedundantComparisons {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        if constants::too_large(g) {
+            return Ok(false);
+        }
         let values = Values::new(g);
         let c = Constants { values: &values };
         let facts = solve(g, &c);

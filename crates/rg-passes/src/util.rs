@@ -1,6 +1,9 @@
 //! Shared vocabulary of the passes (passes.md §1.2).
 
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
+use rg_core::{
+    EdgeId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, TypeData, TypeId,
+};
+use std::collections::HashSet;
 
 /// `is_equal_reference`: the same name, or accesses with the same map and index references;
 /// casts ignored at every level.
@@ -76,6 +79,18 @@ pub(crate) fn check_nodes(g: &Game) -> Vec<bool> {
 
 /// Nodes that can ever be visited: from `begin`, and (with `checks`) from the start of every
 /// check whose edge's source can be visited (passes.md §2.5).
+/// The tags that `@artificialTag` pragmas declare.
+pub(crate) fn artificial_tags(g: &Game) -> HashSet<Symbol> {
+    g.pragmas
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PragmaKind::ArtificialTag(ts) => Some(ts.iter().copied()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
 pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
     let mut seen = vec![false; g.node_capacity()];
     let Some(begin) = g.begin() else { return seen };

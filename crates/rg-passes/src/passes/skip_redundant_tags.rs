@@ -35,9 +35,9 @@
 
 use super::meta;
 use crate::analysis::tag_skeleton::{Caps, Step, events_of, position_sets};
-use crate::util::{assigned, assigns_player, names_of, reachable_nodes};
+use crate::util::{artificial_tags, assigned, assigns_player, names_of, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeData, Game, Label, NodeId, PragmaKind, Symbol};
+use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
 use std::collections::{HashMap, HashSet};
 
 #[derive(Debug)]
@@ -106,15 +106,7 @@ impl Pass for SkipRedundantTags {
             return Ok(false);
         }
         let main = reachable_nodes(g, false);
-        let artificial: HashSet<Symbol> = g
-            .pragmas
-            .iter()
-            .filter_map(|p| match &p.kind {
-                PragmaKind::ArtificialTag(ts) => Some(ts.iter().copied()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let artificial = artificial_tags(g);
         let step = |d: &EdgeData| {
             if matches!(d.label, Label::Tag(s) if artificial.contains(&s)) {
                 Step::Silent

@@ -1,10 +1,9 @@
 //! passes.md §3.15 skip_unused_tags.
 
 use super::meta;
-use crate::util::{edge_ids, reachable_nodes};
+use crate::util::{artificial_tags, edge_ids, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{Game, Label, PragmaKind};
-use std::collections::HashSet;
+use rg_core::{Game, Label};
 
 /// Tags on edges outside the main automaton (inside reachability subautomata) never reach a
 /// move; they become skips. Artificial tags are kept.
@@ -21,15 +20,7 @@ impl Pass for SkipUnusedTags {
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let main = reachable_nodes(g, false);
-        let artificial: HashSet<_> = g
-            .pragmas
-            .iter()
-            .filter_map(|p| match &p.kind {
-                PragmaKind::ArtificialTag(ts) => Some(ts.iter().copied()),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let artificial = artificial_tags(g);
         let mut changed = false;
         for e in edge_ids(g) {
             let d = g.edge(e);

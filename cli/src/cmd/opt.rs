@@ -28,7 +28,7 @@ pub enum TraceMode {
 pub enum ScheduleArg {
     /// After a pass changes the game, start again with the first pass (the reference's order).
     Restart,
-    /// Run every pass once per sweep; repeat sweeps until one changes nothing.
+    /// Run every pass once per sweep; repeat sweeps until one changes nothing (the default).
     Sweep,
 }
 
@@ -96,7 +96,7 @@ pub struct Args {
     pub time_limit: Option<f64>,
 
     /// How loop passes are scheduled.
-    #[arg(long, value_enum, default_value_t = ScheduleArg::Restart)]
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Sweep)]
     pub schedule: ScheduleArg,
 }
 

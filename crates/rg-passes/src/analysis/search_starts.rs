@@ -11,7 +11,7 @@
 
 use crate::util::{assigned, assigns_player};
 use rg_core::EntityId;
-use rg_core::{Game, Label, NodeId};
+use rg_core::{EdgeId, Game, Label, NodeId};
 use std::collections::HashMap;
 
 /// Search start nodes.
@@ -162,14 +162,30 @@ pub(crate) fn arrivals(g: &Game) -> Arrivals {
 
 /// Whether each node lies on a cycle (of any edges; a self-loop counts).
 pub(crate) fn on_cycle(g: &Game) -> Vec<bool> {
-    // Iterative Tarjan: nodes of a strongly connected component with two or more nodes, or with
-    // a self-loop, lie on a cycle.
+    let comp = components(g, |_| true);
+    let mut size = vec![0usize; g.node_capacity()];
+    for &c in comp.iter().filter(|&&c| c != usize::MAX) {
+        size[c] += 1;
+    }
+    let mut out = vec![false; g.node_capacity()];
+    for n in g.nodes().ids() {
+        out[n.index()] = size[comp[n.index()]] > 1
+            || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
+    }
+    out
+}
+
+/// The strongly connected component of every node (an index per component; `usize::MAX` for
+/// unused node slots) in the graph of the edges `keep` accepts.
+pub(crate) fn components(g: &Game, keep: impl Fn(EdgeId) -> bool) -> Vec<usize> {
+    // Iterative Tarjan.
     let cap = g.node_capacity();
     let mut index = vec![usize::MAX; cap];
     let mut low = vec![0usize; cap];
     let mut on_stack = vec![false; cap];
     let mut stack: Vec<NodeId> = Vec::new();
-    let mut out = vec![false; cap];
+    let mut comp = vec![usize::MAX; cap];
+    let mut comps = 0usize;
     let mut next = 0usize;
     for root in g.nodes().ids() {
         if index[root.index()] != usize::MAX {
@@ -185,11 +201,12 @@ pub(crate) fn on_cycle(g: &Game) -> Vec<bool> {
         while let Some(&mut (u, ref mut i)) = frames.last_mut() {
             let outs = g.outgoing(u);
             if *i < outs.len() {
-                let w = g.edge(outs[*i]).to;
+                let e = outs[*i];
                 *i += 1;
-                if w == u {
-                    out[u.index()] = true;
+                if !keep(e) {
+                    continue;
                 }
+                let w = g.edge(e).to;
                 if index[w.index()] == usize::MAX {
                     index[w.index()] = next;
                     low[w.index()] = next;
@@ -207,22 +224,17 @@ pub(crate) fn on_cycle(g: &Game) -> Vec<bool> {
                 low[p.index()] = low[p.index()].min(low[u.index()]);
             }
             if low[u.index()] == index[u.index()] {
-                let mut members = Vec::new();
                 loop {
                     let w = stack.pop().expect("the component's nodes are on the stack");
                     on_stack[w.index()] = false;
-                    members.push(w);
+                    comp[w.index()] = comps;
                     if w == u {
                         break;
                     }
                 }
-                if members.len() > 1 {
-                    for w in members {
-                        out[w.index()] = true;
-                    }
-                }
+                comps += 1;
             }
         }
     }
-    out
+    comp
 }

@@ -6,16 +6,22 @@
 //! of assignments to `player` (the reference forgets `begin`) — with index 0; a tag edge records
 //! the index at its source and continues with index + 1; an assignment to `player` ends the move;
 //! other edges (checks included: their sub-searches never add to the move) keep the index. A
-//! node reached with index 150 (a cycle through tags) makes every node it can reach unknown (the
-//! reference only forgets the node itself, whose successors then keep incomplete indexes); unknown
-//! nodes get nothing and the trace gets a warning. Groups with index ≥ 100 are not written.
-//! Existing tag-index pragmas are replaced.
+//! node reached with index 150 makes every node it can reach unknown (the reference only forgets
+//! the node itself, whose successors then keep incomplete indexes); unknown nodes get nothing and
+//! the trace gets a warning. Groups with index ≥ 100 are not written. Existing tag-index pragmas
+//! are replaced.
 //!
-//! Game tree: unchanged — the interpreter ignores these pragmas. Complexity: O(150 · (nodes +
-//! edges)).
+//! A cycle through a tag edge would be walked until index 150, so such cycles are found first
+//! (strongly connected components of the move edges): every node they reach is unknown from the
+//! start, and the search does not enter them. The result is the same, as no path to a known node
+//! passes through such a cycle.
+//!
+//! Game tree: unchanged — the interpreter ignores these pragmas. Complexity: O(nodes + edges)
+//! for the components, O(150 · (nodes + edges)) at worst for the search (a tag-free part of the
+//! graph reached with many distinct indexes).
 
 use super::meta;
-use crate::analysis::search_starts::Starts;
+use crate::analysis::search_starts::{Starts, components};
 use crate::util::assigns_player;
 use crate::{Pass, PassContext, PassError};
 use rg_core::EntityId;
@@ -40,19 +46,36 @@ impl Pass for CalculateTagIndexes {
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let cap = g.node_capacity();
+        let starts = Starts::of(g).moves;
+        let in_move = |e: rg_core::EdgeId| !assigns_player(g, &g.edge(e).label);
+        // Nodes on a cycle through a tag: the targets of tag edges inside a component.
+        let comp = components(g, in_move);
+        let mut cyclic: Vec<NodeId> = Vec::new();
+        for n in g.nodes().ids() {
+            for &e in g.outgoing(n) {
+                let d = g.edge(e);
+                if d.label.is_tag() && comp[d.to.index()] == comp[n.index()] && in_move(e) {
+                    cyclic.push(d.to);
+                }
+            }
+        }
+        // Everything a move search reaches from a cycle through tags has incomplete indexes.
+        let reached = reach(g, starts.clone(), &in_move, &vec![false; cap]);
+        cyclic.retain(|n| reached[n.index()]);
+        let mut unknown = reach(g, cyclic, &in_move, &vec![false; cap]);
         let mut indexes: Vec<Vec<u64>> = vec![Vec::new(); cap];
         let mut overflow: Vec<NodeId> = Vec::new();
         let mut seen: HashSet<(NodeId, u64)> = HashSet::new();
         let mut work: Vec<(NodeId, u64)> = Vec::new();
-        for s in Starts::of(g).moves {
-            if seen.insert((s, 0)) {
+        for s in starts {
+            if !unknown[s.index()] && seen.insert((s, 0)) {
                 work.push((s, 0));
             }
         }
         while let Some((n, i)) = work.pop() {
             for &e in g.outgoing(n) {
                 let d = g.edge(e);
-                if assigns_player(g, &d.label) {
+                if !in_move(e) {
                     continue;
                 }
                 let next = if d.label.is_tag() {
@@ -63,6 +86,9 @@ impl Pass for CalculateTagIndexes {
                 } else {
                     i
                 };
+                if unknown[d.to.index()] {
+                    continue;
+                }
                 if next >= CAP {
                     overflow.push(d.to);
                 } else if seen.insert((d.to, next)) {
@@ -70,24 +96,16 @@ impl Pass for CalculateTagIndexes {
                 }
             }
         }
-        // Everything reachable from where the search gave up has incomplete indexes.
-        let mut unknown = vec![false; cap];
-        let mut stack = overflow;
-        while let Some(n) = stack.pop() {
-            if std::mem::replace(&mut unknown[n.index()], true) {
-                continue;
-            }
-            for &e in g.outgoing(n) {
-                let d = g.edge(e);
-                if !assigns_player(g, &d.label) {
-                    stack.push(d.to);
-                }
-            }
+        // Likewise from where the search gave up.
+        let more = reach(g, overflow, &in_move, &unknown);
+        for (u, m) in unknown.iter_mut().zip(more) {
+            *u |= m;
         }
-        let skipped = unknown
-            .iter()
-            .zip(&indexes)
-            .filter(|(u, ix)| **u && !ix.is_empty())
+        let skipped = g
+            .nodes()
+            .ids()
+            .filter(|n| unknown[n.index()])
+            .filter(|&n| g.outgoing(n).iter().any(|&e| g.edge(e).label.is_tag()))
             .count();
         if skipped > 0 {
             cx.warnings.push(format!(
@@ -144,4 +162,27 @@ impl Pass for CalculateTagIndexes {
         g.touch();
         Ok(true)
     }
+}
+
+/// The nodes reachable from `from` over the edges `keep` accepts, not entering nodes already set
+/// in `stop` (which are not in the result).
+fn reach(
+    g: &Game,
+    from: Vec<NodeId>,
+    keep: &dyn Fn(rg_core::EdgeId) -> bool,
+    stop: &[bool],
+) -> Vec<bool> {
+    let mut out = vec![false; g.node_capacity()];
+    let mut stack = from;
+    while let Some(n) = stack.pop() {
+        if stop[n.index()] || std::mem::replace(&mut out[n.index()], true) {
+            continue;
+        }
+        for &e in g.outgoing(n) {
+            if keep(e) {
+                stack.push(g.edge(e).to);
+            }
+        }
+    }
+    out
 }

@@ -4,7 +4,7 @@
 
 use rgt::lang::Lang;
 use rgt_tests::{
-    corpus, corpus_files, expected_counts, fixture_files, load, name, perft, skip_without_corpus,
+    check_corpus_counts, corpus_files, fixture_files, load, name, perft, skip_without_corpus,
 };
 use std::path::Path;
 
@@ -81,20 +81,11 @@ fn invalid_fixtures_are_reported_with_spans() {
 /// Every HRG game of the corpus's expected.csv whose deepest count is small enough for a test.
 #[test]
 fn corpus_hrg_perft_counts() {
-    let (Some(dir), Some(expected)) = (corpus(), expected_counts("hrg/")) else {
+    let Some(checked) = check_corpus_counts(Lang::Hrg, "hrg/", 200_000, |_, text| Some(text))
+    else {
         skip_without_corpus("corpus_hrg_perft_counts");
         return;
     };
-    let mut checked = 0;
-    for (file, want) in expected {
-        if want.iter().sum::<u64>() > 200_000 {
-            continue;
-        }
-        let text = read(&dir.join(&file));
-        let game = load(Lang::Hrg, &file, &text).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
-        checked += 1;
-    }
     assert!(checked >= 10, "only {checked} HRG games checked");
 }
 

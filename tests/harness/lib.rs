@@ -120,3 +120,31 @@ pub fn expected_counts(prefix: &str) -> Option<Vec<(String, Vec<u64>)>> {
             .collect(),
     )
 }
+
+/// Checks the perft counts of the corpus games under `prefix` whose expected counts sum to at
+/// most `max_total` (so the test stays fast): each game's text, turned into source by
+/// `source(corpus path, text)`, is loaded as `lang` at `-O0` and must have the corpus's counts.
+/// Returns how many games were checked; `None` when the corpus is absent.
+pub fn check_corpus_counts(
+    lang: rgt::lang::Lang,
+    prefix: &str,
+    max_total: u64,
+    source: impl Fn(&str, String) -> Option<String>,
+) -> Option<usize> {
+    let (dir, expected) = (corpus()?, expected_counts(prefix)?);
+    let mut checked = 0;
+    for (file, want) in expected {
+        if want.iter().sum::<u64>() > max_total {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(dir.join(&file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let Some(text) = source(&file, text) else {
+            continue;
+        };
+        let game = load(lang, &file, &text).unwrap_or_else(|d| panic!("{d}"));
+        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
+        checked += 1;
+    }
+    Some(checked)
+}

@@ -5,7 +5,8 @@
 
 use rgt::lang::Lang;
 use rgt_tests::{
-    corpus, corpus_files, expected_counts, fixture_files, load, name, perft, skip_without_corpus,
+    check_corpus_counts, corpus, corpus_files, fixture_files, load, name, perft,
+    skip_without_corpus,
 };
 use std::path::Path;
 
@@ -70,22 +71,17 @@ fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
 /// The LL expansion of every corpus HL game has the perft of the corpus LL file.
 #[test]
 fn corpus_hl_expansions_match_the_ll_files() {
-    let (Some(dir), Some(expected)) = (corpus(), expected_counts("rbg/hl/")) else {
+    let Some(dir) = corpus() else {
         skip_without_corpus("corpus_hl_expansions_match_the_ll_files");
         return;
     };
-    let mut checked = 0;
-    for (file, want) in expected {
-        let rest = file.trim_start_matches("rbg/hl/");
-        if want.iter().sum::<u64>() > 5_000 || !dir.join("rbg/ll").join(rest).exists() {
-            continue;
-        }
-        let hl = read(&dir.join(&file));
-        let ll = front_rbg::to_ll(rg_core::FileId(0), &hl).expect("expands");
-        let game = load(Lang::Rbg, rest, &ll).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
-        checked += 1;
-    }
+    let expand = |file: &str, hl: String| {
+        let ll_file = dir.join("rbg/ll").join(file.trim_start_matches("rbg/hl/"));
+        ll_file
+            .exists()
+            .then(|| front_rbg::to_ll(rg_core::FileId(0), &hl).expect("expands"))
+    };
+    let checked = check_corpus_counts(Lang::Rbg, "rbg/hl/", 5_000, expand).expect("corpus");
     assert!(checked >= 8, "only {checked} HL games checked");
 }
 
@@ -109,20 +105,10 @@ fn invalid_fixtures_are_reported_with_spans() {
 
 #[test]
 fn corpus_rbg_perft_counts_and_hl_ll_agreement() {
-    let (Some(dir), Some(expected)) = (corpus(), expected_counts("rbg/")) else {
+    let Some(checked) = check_corpus_counts(Lang::Rbg, "rbg/", 5_000, |_, text| Some(text)) else {
         skip_without_corpus("corpus_rbg_perft_counts_and_hl_ll_agreement");
         return;
     };
-    let mut checked = 0;
-    for (file, want) in expected {
-        if want.iter().sum::<u64>() > 5_000 {
-            continue;
-        }
-        let text = read(&dir.join(&file));
-        let game = load(Lang::Rbg, &file, &text).unwrap_or_else(|d| panic!("{d}"));
-        assert_eq!(perft(&game, want.len() - 1), want, "{file}");
-        checked += 1;
-    }
     assert!(checked >= 12, "only {checked} RBG games checked");
 }
 

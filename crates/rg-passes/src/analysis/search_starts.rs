@@ -169,8 +169,8 @@ pub(crate) fn on_cycle(g: &Game) -> Vec<bool> {
     }
     let mut out = vec![false; g.node_capacity()];
     for n in g.nodes().ids() {
-        out[n.index()] = size[comp[n.index()]] > 1
-            || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
+        out[n.index()] =
+            size[comp[n.index()]] > 1 || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
     }
     out
 }

@@ -3,6 +3,9 @@
 //! limits, crash isolation, and that nothing partial is ever written. The fixture library is
 //! tests/fixtures/batch; snapshots live in tests/snapshots/batch.
 
+mod common;
+use common::settings;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -32,14 +35,6 @@ fn run(cmd: &mut Command) -> Output {
 
 fn text(b: &[u8]) -> String {
     String::from_utf8(b.to_vec()).expect("UTF-8 output")
-}
-
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path("../../tests/snapshots/batch");
-    s.set_prepend_module_to_snapshot(false);
-    s.set_omit_expression(true);
-    s
 }
 
 /// The summary without its timing lines (`time:` and `slowest:` come last by design).
@@ -148,7 +143,7 @@ fn converts_a_library_and_reports_every_game() {
     let summary = text(&out.stdout);
     assert!(summary.contains("\ntime: "), "{summary}");
     assert!(summary.contains("\nslowest: "), "{summary}");
-    settings().bind(|| {
+    settings("batch").bind(|| {
         insta::assert_snapshot!("library_summary", untimed(&summary));
         let report = normalized_report(&report, &out_dir);
         insta::assert_snapshot!(

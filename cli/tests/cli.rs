@@ -1,13 +1,12 @@
 //! End-to-end tests of the `rgt` binary: exit codes, standard input/output, output files,
 //! formatting and statistics. Snapshots live in tests/snapshots/cli at the workspace root.
 
+mod common;
+use common::{rgt, settings, stderr, stdout};
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-fn rgt() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rgt"))
-}
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,22 +27,6 @@ fn run(cmd: &mut Command, stdin: Option<&str>) -> Output {
     }
     drop(input);
     child.wait_with_output().expect("rgt finishes")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8 stdout")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("UTF-8 stderr")
-}
-
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path("../../tests/snapshots/cli");
-    s.set_prepend_module_to_snapshot(false);
-    s.set_omit_expression(true);
-    s
 }
 
 #[test]
@@ -137,7 +120,7 @@ fn output_to_a_special_file_writes_into_it() {
 
 #[test]
 fn exit_codes_distinguish_input_errors_from_usage_errors() {
-    settings().bind(|| {
+    settings("cli").bind(|| {
         // Run from the workspace root with a relative path, as a user would: the rendered
         // diagnostics name the file as given, so the snapshot does not depend on the checkout.
         let out = run(
@@ -187,7 +170,7 @@ fn emit_dot_and_json() {
 
 #[test]
 fn stats_text_and_json() {
-    settings().bind(|| {
+    settings("cli").bind(|| {
         let path = fixture("valid/tictactoe.rg");
         let out = run(rgt().arg("stats").arg(&path).arg("-O0"), None);
         assert_eq!(out.status.code(), Some(0));
@@ -378,6 +361,6 @@ fn linegames_errors_point_into_the_lg_file() {
             None,
         );
         assert_eq!(out.status.code(), Some(1));
-        settings().bind(|| insta::assert_snapshot!("lg_errors_stderr", stderr(&out)));
+        settings("cli").bind(|| insta::assert_snapshot!("lg_errors_stderr", stderr(&out)));
     }
 }

@@ -3,12 +3,11 @@
 //! tests/snapshots/cli at the workspace root.
 #![allow(clippy::print_stdout)] // a test says when it skips a part
 
+mod common;
+use common::{rgt, settings, stderr, stdout};
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn rgt() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_rgt"))
-}
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -20,22 +19,6 @@ fn fixture(name: &str) -> PathBuf {
 
 fn run(cmd: &mut Command) -> Output {
     cmd.output().expect("rgt runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("UTF-8 stdout")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8(o.stderr.clone()).expect("UTF-8 stderr")
-}
-
-fn settings() -> insta::Settings {
-    let mut s = insta::Settings::clone_current();
-    s.set_snapshot_path("../../tests/snapshots/cli");
-    s.set_prepend_module_to_snapshot(false);
-    s.set_omit_expression(true);
-    s
 }
 
 /// The game of the trace snapshot: small, and most passes of `-O2` have something to do.
@@ -97,7 +80,7 @@ fn trace_lines_of_a_small_game() {
         .filter(|l| l.starts_with("trace"))
         .map(without_time)
         .collect();
-    settings().bind(|| insta::assert_snapshot!("opt_trace_lines", lines.join("\n")));
+    settings("cli").bind(|| insta::assert_snapshot!("opt_trace_lines", lines.join("\n")));
     // The summary has one row per pass that ran, with the runs and changes of the lines.
     let (from_lines, from_summary) = counts(&err);
     assert!(!from_lines.is_empty());
@@ -359,7 +342,7 @@ fn command_line_errors_name_what_is_known() {
 fn passes_lists_every_pass_with_its_metadata() {
     let out = run(rgt().arg("passes"));
     assert_eq!(out.status.code(), Some(0));
-    settings().bind(|| insta::assert_snapshot!("passes_listing", stdout(&out)));
+    settings("cli").bind(|| insta::assert_snapshot!("passes_listing", stdout(&out)));
 }
 
 #[test]

@@ -1,13 +1,16 @@
 //! The successor search of rg.md §12.5–§12.8 on the flat runtime form, and perft (§12.11).
 //!
-//! Every search owns a [`Frame`]: a pending stack stored back to back in flat arrays (states are
+//! Every search owns a [`Frame`]: a pending stack stored back to back in flat arrays (entries are
 //! pushed and popped LIFO, so no per-state allocation), the state being expanded, and the
-//! visited-state set. Frames are pooled by nesting depth (a reachability check runs a nested
+//! visited-state set. Each distinct state of a search is stored once, in an interner, and pending
+//! entries and visited keys refer to it by index: most edges (skips, tags, comparisons, checks)
+//! keep the state, so a visit neither copies nor hashes it, which matters on translations with
+//! thousands of variables. Frames are pooled by nesting depth (a reachability check runs a nested
 //! search), so a long perft allocates only while its buffers grow.
 
 use crate::error::{Fault, RuntimeError};
 use crate::program::{Action, Expr, LPath, NONE, Place, Program};
-use crate::seen::SeenSet;
+use crate::seen::{SeenSet, hash_slot, hash_sum};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
 const TAG_LIMIT: usize = 1 << 16;
@@ -122,30 +125,28 @@ enum Mode {
 #[derive(Clone, Debug, Default)]
 struct Pending {
     node: Vec<u32>,
+    /// The interned state (an index into [`Frame::states`]).
+    state: Vec<u32>,
     tag_start: Vec<u32>,
-    data: Vec<u32>,
     tags: Vec<u32>,
 }
 
 impl Pending {
-    /// Pushes a state; returns where its data starts.
     #[inline]
-    fn push(&mut self, node: u32, data: &[u32], tags: &[u32], extra: Option<u32>) -> usize {
+    fn push(&mut self, node: u32, state: u32, tags: &[u32], extra: Option<u32>) {
         self.node.push(node);
+        self.state.push(state);
         self.tag_start.push(self.tags.len() as u32);
         self.tags.extend_from_slice(tags);
         if let Some(t) = extra {
             self.tags.push(t);
         }
-        let at = self.data.len();
-        self.data.extend_from_slice(data);
-        at
     }
 
     fn clear(&mut self) {
         self.node.clear();
+        self.state.clear();
         self.tag_start.clear();
-        self.data.clear();
         self.tags.clear();
     }
 }
@@ -153,12 +154,52 @@ impl Pending {
 #[derive(Clone, Debug, Default)]
 struct Frame {
     pend: Pending,
+    /// The distinct states of this search, and per state the [`hash_sum`] of the whole state and
+    /// of its ordinary part (updated slot by slot when an assignment makes a successor).
+    states: SeenSet,
+    hashes: Vec<(u64, u64)>,
+    /// The index of the ordinary part of each state in `ordinaries` (`NONE` until needed).
+    ordinary_of: Vec<u32>,
+    ordinaries: SeenSet,
+    /// The state being expanded: `cur` holds the values of state `cur_state`.
     cur: Vec<u32>,
+    cur_state: u32,
     cur_tags: Vec<u32>,
+    /// A successor being built.
+    next: Vec<u32>,
     key: Vec<u32>,
     seen: SeenSet,
     reach_cache: Vec<(u32, u32, bool)>,
     levels: Vec<(u32, u32, u32)>,
+}
+
+impl Frame {
+    /// Forgets the previous search.
+    fn clear(&mut self) {
+        self.pend.clear();
+        self.states.clear();
+        self.hashes.clear();
+        self.ordinary_of.clear();
+        self.ordinaries.clear();
+        self.cur_state = NONE;
+        self.seen.clear();
+    }
+
+    /// The index of the ordinary part (the first `ordinary` slots) of the current state.
+    fn cur_ordinary(&mut self, ordinary: usize) -> u32 {
+        let s = self.cur_state as usize;
+        if ordinary == self.cur.len() {
+            return self.cur_state; // the whole state is ordinary
+        }
+        if self.ordinary_of.len() <= s {
+            self.ordinary_of.resize(s + 1, NONE);
+        }
+        if self.ordinary_of[s] == NONE {
+            let h = self.hashes[s].1;
+            self.ordinary_of[s] = self.ordinaries.intern_hashed(&self.cur[..ordinary], h).0;
+        }
+        self.ordinary_of[s]
+    }
 }
 
 /// Runs searches on one [`Program`]. Cheap to create; reuses its buffers across calls.
@@ -239,7 +280,7 @@ impl<'p> Machine<'p> {
         data: &[u32],
         out: &mut Moves,
     ) -> Result<(), Box<RuntimeError>> {
-        self.search(node, data, &[], Mode::Moves, Some(out))
+        self.search(node, data, None, &[], Mode::Moves, Some(out))
             .map(|_| ())
     }
 
@@ -358,6 +399,7 @@ impl<'p> Machine<'p> {
         &mut self,
         edge: u32,
         data: &[u32],
+        hashes: (u64, u64),
         tags: &[u32],
         a: u32,
         b: u32,
@@ -369,15 +411,18 @@ impl<'p> Machine<'p> {
             return Err(self.error(Fault::RecursiveReachability, edge));
         }
         self.reach_stack.push(edge);
-        let r = self.search(a, data, tags, Mode::Reach(b), None);
+        let r = self.search(a, data, Some(hashes), tags, Mode::Reach(b), None);
         self.reach_stack.pop();
         r
     }
 
+    /// A search from `node` in state `data`, whose hashes (of [`Frame::hashes`]) are given when
+    /// the caller knows them.
     fn search(
         &mut self,
         node: u32,
         data: &[u32],
+        hashes: Option<(u64, u64)>,
         tags: &[u32],
         mode: Mode,
         out: Option<&mut Moves>,
@@ -387,9 +432,12 @@ impl<'p> Machine<'p> {
         }
         let mut f = std::mem::take(&mut self.frames[self.depth]);
         self.depth += 1;
-        f.pend.clear();
-        f.seen.clear();
-        f.pend.push(node, data, tags, None);
+        f.clear();
+        let h =
+            hashes.unwrap_or_else(|| (hash_sum(data), hash_sum(&data[..self.p.ordinary as usize])));
+        let start = f.states.intern_hashed(data, h.0).0;
+        f.hashes.push(h);
+        f.pend.push(node, start, tags, None);
         let r = self.run(&mut f, mode, out);
         self.depth -= 1;
         self.frames[self.depth] = f;
@@ -404,14 +452,15 @@ impl<'p> Machine<'p> {
     ) -> Result<bool, Box<RuntimeError>> {
         let p = self.p;
         let strict = self.strict;
-        let stride = p.state_size();
         let ordinary = p.ordinary as usize;
         let moves_mode = mode == Mode::Moves;
         while let Some(node) = f.pend.node.pop() {
-            let dstart = f.pend.data.len() - stride;
-            f.cur.clear();
-            f.cur.extend_from_slice(&f.pend.data[dstart..]);
-            f.pend.data.truncate(dstart);
+            let state = f.pend.state.pop().expect("parallel stacks");
+            if state != f.cur_state {
+                f.cur.clear();
+                f.cur.extend_from_slice(f.states.get(state));
+                f.cur_state = state;
+            }
             let tstart = f.pend.tag_start.pop().expect("parallel stacks") as usize;
             f.cur_tags.clear();
             f.cur_tags.extend_from_slice(&f.pend.tags[tstart..]);
@@ -430,7 +479,10 @@ impl<'p> Machine<'p> {
                                 .extend_from_slice(&f.cur[off as usize..(off + len) as usize]);
                         }
                     }
-                    None => f.key.extend_from_slice(&f.cur[..ordinary]),
+                    None => {
+                        let o = f.cur_ordinary(ordinary);
+                        f.key.push(o);
+                    }
                 }
                 if !f.seen.insert(&f.key) {
                     continue;
@@ -445,14 +497,14 @@ impl<'p> Machine<'p> {
                 let e = &p.edges[ei as usize];
                 let ok = match &e.action {
                     Action::Skip => {
-                        f.pend.push(e.target, &f.cur, &f.cur_tags, None);
+                        f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
                         true
                     }
                     Action::Tag(t) => {
                         if f.cur_tags.len() >= TAG_LIMIT {
                             return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
                         }
-                        f.pend.push(e.target, &f.cur, &f.cur_tags, Some(*t));
+                        f.pend.push(e.target, f.cur_state, &f.cur_tags, Some(*t));
                         true
                     }
                     Action::TagVar(off) => {
@@ -460,7 +512,7 @@ impl<'p> Machine<'p> {
                             return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
                         }
                         let t = f.cur[*off as usize];
-                        f.pend.push(e.target, &f.cur, &f.cur_tags, Some(t));
+                        f.pend.push(e.target, f.cur_state, &f.cur_tags, Some(t));
                         true
                     }
                     Action::Assign { lhs, rhs, player } => {
@@ -509,7 +561,7 @@ impl<'p> Machine<'p> {
                         let eq = compare(p, strict, lhs, rhs, *size, &f.cur)
                             .map_err(|x| self.error(x, ei))?;
                         if eq != *negated {
-                            f.pend.push(e.target, &f.cur, &f.cur_tags, None);
+                            f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
                             true
                         } else {
                             false
@@ -524,13 +576,14 @@ impl<'p> Machine<'p> {
                         let r = match cached {
                             Some(r) => r,
                             None => {
-                                let r = self.reach(ei, &f.cur, &f.cur_tags, *from, *to)?;
+                                let h = f.hashes[f.cur_state as usize];
+                                let r = self.reach(ei, &f.cur, h, &f.cur_tags, *from, *to)?;
                                 f.reach_cache.push((*from, *to, r));
                                 r
                             }
                         };
                         if r != *negated {
-                            f.pend.push(e.target, &f.cur, &f.cur_tags, None);
+                            f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
                             true
                         } else {
                             false
@@ -566,20 +619,32 @@ fn successor(
     match out {
         Some(o) if to_out => {
             let i = o.push(target, &f.cur, &f.cur_tags);
-            store(p, strict, lhs, value, &f.cur, o.data_mut(i), &mut f.levels)
+            store(p, strict, lhs, value, &f.cur, o.data_mut(i), &mut f.levels).map(|_| ())
         }
         _ => {
-            let stride = f.cur.len();
-            let at = f.pend.push(target, &f.cur, &f.cur_tags, None);
-            store(
-                p,
-                strict,
-                lhs,
-                value,
-                &f.cur,
-                &mut f.pend.data[at..at + stride],
-                &mut f.levels,
-            )
+            f.next.clear();
+            f.next.extend_from_slice(&f.cur);
+            let written = store(p, strict, lhs, value, &f.cur, &mut f.next, &mut f.levels)?;
+            // The successor's hashes: the current state's, with the written slots replaced.
+            let (mut full, mut ord) = f.hashes[f.cur_state as usize];
+            let ordinary = p.ordinary as usize;
+            let present = f.levels.iter().map(|l| l.2 as usize);
+            for i in written.chain(present) {
+                let (old, new) = (f.cur[i], f.next[i]);
+                if old != new {
+                    let d = hash_slot(i, new).wrapping_sub(hash_slot(i, old));
+                    full = full.wrapping_add(d);
+                    if i < ordinary {
+                        ord = ord.wrapping_add(d);
+                    }
+                }
+            }
+            let (state, new) = f.states.intern_hashed(&f.next, full);
+            if new {
+                f.hashes.push((full, ord));
+            }
+            f.pend.push(target, state, &f.cur_tags, None);
+            Ok(())
         }
     }
 }
@@ -658,7 +723,8 @@ fn compare(
 }
 
 /// Stores `value` (evaluated in `cur`) into the location `lhs` of `dst`, a copy of `cur`, and
-/// renormalises the maps on the way (rg.md §12.4).
+/// renormalises the maps on the way (rg.md §12.4). Returns the slots of the stored value; the
+/// other slots written are the presence flags `levels[_].2`.
 fn store(
     p: &Program,
     strict: bool,
@@ -667,7 +733,7 @@ fn store(
     cur: &[u32],
     dst: &mut [u32],
     levels: &mut Vec<(u32, u32, u32)>,
-) -> Result<(), Fault> {
+) -> Result<std::ops::Range<usize>, Fault> {
     let mut base = lhs.root;
     levels.clear();
     for (key, dom, vsize) in &lhs.steps {
@@ -703,5 +769,5 @@ fn store(
         let (m, v, e) = (mbase as usize, vsize as usize, present as usize + 1);
         dst[present as usize] = u32::from(dst[e..e + v] != dst[m..m + v]);
     }
-    Ok(())
+    Ok(b..b + n)
 }

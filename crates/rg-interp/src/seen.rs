@@ -1,4 +1,6 @@
-//! The visited-state set of one search: a set of `u32` keys with O(1) clearing.
+//! The visited-state set of one search: a set of `u32` keys with O(1) clearing. It doubles as an
+//! interner (every key gets the index of its first insertion), which the search uses to store
+//! each distinct state once.
 //!
 //! Keys are stored back to back in one arena; the open-addressing table holds the entry index and
 //! the generation it was written in, so clearing is a generation bump, which matters because
@@ -12,6 +14,25 @@ pub(crate) struct SeenSet {
     entries: Vec<(u64, u32, u32)>,
     keys: Vec<u32>,
     generation: u32,
+}
+
+/// The contribution of value `v` at position `i` to [`hash_sum`].
+#[inline]
+pub(crate) fn hash_slot(i: usize, v: u32) -> u64 {
+    // splitmix64's finaliser.
+    let mut z = ((i as u64) << 32 | u64::from(v)).wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A hash of `words` that is a sum over positions, so changing a few slots of a long state
+/// updates it in time proportional to the change (subtract the old slots, add the new).
+pub(crate) fn hash_sum(words: &[u32]) -> u64 {
+    words
+        .iter()
+        .enumerate()
+        .fold(0u64, |h, (i, &v)| h.wrapping_add(hash_slot(i, v)))
 }
 
 #[inline]
@@ -41,13 +62,24 @@ impl SeenSet {
 
     /// Inserts `key`; returns `false` if it was already present.
     pub fn insert(&mut self, key: &[u32]) -> bool {
+        self.intern(key).1
+    }
+
+    /// The index of `key` (0, 1, … in order of first insertion since the last clear), and
+    /// whether it was new.
+    pub fn intern(&mut self, key: &[u32]) -> (u32, bool) {
+        self.intern_hashed(key, hash_words(key))
+    }
+
+    /// [`SeenSet::intern`] with the key's hash computed by the caller (any function of the
+    /// key's contents whose low bits are well mixed).
+    pub fn intern_hashed(&mut self, key: &[u32], h: u64) -> (u32, bool) {
         if self.generation == 0 {
             self.generation = 1;
         }
         if (self.entries.len() + 1) * 2 > self.table.len() {
             self.grow();
         }
-        let h = hash_words(key);
         let mask = self.table.len() - 1;
         let mut i = h as usize & mask;
         loop {
@@ -58,14 +90,20 @@ impl SeenSet {
                     .push((h, self.keys.len() as u32, key.len() as u32));
                 self.keys.extend_from_slice(key);
                 self.table[i] = (self.generation, idx);
-                return true;
+                return (idx, true);
             }
             let (eh, start, len) = self.entries[e as usize];
             if eh == h && self.keys[start as usize..(start + len) as usize] == *key {
-                return false;
+                return (e, false);
             }
             i = (i + 1) & mask;
         }
+    }
+
+    /// The key of index `id` (from [`SeenSet::intern`] since the last clear).
+    pub fn get(&self, id: u32) -> &[u32] {
+        let (_, start, len) = self.entries[id as usize];
+        &self.keys[start as usize..(start + len) as usize]
     }
 
     fn grow(&mut self) {
@@ -102,5 +140,33 @@ mod tests {
         assert!(s.insert(&[1, 2]));
         assert!(s.insert(&[]));
         assert!(!s.insert(&[]));
+    }
+
+    #[test]
+    fn hash_sum_updates_by_slots() {
+        let a = [3u32, 1, 4, 1, 5, 9, 2, 6];
+        let mut b = a;
+        b[5] = 7;
+        let h = hash_sum(&a)
+            .wrapping_sub(hash_slot(5, 9))
+            .wrapping_add(hash_slot(5, 7));
+        assert_eq!(h, hash_sum(&b));
+        // Positions matter: swapping two values changes the hash.
+        let mut c = a;
+        c.swap(0, 1);
+        assert_ne!(hash_sum(&a), hash_sum(&c));
+    }
+
+    #[test]
+    fn intern_numbers_keys_in_order_and_gets_them_back() {
+        let mut s = SeenSet::default();
+        for i in 0..300u32 {
+            assert_eq!(s.intern(&[i, 7, i]), (i, true));
+        }
+        assert_eq!(s.intern(&[5, 7, 5]), (5, false));
+        assert_eq!(s.get(299), &[299, 7, 299]);
+        s.clear();
+        assert_eq!(s.intern(&[299, 7, 299]), (0, true));
+        assert_eq!(s.get(0), &[299, 7, 299]);
     }
 }

@@ -28,6 +28,7 @@ mod prune_singleton_types;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod reorder_comparisons;
 mod reorder_conditions;
 mod skip_artificial_tags;
 mod skip_redundant_comparisons;
@@ -48,6 +49,8 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &propagate_constants::PropagateConstants,
     &merge_accesses::MergeAccesses,
     &reorder_conditions::ReorderConditions,
+    // Not in the reference: the safe part of reorder_conditions (comparisons only).
+    &reorder_comparisons::ReorderComparisons,
     &compact_comparisons::CompactComparisons,
     // Not in the reference: inequalities whose failing walks die anyway.
     &skip_redundant_comparisons::SkipRedundantComparisons,

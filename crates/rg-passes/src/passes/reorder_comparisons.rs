@@ -1,10 +1,12 @@
 //! reorder_comparisons (not in the reference): the safe part of `reorder_conditions`
 //! (passes.md §3.8), so that `-O2` can share conditions between branches too.
 //!
-//! It is `reorder_conditions` with paths that hold only comparisons that cannot fault and skips:
-//! a path (and a branch) starts with such an edge and ends before the first other label (tag,
-//! check, assignment, a comparison that may fault). Tags and checks therefore never move and
-//! nothing moves across them.
+//! It is `reorder_conditions` with paths that hold only comparisons that cannot fault: a path
+//! (and a branch) starts with such an edge and ends before the first other label (tag, check,
+//! assignment, skip, a comparison that may fault). Tags and checks therefore never move and
+//! nothing moves across them. Skips are left where they are: moving a frequent skip to the
+//! front of every branch shares nothing and only hides the comparisons behind it from the
+//! passes that look at the first edge of a branch (`compact_skip_edges` removes them anyway).
 //!
 //! A comparison *cannot fault* when every access `m[k]` inside it has a key whose values all
 //! belong to the key type of `m`, with casts erased as the interpreter erases them: the key's
@@ -84,7 +86,7 @@ impl Pass for ReorderComparisons {
                 })
                 .collect()
         };
-        let movable = |l: &Label| *l == Label::Skip || safe.contains(l);
+        let movable = |l: &Label| safe.contains(l);
         Ok(reorder(g, cx, Some(&movable), self.name()))
     }
 }

@@ -67,8 +67,7 @@ fn is_assignment(l: &Label) -> bool {
 }
 
 /// Which labels a path may hold: the reference's (everything but assignments, tags only once),
-/// or, for `reorder_comparisons`, only what `movable` accepts (comparisons that cannot fault,
-/// skips).
+/// or, for `reorder_comparisons`, only what `movable` accepts (comparisons that cannot fault).
 pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
 
 /// The path of edge `e` (passes.md §3.8 step 2).

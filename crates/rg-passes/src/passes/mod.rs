@@ -15,6 +15,7 @@ mod expand_assignment_any;
 mod expand_tag_variable;
 mod inline_assignment;
 mod inline_reachability;
+mod join_assignments;
 mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
@@ -47,6 +48,8 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_reachability::CompactReachability,
     &inline_reachability::InlineReachability,
     &propagate_constants::PropagateConstants,
+    // Not in the reference: two assignments to one variable in a row become one.
+    &join_assignments::JoinAssignments,
     &merge_accesses::MergeAccesses,
     &reorder_conditions::ReorderConditions,
     // Not in the reference: the safe part of reorder_conditions (comparisons only).

@@ -16,6 +16,7 @@ mod expand_tag_variable;
 mod inline_assignment;
 mod inline_reachability;
 mod join_assignments;
+mod join_conditional_assignments;
 mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
@@ -50,6 +51,8 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &propagate_constants::PropagateConstants,
     // Not in the reference: two assignments to one variable in a row become one.
     &join_assignments::JoinAssignments,
+    // Not in the reference: "if f is s1 then n = s1" becomes a copy when n holds the other value.
+    &join_conditional_assignments::JoinConditionalAssignments,
     &merge_accesses::MergeAccesses,
     &reorder_conditions::ReorderConditions,
     // Not in the reference: the safe part of reorder_conditions (comparisons only).

@@ -34,7 +34,7 @@ use std::collections::HashSet;
 pub(crate) struct ReorderComparisons;
 
 /// The type of the values `e` may have at run time (casts erased), when it can be told.
-fn erased_type(env: &TypeEnv<'_>, e: ExprId) -> Option<Ty> {
+pub(crate) fn erased_type(env: &TypeEnv<'_>, e: ExprId) -> Option<Ty> {
     match env.game().expr(e) {
         ExprData::Ref(_) => env.infer(e).ok(),
         ExprData::Cast(_, x) => erased_type(env, x),

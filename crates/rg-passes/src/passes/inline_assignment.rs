@@ -65,7 +65,7 @@ fn assigns_cell_of(g: &Game, label: &Label, v: Symbol) -> bool {
 }
 
 /// `e` with every reference to `v` replaced by `r`.
-fn substitute(g: &mut Game, e: ExprId, v: Symbol, r: ExprId) -> ExprId {
+pub(crate) fn substitute(g: &mut Game, e: ExprId, v: Symbol, r: ExprId) -> ExprId {
     match g.expr(e) {
         ExprData::Ref(s) if s == v => r,
         ExprData::Ref(_) => e,
@@ -401,7 +401,7 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
 }
 
 /// `r` as the value of `v`: cast to `v`'s type name when `r`'s type is not that type.
-fn replacement(g: &mut Game, v: Symbol, r: ExprId) -> ExprId {
+pub(crate) fn replacement(g: &mut Game, v: Symbol, r: ExprId) -> ExprId {
     let Some(var) = g.variable(v) else { return r };
     let ty = var.ty;
     let TypeData::Name(_) = g.ty(ty) else {

@@ -17,7 +17,10 @@
 //! Rewrites: a positive check with conditions becomes the chain `p → … → q` of the conditions (a
 //! skip when there are none), with fresh interior nodes; a negative check over no condition never
 //! holds and is deleted, over one condition it becomes that condition negated (over more it is
-//! kept: the disjunction would need more edges than the check). A positive check that never holds
+//! kept: the disjunction would need more edges than the check — unless the check's source already
+//! starts a chain of exactly those conditions, each interior node entered only from the chain and
+//! no check node; then the check becomes that chain's exits: `¬c1` from the source and `¬ci` from
+//! the node after `c(i-1)`, all to the check's target). A positive check that never holds
 //! is deleted; a negative one becomes a skip. Like the reference, a positive check is kept when
 //! its negative twin `! a -> b` exists and cannot be inlined (so `join_exclusive_edges` can still
 //! cancel the pair).
@@ -33,6 +36,11 @@
 //! walk through the check did, so the interpreter merges walks there as before and the number of
 //! moves is unchanged. Conditions are evaluated in the chain's order, so an access is only evaluated
 //! when the conditions that guarded it in the chain hold.
+//! The exits of an existing chain: comparisons change nothing, so a walk at the chain's i-th
+//! node is in the check's state with `c1 … c(i-1)` true; the exits `¬c1`, `c1 ∧ ¬c2`, … are
+//! pairwise exclusive and together say `¬(c1 ∧ … ∧ ck)`, so the target is reached by at most one
+//! walk, in the check's state, exactly when the negative check held. No other walk can use an
+//! exit: the interior nodes are entered only through the chain and are no check's start or end.
 //!
 //! Before that, an assignment on an edge into a check end that is a sink (and not `end`) becomes a
 //! skip: a walk that arrives there stops, and whether it arrived is all a check asks; a walk of a
@@ -44,7 +52,7 @@
 //! O(E) per run, plus the size of the substituted expressions (hash-consed).
 
 use super::meta;
-use crate::util::{FreshNodes, assigns_player, edge_ids, negate};
+use crate::util::{FreshNodes, assigns_player, check_nodes, edge_ids, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
@@ -215,6 +223,40 @@ fn skip_final_stores(g: &mut Game, checks: &[(EdgeId, NodeId, NodeId, bool)]) ->
     changed
 }
 
+/// The chain of comparison edges `p → n1 → … → nk` labelled `conditions` that already leaves
+/// `p`, if any: its interior nodes `n1 … n(k-1)` are returned, each entered only by the chain
+/// edge before it and not the start or end of any check (so a walk there has passed the
+/// conditions before it, and new edges leaving it change no check). The first matching edge is
+/// taken at every step.
+fn existing_chain(
+    g: &Game,
+    is_check: &[bool],
+    p: NodeId,
+    conditions: &[Label],
+) -> Option<Vec<NodeId>> {
+    let mut nodes = Vec::new();
+    let mut cur = p;
+    for (i, c) in conditions.iter().enumerate() {
+        if !matches!(c, Label::Compare { .. }) {
+            return None;
+        }
+        let last = i + 1 == conditions.len();
+        let next = g.outgoing(cur).iter().map(|&f| g.edge(f)).find(|d| {
+            d.label == *c
+                && (last
+                    || (g.incoming(d.to).len() == 1
+                        && !is_check[d.to.0 as usize]
+                        && Some(d.to) != g.begin()
+                        && d.to != p))
+        })?;
+        if !last {
+            nodes.push(next.to);
+            cur = next.to;
+        }
+    }
+    Some(nodes)
+}
+
 /// Replaces check edge `e` (`p → q`) by the chain of `conditions` from `p` to `q`; the edge
 /// itself carries the first condition, so it keeps its place in the edge list.
 fn splice(g: &mut Game, fresh: &mut FreshNodes, e: EdgeId, conditions: &[Label]) {
@@ -259,12 +301,26 @@ impl Pass for InlineReachability {
                 slot.insert(walk(g, a, b, &castable));
             }
         }
-        // A negative check is inlined only over at most one condition; its positive twin is then
-        // kept too, so that the pair can still cancel out.
+        // A negative check over several conditions is inlined only where its source already
+        // starts a chain of exactly those conditions: it becomes the exits of that chain.
+        // Otherwise it is kept, and then its positive twins too, so that the pair can still
+        // cancel out.
+        let is_check = check_nodes(g);
+        let mut exits: HashMap<EdgeId, Vec<NodeId>> = HashMap::new();
+        for &(e, a, b, negated) in &checks {
+            if let (true, Outcome::Conditions(c)) = (negated, &outcomes[&(a, b)])
+                && c.len() > 1
+                && let Some(nodes) = existing_chain(g, &is_check, g.edge(e).from, c)
+            {
+                exits.insert(e, nodes);
+            }
+        }
         let blocked: HashSet<(NodeId, NodeId)> = checks
             .iter()
-            .filter(|&&(_, a, b, negated)| {
-                negated && matches!(&outcomes[&(a, b)], Outcome::Conditions(c) if c.len() > 1)
+            .filter(|&&(e, a, b, negated)| {
+                negated
+                    && matches!(&outcomes[&(a, b)], Outcome::Conditions(c) if c.len() > 1)
+                    && !exits.contains_key(&e)
             })
             .map(|&(_, a, b, _)| (a, b))
             .collect();
@@ -284,7 +340,18 @@ impl Pass for InlineReachability {
                 (Outcome::Conditions(c), true) => match c.as_slice() {
                     [] => g.remove_edge(e),
                     [c] => g.set_label(e, negate(c).expect("a condition")),
-                    _ => continue,
+                    c => {
+                        let Some(nodes) = exits.get(&e) else {
+                            continue;
+                        };
+                        // ¬(c1 ∧ … ∧ ck) = ¬c1 ∨ (c1 ∧ ¬c2) ∨ …: the i-th exit leaves the chain
+                        // where c1 … c(i-1) have held.
+                        let (q, c) = (g.edge(e).to, c.to_vec());
+                        g.set_label(e, negate(&c[0]).expect("a condition"));
+                        for (&n, ci) in nodes.iter().zip(&c[1..]) {
+                            g.add_edge(n, q, negate(ci).expect("a condition"));
+                        }
+                    }
                 },
             }
             changed = true;

@@ -15,6 +15,8 @@ mod expand_assignment_any;
 mod expand_tag_variable;
 mod inline_assignment;
 mod inline_reachability;
+mod join_assignments;
+mod join_conditional_assignments;
 mod join_exclusive_edges;
 mod join_fork_prefixes;
 mod join_fork_suffixes;
@@ -28,6 +30,7 @@ mod prune_singleton_types;
 mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
+mod reorder_comparisons;
 mod reorder_conditions;
 mod skip_artificial_tags;
 mod skip_redundant_comparisons;
@@ -46,8 +49,14 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &compact_reachability::CompactReachability,
     &inline_reachability::InlineReachability,
     &propagate_constants::PropagateConstants,
+    // Not in the reference: two assignments to one variable in a row become one.
+    &join_assignments::JoinAssignments,
+    // Not in the reference: "if f is s1 then n = s1" becomes a copy when n holds the other value.
+    &join_conditional_assignments::JoinConditionalAssignments,
     &merge_accesses::MergeAccesses,
     &reorder_conditions::ReorderConditions,
+    // Not in the reference: the safe part of reorder_conditions (comparisons only).
+    &reorder_comparisons::ReorderComparisons,
     &compact_comparisons::CompactComparisons,
     // Not in the reference: inequalities whose failing walks die anyway.
     &skip_redundant_comparisons::SkipRedundantComparisons,

@@ -66,8 +66,12 @@ fn is_assignment(l: &Label) -> bool {
     matches!(l, Label::Assign { .. } | Label::AssignAny { .. })
 }
 
+/// Which labels a path may hold: the reference's (everything but assignments, tags only once),
+/// or, for `reorder_comparisons`, only what `movable` accepts (comparisons that cannot fault).
+pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
+
 /// The path of edge `e` (passes.md §3.8 step 2).
-fn path(g: &Game, checks: &[bool], e: EdgeId) -> Vec<EdgeId> {
+fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
     let mut path = vec![e];
     let mut seen: HashSet<NodeId> = HashSet::from([g.edge(e).from]);
     let mut cur = g.edge(e).to;
@@ -78,9 +82,14 @@ fn path(g: &Game, checks: &[bool], e: EdgeId) -> Vec<EdgeId> {
     {
         let next = g.outgoing(cur)[0];
         let label = g.edge(next).label;
-        if is_assignment(&label)
-            || (label.is_tag() && path.iter().any(|&p| g.edge(p).label == label))
-        {
+        let stop = match movable {
+            Some(m) => !m(&label),
+            None => {
+                is_assignment(&label)
+                    || (label.is_tag() && path.iter().any(|&p| g.edge(p).label == label))
+            }
+        };
+        if stop {
             break;
         }
         path.push(next);
@@ -90,7 +99,7 @@ fn path(g: &Game, checks: &[bool], e: EdgeId) -> Vec<EdgeId> {
 }
 
 /// Sorts the labels of the paths leaving `n`; returns the edges to relabel.
-fn step(g: &Game, checks: &[bool], n: NodeId) -> Vec<(EdgeId, Label)> {
+fn step(g: &Game, checks: &[bool], movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
     let out = g.outgoing(n);
     let targets: HashSet<NodeId> = out.iter().map(|&e| g.edge(e).to).collect();
     let labels: HashSet<Label> = out.iter().map(|&e| g.edge(e).label).collect();
@@ -99,8 +108,11 @@ fn step(g: &Game, checks: &[bool], n: NodeId) -> Vec<(EdgeId, Label)> {
     }
     let paths: Vec<Vec<EdgeId>> = out
         .iter()
-        .filter(|&&e| !is_assignment(&g.edge(e).label))
-        .map(|&e| path(g, checks, e))
+        .filter(|&&e| match movable {
+            Some(m) => m(&g.edge(e).label),
+            None => !is_assignment(&g.edge(e).label),
+        })
+        .map(|&e| path(g, checks, movable, e))
         .collect();
     if paths.len() < 2 {
         return Vec::new();
@@ -137,6 +149,47 @@ fn step(g: &Game, checks: &[bool], n: NodeId) -> Vec<(EdgeId, Label)> {
     relabel
 }
 
+/// Runs the pass with the labels `movable` allows on paths (`None`: the reference's rule);
+/// returns whether anything changed.
+pub(crate) fn reorder(
+    g: &mut Game,
+    cx: &mut PassContext,
+    movable: Movable<'_>,
+    name: &str,
+) -> bool {
+    let mut nodes: Vec<NodeId> = g
+        .nodes()
+        .ids()
+        .filter(|&n| !g.outgoing(n).is_empty())
+        .collect();
+    nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+    let checks = check_nodes(g);
+    let mut changed = false;
+    let (mut i, mut quiet, mut steps) = (0, 0, 0);
+    while quiet < nodes.len() {
+        steps += 1;
+        if steps > 10 * nodes.len() {
+            cx.warnings.push(format!(
+                "{name} stopped after {} steps without a fixed point",
+                steps - 1
+            ));
+            break;
+        }
+        let relabel = step(g, &checks, movable, nodes[i]);
+        if relabel.is_empty() {
+            quiet += 1;
+        } else {
+            quiet = 0;
+            changed = true;
+            for (e, l) in relabel {
+                g.set_label(e, l);
+            }
+        }
+        i = (i + 1) % nodes.len();
+    }
+    changed
+}
+
 impl Pass for ReorderConditions {
     meta!(
         "reorder_conditions",
@@ -146,37 +199,7 @@ impl Pass for ReorderConditions {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut nodes: Vec<NodeId> = g
-            .nodes()
-            .ids()
-            .filter(|&n| !g.outgoing(n).is_empty())
-            .collect();
-        nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
-        let checks = check_nodes(g);
-        let mut changed = false;
-        let (mut i, mut quiet, mut steps) = (0, 0, 0);
-        while quiet < nodes.len() {
-            steps += 1;
-            if steps > 10 * nodes.len() {
-                cx.warnings.push(format!(
-                    "reorder_conditions stopped after {} steps without a fixed point",
-                    steps - 1
-                ));
-                break;
-            }
-            let relabel = step(g, &checks, nodes[i]);
-            if relabel.is_empty() {
-                quiet += 1;
-            } else {
-                quiet = 0;
-                changed = true;
-                for (e, l) in relabel {
-                    g.set_label(e, l);
-                }
-            }
-            i = (i + 1) % nodes.len();
-        }
-        Ok(changed)
+        Ok(reorder(g, cx, None, self.name()))
     }
 }
 

@@ -17,36 +17,46 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug)]
 pub(crate) struct JoinForkSuffixes;
 
-fn suffix_step(g: &mut Game) -> bool {
-    let checks = check_nodes(g);
+/// One round of suffix merging over `nodes` (in id order); returns the nodes to look at in the
+/// next round, empty when nothing changed. A node not returned would produce nothing in the next
+/// round: its incoming edges, their sources' out-degrees and self-loops are unchanged, and no
+/// candidate of it was held back by this round's merges.
+fn suffix_step(g: &mut Game, checks: &[bool], nodes: &[NodeId]) -> Vec<NodeId> {
     let begin = g.begin();
     let mut removed: HashSet<NodeId> = HashSet::new();
     let mut targets: HashSet<NodeId> = HashSet::new();
     let mut redirected: HashSet<NodeId> = HashSet::new();
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
-    for x in g.nodes().ids() {
-        let inc: Vec<EdgeId> = g.incoming(x).to_vec();
+    let mut next: Vec<NodeId> = Vec::new();
+    let mut first: HashMap<Label, NodeId> = HashMap::new();
+    for &x in nodes {
         // The first node per label that can absorb the later ones (grouping by label keeps
         // this linear in the in-degree; pairing every two edges was quadratic).
-        let mut first: HashMap<Label, NodeId> = HashMap::new();
-        for &e in &inc {
+        first.clear();
+        let mut again = false;
+        for &e in g.incoming(x) {
             let y = g.edge(e).from;
             let l = g.edge(e).label;
-            if y == x || removed.contains(&y) || g.outgoing(y).len() != 1 || checks[y.0 as usize] {
+            if y == x || g.outgoing(y).len() != 1 || checks[y.index()] {
+                continue;
+            }
+            if removed.contains(&y) {
+                again = true;
                 continue;
             }
             let Some(&y1) = first.get(&l) else {
                 first.insert(l, y);
                 continue;
             };
-            if y == y1
-                || targets.contains(&y)
-                || Some(y) == begin
-                || g.incoming(y).iter().any(|&p| {
-                    let pn = g.edge(p).from;
-                    redirected.contains(&pn) || pn == y
-                })
+            if y == y1 || Some(y) == begin || g.incoming(y).iter().any(|&p| g.edge(p).from == y) {
+                continue;
+            }
+            if targets.contains(&y)
+                || g.incoming(y)
+                    .iter()
+                    .any(|&p| redirected.contains(&g.edge(p).from))
             {
+                again = true;
                 continue;
             }
             targets.insert(y1);
@@ -55,16 +65,22 @@ fn suffix_step(g: &mut Game) -> bool {
                 redirected.insert(g.edge(p).from);
             }
             plan.push((e, y, y1));
+            again = true;
+            next.push(y1);
+        }
+        if again {
+            next.push(x);
         }
     }
-    let changed = !plan.is_empty();
-    for (e2, y2, y1) in plan {
+    for &(e2, y2, y1) in &plan {
         for p in g.incoming(y2).to_vec() {
             g.set_target(p, y1);
         }
         g.remove_edge(e2);
     }
-    changed
+    next.sort_unstable();
+    next.dedup();
+    next
 }
 
 fn label_hash(l: &Label) -> u64 {
@@ -91,12 +107,17 @@ fn twin_step(g: &mut Game) -> bool {
         if out.len() < 2 || fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
             continue;
         }
-        let mut key: Vec<(Label, NodeId)> = out
+        // Labels have no order; a hash, computed once per edge, orders them (equal keys still
+        // mean equal edge sets).
+        let mut keyed: Vec<(NodeId, u64, Label)> = out
             .iter()
-            .map(|&e| (g.edge(e).label, g.edge(e).to))
+            .map(|&e| {
+                let d = g.edge(e);
+                (d.to, label_hash(&d.label), d.label)
+            })
             .collect();
-        // Labels have no order; a hash orders them (equal keys still mean equal edge sets).
-        key.sort_unstable_by_key(|&(l, n)| (n, label_hash(&l)));
+        keyed.sort_unstable_by_key(|&(n, h, _)| (n, h));
+        let mut key: Vec<(Label, NodeId)> = keyed.into_iter().map(|(n, _, l)| (l, n)).collect();
         key.dedup();
         match first.get(&key) {
             Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
@@ -142,10 +163,19 @@ impl Pass for JoinForkSuffixes {
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        while suffix_step(g) || twin_step(g) {
+        // Check nodes are named by labels, which this pass never changes.
+        let checks = check_nodes(g);
+        let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
+        loop {
+            nodes = suffix_step(g, &checks, &nodes);
+            if nodes.is_empty() {
+                if !twin_step(g) {
+                    return Ok(changed);
+                }
+                nodes = g.nodes().ids().collect();
+            }
             changed = true;
         }
-        Ok(changed)
     }
 }
 

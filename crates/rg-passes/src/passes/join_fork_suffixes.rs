@@ -21,7 +21,13 @@ pub(crate) struct JoinForkSuffixes;
 /// next round, empty when nothing changed. A node not returned would produce nothing in the next
 /// round: its incoming edges, their sources' out-degrees and self-loops are unchanged, and no
 /// candidate of it was held back by this round's merges.
-fn suffix_step(g: &mut Game, checks: &[bool], nodes: &[NodeId]) -> Vec<NodeId> {
+/// The nodes whose edges it moves are added to `moved` (their twin keys change).
+fn suffix_step(
+    g: &mut Game,
+    checks: &[bool],
+    nodes: &[NodeId],
+    moved: &mut Vec<NodeId>,
+) -> Vec<NodeId> {
     let begin = g.begin();
     let mut removed: HashSet<NodeId> = HashSet::new();
     let mut targets: HashSet<NodeId> = HashSet::new();
@@ -74,9 +80,11 @@ fn suffix_step(g: &mut Game, checks: &[bool], nodes: &[NodeId]) -> Vec<NodeId> {
     }
     for &(e2, y2, y1) in &plan {
         for p in g.incoming(y2).to_vec() {
+            moved.push(g.edge(p).from);
             g.set_target(p, y1);
         }
         g.remove_edge(e2);
+        moved.push(y2);
     }
     next.sort_unstable();
     next.dedup();
@@ -90,22 +98,41 @@ fn label_hash(l: &Label) -> u64 {
     h.finish()
 }
 
-/// One round of twin merging; returns whether a node was merged.
-fn twin_step(g: &mut Game) -> bool {
-    let mut fixed = check_nodes(g);
-    for n in [g.begin(), g.end()].into_iter().flatten() {
-        fixed[n.index()] = true;
+/// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
+/// nodes whose edges changed (or whose twin was busy), instead of every node's.
+struct Twins {
+    fixed: Vec<bool>,
+    /// A node per key: the first one seen with it.
+    first: HashMap<Vec<(Label, NodeId)>, NodeId>,
+    /// The key each node was registered under in `first`.
+    key_of: HashMap<NodeId, Vec<(Label, NodeId)>>,
+    /// The nodes to look at in the next round.
+    dirty: Vec<NodeId>,
+}
+
+impl Twins {
+    fn new(g: &Game) -> Twins {
+        let mut fixed = check_nodes(g);
+        for n in [g.begin(), g.end()].into_iter().flatten() {
+            fixed[n.index()] = true;
+        }
+        for p in &g.pragmas {
+            p.kind.for_each_node(|n| fixed[n.index()] = true);
+        }
+        Twins {
+            fixed,
+            first: HashMap::new(),
+            key_of: HashMap::new(),
+            dirty: g.nodes().ids().collect(),
+        }
     }
-    for p in &g.pragmas {
-        p.kind.for_each_node(|n| fixed[n.index()] = true);
-    }
-    let mut first: HashMap<Vec<(Label, NodeId)>, NodeId> = HashMap::new();
-    let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
-    let mut touched: HashSet<NodeId> = HashSet::new();
-    for y in g.nodes().ids() {
+
+    /// The key of `y`: its distinct (label, target) pairs in a canonical order; `None` when `y`
+    /// cannot be merged (fewer than two edges, fixed, or an edge to itself).
+    fn key(&self, g: &Game, y: NodeId) -> Option<Vec<(Label, NodeId)>> {
         let out = g.outgoing(y);
-        if out.len() < 2 || fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
-            continue;
+        if out.len() < 2 || self.fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
+            return None;
         }
         // Labels have no order; a hash, computed once per edge, orders them (equal keys still
         // mean equal edge sets).
@@ -119,38 +146,65 @@ fn twin_step(g: &mut Game) -> bool {
         keyed.sort_unstable_by_key(|&(n, h, _)| (n, h));
         let mut key: Vec<(Label, NodeId)> = keyed.into_iter().map(|(n, _, l)| (l, n)).collect();
         key.dedup();
-        match first.get(&key) {
-            Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
-                // One merge per node and round: the keys of the others stay exact.
-                touched.insert(y);
-                touched.insert(y1);
-                plan.push((y, y1));
-            }
-            Some(_) => {}
-            None => {
-                first.insert(key, y);
-            }
-        }
+        Some(key)
     }
-    let changed = !plan.is_empty();
-    for (y2, y1) in plan {
-        for p in g.incoming(y2).to_vec() {
-            let (from, label) = (g.edge(p).from, g.edge(p).label);
-            let twin = g
-                .outgoing(from)
-                .iter()
-                .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
-            if twin {
-                g.remove_edge(p);
-            } else {
-                g.set_target(p, y1);
+
+    /// One round of twin merging over the dirty nodes; returns the nodes where a suffix may have
+    /// appeared, empty when nothing was merged.
+    fn step(&mut self, g: &mut Game) -> Vec<NodeId> {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
+        let mut touched: HashSet<NodeId> = HashSet::new();
+        for &y in &dirty {
+            if let Some(old) = self.key_of.remove(&y)
+                && self.first.get(&old) == Some(&y)
+            {
+                self.first.remove(&old);
+            }
+            let Some(key) = self.key(g, y) else { continue };
+            match self.first.get(&key) {
+                Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
+                    // One merge per node and round: the keys of the others stay exact.
+                    touched.insert(y);
+                    touched.insert(y1);
+                    plan.push((y, y1));
+                }
+                Some(_) => self.dirty.push(y),
+                None => {
+                    self.first.insert(key.clone(), y);
+                    self.key_of.insert(y, key);
+                }
             }
         }
-        for e in g.outgoing(y2).to_vec() {
-            g.remove_edge(e);
+        let mut next: Vec<NodeId> = Vec::new();
+        for (y2, y1) in plan {
+            next.push(y1);
+            for p in g.incoming(y2).to_vec() {
+                let (from, label) = (g.edge(p).from, g.edge(p).label);
+                let twin = g
+                    .outgoing(from)
+                    .iter()
+                    .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
+                if twin {
+                    g.remove_edge(p);
+                    next.extend(g.outgoing(from).iter().map(|&e| g.edge(e).to));
+                } else {
+                    g.set_target(p, y1);
+                }
+                self.dirty.push(from);
+            }
+            for e in g.outgoing(y2).to_vec() {
+                next.push(g.edge(e).to);
+                g.remove_edge(e);
+            }
+            self.dirty.push(y2);
         }
+        next.sort_unstable();
+        next.dedup();
+        next
     }
-    changed
 }
 
 impl Pass for JoinForkSuffixes {
@@ -165,14 +219,15 @@ impl Pass for JoinForkSuffixes {
         let mut changed = false;
         // Check nodes are named by labels, which this pass never changes.
         let checks = check_nodes(g);
+        let mut twins = Twins::new(g);
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         loop {
-            nodes = suffix_step(g, &checks, &nodes);
+            nodes = suffix_step(g, &checks, &nodes, &mut twins.dirty);
             if nodes.is_empty() {
-                if !twin_step(g) {
+                nodes = twins.step(g);
+                if nodes.is_empty() {
                     return Ok(changed);
                 }
-                nodes = g.nodes().ids().collect();
             }
             changed = true;
         }

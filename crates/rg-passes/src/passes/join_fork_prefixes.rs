@@ -140,3 +140,38 @@ impl Pass for JoinForkPrefixes {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::test_game;
+
+    /// A shared prefix two levels deep is joined in one run: the moved targets `b2` and `c2`,
+    /// entered only by their edges, are contracted into the heads instead of left behind skips.
+    #[test]
+    fn a_deep_shared_prefix_is_joined_in_one_run() {
+        let mut g = test_game(
+            "type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: player = x;\n\
+             a, b1: v == p;\n\
+             a, b2: v == p;\n\
+             b1, c1: $ one;\n\
+             b2, c2: $ one;\n\
+             c1, end: player = keeper;\n\
+             c2, d: $ two;\n\
+             d, end: player = keeper;",
+        );
+        let before = g.clone();
+        let changed = JoinForkPrefixes
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        rg_interp::equiv::check_equivalent(&before, &g, &Default::default())
+            .expect("the same game");
+        let text = rg_core::print(&g);
+        assert!(changed);
+        assert_eq!(text.matches("v == p").count(), 1, "{text}");
+        assert_eq!(text.matches("$ one").count(), 1, "{text}");
+        assert!(!text.contains("b2") && !text.contains("c2,"), "{text}");
+    }
+}

@@ -196,10 +196,10 @@ fn ends_move(g: &Game, label: &Label) -> bool {
 fn redundant_via_skip(g: &mut Game) -> bool {
     let mut changed = false;
     for x in g.nodes().ids() {
-        let out = g.outgoing(x);
-        if out.len() < 2 {
+        if g.outgoing(x).len() < 2 {
             continue;
         }
+        let out: Vec<EdgeId> = g.outgoing(x).to_vec();
         // The live skips `x → y` with the edges of their `y` (no edge of `y` changes here).
         let mut skips: Vec<(EdgeId, HashSet<(Label, NodeId)>)> = out
             .iter()
@@ -217,7 +217,7 @@ fn redundant_via_skip(g: &mut Game) -> bool {
         if skips.is_empty() {
             continue;
         }
-        for e in out.to_vec() {
+        for e in out {
             let d = g.edge(e);
             if ends_move(g, &d.label) {
                 continue;

@@ -9,11 +9,37 @@ use std::collections::HashSet;
 #[derive(Debug)]
 pub(crate) struct CompactSkipEdges;
 
-fn nodes_by_name(g: &Game) -> Vec<NodeId> {
-    // Names are unique, so an unstable sort is deterministic.
-    let mut v: Vec<(&str, NodeId)> = g.nodes().ids().map(|n| (g.node_name(n), n)).collect();
+/// `nodes` in name order. Names are unique, so an unstable sort is deterministic.
+fn by_name(g: &Game, nodes: impl Iterator<Item = NodeId>) -> Vec<NodeId> {
+    let mut v: Vec<(&str, NodeId)> = nodes.map(|n| (g.node_name(n), n)).collect();
     v.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     v.into_iter().map(|x| x.1).collect()
+}
+
+/// The skip edges `y → z` that step 2 (`backward`, by `z`) or step 3 (`forward`, by `y`) may
+/// contract. Only their nodes are sorted by name (sorting every node each round dominated the
+/// pass on large games); visiting just these in name order gives the same result as visiting
+/// all nodes in name order, since the others never match.
+fn contraction_candidates(g: &Game, protected: &[bool]) -> (Vec<NodeId>, Vec<NodeId>) {
+    let mut zs = Vec::new();
+    let mut xs = Vec::new();
+    for (_, d) in g.edges() {
+        if d.label != Label::Skip || d.from == d.to {
+            continue;
+        }
+        let (y, z) = (d.from, d.to);
+        if !protected[y.0 as usize] && g.outgoing(y).len() == 1 {
+            zs.push(z);
+        }
+        if !protected[z.0 as usize] && g.incoming(z).len() == 1 {
+            xs.push(y);
+        }
+    }
+    for v in [&mut zs, &mut xs] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    (by_name(g, zs.into_iter()), by_name(g, xs.into_iter()))
 }
 
 /// Whether a node has any edge (isolated nodes are skipped).
@@ -170,30 +196,38 @@ fn ends_move(g: &Game, label: &Label) -> bool {
 fn redundant_via_skip(g: &mut Game) -> bool {
     let mut changed = false;
     for x in g.nodes().ids() {
-        'again: loop {
-            let out = g.outgoing(x).to_vec();
-            for &s in &out {
-                let y = g.edge(s).to;
-                if g.edge(s).label != Label::Skip || y == x {
-                    continue;
-                }
-                for &e in &out {
-                    let d = g.edge(e);
-                    if e == s || ends_move(g, &d.label) {
-                        continue;
-                    }
-                    let twin = g.outgoing(y).iter().any(|&f| {
+        if g.outgoing(x).len() < 2 {
+            continue;
+        }
+        let out: Vec<EdgeId> = g.outgoing(x).to_vec();
+        // The live skips `x → y` with the edges of their `y` (no edge of `y` changes here).
+        let mut skips: Vec<(EdgeId, HashSet<(Label, NodeId)>)> = out
+            .iter()
+            .filter_map(|&s| {
+                let d = g.edge(s);
+                (d.label == Label::Skip && d.to != x).then(|| {
+                    let twins = g.outgoing(d.to).iter().map(|&f| {
                         let t = g.edge(f);
-                        t.label == d.label && t.to == d.to
+                        (t.label, t.to)
                     });
-                    if twin {
-                        g.remove_edge(e);
-                        changed = true;
-                        continue 'again;
-                    }
-                }
+                    (s, twins.collect())
+                })
+            })
+            .collect();
+        if skips.is_empty() {
+            continue;
+        }
+        for e in out {
+            let d = g.edge(e);
+            if ends_move(g, &d.label) {
+                continue;
             }
-            break;
+            let key = (d.label, d.to);
+            if skips.iter().any(|(s, tw)| *s != e && tw.contains(&key)) {
+                g.remove_edge(e);
+                skips.retain(|(s, _)| *s != e);
+                changed = true;
+            }
         }
     }
     changed
@@ -217,17 +251,17 @@ impl Pass for CompactSkipEdges {
     }
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        // This pass adds no nodes and renames none: sort them once, not every round.
-        let order = nodes_by_name(g);
         loop {
             let mut protected = check_nodes(g);
             for n in [g.begin(), g.end()].into_iter().flatten() {
                 protected[n.0 as usize] = true;
             }
-            let round = obsolete_parallel(g)
-                | backward(g, &protected, &order)
-                | forward(g, &protected, &order)
-                | redundant_via_skip(g);
+            let mut round = obsolete_parallel(g);
+            let (zs, _) = contraction_candidates(g, &protected);
+            round |= backward(g, &protected, &zs);
+            let (_, xs) = contraction_candidates(g, &protected);
+            round |= forward(g, &protected, &xs);
+            round |= redundant_via_skip(g);
             if !round {
                 return Ok(changed);
             }

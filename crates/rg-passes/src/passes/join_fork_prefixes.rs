@@ -1,7 +1,7 @@
 //! passes.md §3.11 join_fork_prefixes.
 
 use super::meta;
-use crate::util::assigns_player;
+use crate::util::{assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 use std::collections::HashSet;
@@ -13,8 +13,14 @@ pub(crate) struct JoinForkPrefixes;
 /// One round over `nodes`; returns the nodes where a new prefix may have appeared (the heads
 /// that received edges, the forks that lost them and the predecessors of the moved edges'
 /// targets), empty when nothing changed.
-fn prefix_step(g: &mut Game, nodes: &[NodeId]) -> Vec<NodeId> {
+///
+/// A target entered only by its moved edge (and not `begin`, `end` or a check node) is then
+/// contracted into the head, as compact_skip_edges would do with the new skip: its edges leave
+/// the head instead, so the next level of the shared prefix is joined in the next round of this
+/// run rather than one loop iteration of the pass manager later.
+fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId]) -> Vec<NodeId> {
     let mut rewrites: Vec<(EdgeId, NodeId)> = Vec::new();
+    let mut contract: Vec<(EdgeId, NodeId)> = Vec::new(); // (the new skip, the head)
     let mut touched: HashSet<NodeId> = HashSet::new();
     let mut next: Vec<NodeId> = Vec::new();
     for &n in nodes {
@@ -82,6 +88,10 @@ fn prefix_step(g: &mut Game, nodes: &[NodeId]) -> Vec<NodeId> {
             for (i, &e) in group.iter().enumerate() {
                 if i != h {
                     rewrites.push((e, hnode));
+                    let t = targets[i];
+                    if !protected[t.0 as usize] && g.incoming(t).len() == 1 {
+                        contract.push((e, hnode));
+                    }
                 }
             }
         }
@@ -89,6 +99,15 @@ fn prefix_step(g: &mut Game, nodes: &[NodeId]) -> Vec<NodeId> {
     for (e, h) in rewrites {
         g.set_source(e, h);
         g.set_label(e, Label::Skip);
+    }
+    // Rewrites move sources only, so each contracted target is still entered by its skip alone.
+    for (e, h) in contract {
+        let t = g.edge(e).to;
+        g.remove_edge(e);
+        for o in g.outgoing(t).to_vec() {
+            next.extend(g.incoming(g.edge(o).to).iter().map(|&i| g.edge(i).from));
+            g.set_source(o, h);
+        }
     }
     next.sort_unstable();
     next.dedup();
@@ -106,14 +125,53 @@ impl Pass for JoinForkPrefixes {
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         // Later rounds only revisit the nodes a rewrite touched: a deep shared prefix is
         // merged one level per round, and rescanning the whole graph each round was quadratic.
+        let mut protected = check_nodes(g);
+        for n in [g.begin(), g.end()].into_iter().flatten() {
+            protected[n.0 as usize] = true;
+        }
         let mut work: Vec<NodeId> = g.nodes().ids().collect();
         let mut changed = false;
         loop {
-            work = prefix_step(g, &work);
+            work = prefix_step(g, &protected, &work);
             if work.is_empty() {
                 return Ok(changed);
             }
             changed = true;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::test_game;
+
+    /// A shared prefix two levels deep is joined in one run: the moved targets `b2` and `c2`,
+    /// entered only by their edges, are contracted into the heads instead of left behind skips.
+    #[test]
+    fn a_deep_shared_prefix_is_joined_in_one_run() {
+        let mut g = test_game(
+            "type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: player = x;\n\
+             a, b1: v == p;\n\
+             a, b2: v == p;\n\
+             b1, c1: $ one;\n\
+             b2, c2: $ one;\n\
+             c1, end: player = keeper;\n\
+             c2, d: $ two;\n\
+             d, end: player = keeper;",
+        );
+        let before = g.clone();
+        let changed = JoinForkPrefixes
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        rg_interp::equiv::check_equivalent(&before, &g, &Default::default())
+            .expect("the same game");
+        let text = rg_core::print(&g);
+        assert!(changed);
+        assert_eq!(text.matches("v == p").count(), 1, "{text}");
+        assert_eq!(text.matches("$ one").count(), 1, "{text}");
+        assert!(!text.contains("b2") && !text.contains("c2,"), "{text}");
     }
 }

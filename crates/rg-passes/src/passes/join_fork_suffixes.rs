@@ -17,36 +17,52 @@ use std::collections::{HashMap, HashSet};
 #[derive(Debug)]
 pub(crate) struct JoinForkSuffixes;
 
-fn suffix_step(g: &mut Game) -> bool {
-    let checks = check_nodes(g);
+/// One round of suffix merging over `nodes` (in id order); returns the nodes to look at in the
+/// next round, empty when nothing changed. A node not returned would produce nothing in the next
+/// round: its incoming edges, their sources' out-degrees and self-loops are unchanged, and no
+/// candidate of it was held back by this round's merges.
+/// The nodes whose edges it moves are added to `moved` (their twin keys change).
+fn suffix_step(
+    g: &mut Game,
+    checks: &[bool],
+    nodes: &[NodeId],
+    moved: &mut Vec<NodeId>,
+) -> Vec<NodeId> {
     let begin = g.begin();
     let mut removed: HashSet<NodeId> = HashSet::new();
     let mut targets: HashSet<NodeId> = HashSet::new();
     let mut redirected: HashSet<NodeId> = HashSet::new();
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
-    for x in g.nodes().ids() {
-        let inc: Vec<EdgeId> = g.incoming(x).to_vec();
+    let mut next: Vec<NodeId> = Vec::new();
+    let mut first: HashMap<Label, NodeId> = HashMap::new();
+    for &x in nodes {
         // The first node per label that can absorb the later ones (grouping by label keeps
         // this linear in the in-degree; pairing every two edges was quadratic).
-        let mut first: HashMap<Label, NodeId> = HashMap::new();
-        for &e in &inc {
+        first.clear();
+        let mut again = false;
+        for &e in g.incoming(x) {
             let y = g.edge(e).from;
             let l = g.edge(e).label;
-            if y == x || removed.contains(&y) || g.outgoing(y).len() != 1 || checks[y.0 as usize] {
+            if y == x || g.outgoing(y).len() != 1 || checks[y.index()] {
+                continue;
+            }
+            if removed.contains(&y) {
+                again = true;
                 continue;
             }
             let Some(&y1) = first.get(&l) else {
                 first.insert(l, y);
                 continue;
             };
-            if y == y1
-                || targets.contains(&y)
-                || Some(y) == begin
-                || g.incoming(y).iter().any(|&p| {
-                    let pn = g.edge(p).from;
-                    redirected.contains(&pn) || pn == y
-                })
+            if y == y1 || Some(y) == begin || g.incoming(y).iter().any(|&p| g.edge(p).from == y) {
+                continue;
+            }
+            if targets.contains(&y)
+                || g.incoming(y)
+                    .iter()
+                    .any(|&p| redirected.contains(&g.edge(p).from))
             {
+                again = true;
                 continue;
             }
             targets.insert(y1);
@@ -55,16 +71,24 @@ fn suffix_step(g: &mut Game) -> bool {
                 redirected.insert(g.edge(p).from);
             }
             plan.push((e, y, y1));
+            again = true;
+            next.push(y1);
+        }
+        if again {
+            next.push(x);
         }
     }
-    let changed = !plan.is_empty();
-    for (e2, y2, y1) in plan {
+    for &(e2, y2, y1) in &plan {
         for p in g.incoming(y2).to_vec() {
+            moved.push(g.edge(p).from);
             g.set_target(p, y1);
         }
         g.remove_edge(e2);
+        moved.push(y2);
     }
-    changed
+    next.sort_unstable();
+    next.dedup();
+    next
 }
 
 fn label_hash(l: &Label) -> u64 {
@@ -74,62 +98,113 @@ fn label_hash(l: &Label) -> u64 {
     h.finish()
 }
 
-/// One round of twin merging; returns whether a node was merged.
-fn twin_step(g: &mut Game) -> bool {
-    let mut fixed = check_nodes(g);
-    for n in [g.begin(), g.end()].into_iter().flatten() {
-        fixed[n.index()] = true;
+/// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
+/// nodes whose edges changed (or whose twin was busy), instead of every node's.
+struct Twins {
+    fixed: Vec<bool>,
+    /// A node per key: the first one seen with it.
+    first: HashMap<Vec<(Label, NodeId)>, NodeId>,
+    /// The key each node was registered under in `first`.
+    key_of: HashMap<NodeId, Vec<(Label, NodeId)>>,
+    /// The nodes to look at in the next round.
+    dirty: Vec<NodeId>,
+}
+
+impl Twins {
+    fn new(g: &Game) -> Twins {
+        let mut fixed = check_nodes(g);
+        for n in [g.begin(), g.end()].into_iter().flatten() {
+            fixed[n.index()] = true;
+        }
+        for p in &g.pragmas {
+            p.kind.for_each_node(|n| fixed[n.index()] = true);
+        }
+        Twins {
+            fixed,
+            first: HashMap::new(),
+            key_of: HashMap::new(),
+            dirty: g.nodes().ids().collect(),
+        }
     }
-    for p in &g.pragmas {
-        p.kind.for_each_node(|n| fixed[n.index()] = true);
-    }
-    let mut first: HashMap<Vec<(Label, NodeId)>, NodeId> = HashMap::new();
-    let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
-    let mut touched: HashSet<NodeId> = HashSet::new();
-    for y in g.nodes().ids() {
+
+    /// The key of `y`: its distinct (label, target) pairs in a canonical order; `None` when `y`
+    /// cannot be merged (fewer than two edges, fixed, or an edge to itself).
+    fn key(&self, g: &Game, y: NodeId) -> Option<Vec<(Label, NodeId)>> {
         let out = g.outgoing(y);
-        if out.len() < 2 || fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
-            continue;
+        if out.len() < 2 || self.fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
+            return None;
         }
-        let mut key: Vec<(Label, NodeId)> = out
+        // Labels have no order; a hash, computed once per edge, orders them (equal keys still
+        // mean equal edge sets).
+        let mut keyed: Vec<(NodeId, u64, Label)> = out
             .iter()
-            .map(|&e| (g.edge(e).label, g.edge(e).to))
+            .map(|&e| {
+                let d = g.edge(e);
+                (d.to, label_hash(&d.label), d.label)
+            })
             .collect();
-        // Labels have no order; a hash orders them (equal keys still mean equal edge sets).
-        key.sort_unstable_by_key(|&(l, n)| (n, label_hash(&l)));
+        keyed.sort_unstable_by_key(|&(n, h, _)| (n, h));
+        let mut key: Vec<(Label, NodeId)> = keyed.into_iter().map(|(n, _, l)| (l, n)).collect();
         key.dedup();
-        match first.get(&key) {
-            Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
-                // One merge per node and round: the keys of the others stay exact.
-                touched.insert(y);
-                touched.insert(y1);
-                plan.push((y, y1));
-            }
-            Some(_) => {}
-            None => {
-                first.insert(key, y);
-            }
-        }
+        Some(key)
     }
-    let changed = !plan.is_empty();
-    for (y2, y1) in plan {
-        for p in g.incoming(y2).to_vec() {
-            let (from, label) = (g.edge(p).from, g.edge(p).label);
-            let twin = g
-                .outgoing(from)
-                .iter()
-                .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
-            if twin {
-                g.remove_edge(p);
-            } else {
-                g.set_target(p, y1);
+
+    /// One round of twin merging over the dirty nodes; returns the nodes where a suffix may have
+    /// appeared, empty when nothing was merged.
+    fn step(&mut self, g: &mut Game) -> Vec<NodeId> {
+        let mut dirty = std::mem::take(&mut self.dirty);
+        dirty.sort_unstable();
+        dirty.dedup();
+        let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
+        let mut touched: HashSet<NodeId> = HashSet::new();
+        for &y in &dirty {
+            if let Some(old) = self.key_of.remove(&y)
+                && self.first.get(&old) == Some(&y)
+            {
+                self.first.remove(&old);
+            }
+            let Some(key) = self.key(g, y) else { continue };
+            match self.first.get(&key) {
+                Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
+                    // One merge per node and round: the keys of the others stay exact.
+                    touched.insert(y);
+                    touched.insert(y1);
+                    plan.push((y, y1));
+                }
+                Some(_) => self.dirty.push(y),
+                None => {
+                    self.first.insert(key.clone(), y);
+                    self.key_of.insert(y, key);
+                }
             }
         }
-        for e in g.outgoing(y2).to_vec() {
-            g.remove_edge(e);
+        let mut next: Vec<NodeId> = Vec::new();
+        for (y2, y1) in plan {
+            next.push(y1);
+            for p in g.incoming(y2).to_vec() {
+                let (from, label) = (g.edge(p).from, g.edge(p).label);
+                let twin = g
+                    .outgoing(from)
+                    .iter()
+                    .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
+                if twin {
+                    g.remove_edge(p);
+                    next.extend(g.outgoing(from).iter().map(|&e| g.edge(e).to));
+                } else {
+                    g.set_target(p, y1);
+                }
+                self.dirty.push(from);
+            }
+            for e in g.outgoing(y2).to_vec() {
+                next.push(g.edge(e).to);
+                g.remove_edge(e);
+            }
+            self.dirty.push(y2);
         }
+        next.sort_unstable();
+        next.dedup();
+        next
     }
-    changed
 }
 
 impl Pass for JoinForkSuffixes {
@@ -142,10 +217,20 @@ impl Pass for JoinForkSuffixes {
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        while suffix_step(g) || twin_step(g) {
+        // Check nodes are named by labels, which this pass never changes.
+        let checks = check_nodes(g);
+        let mut twins = Twins::new(g);
+        let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
+        loop {
+            nodes = suffix_step(g, &checks, &nodes, &mut twins.dirty);
+            if nodes.is_empty() {
+                nodes = twins.step(g);
+                if nodes.is_empty() {
+                    return Ok(changed);
+                }
+            }
             changed = true;
         }
-        Ok(changed)
     }
 }
 

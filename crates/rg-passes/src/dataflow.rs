@@ -73,7 +73,7 @@ pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
     }
     // Reverse postorder of the flow graph from `begin`: the worklist always takes the node
     // earliest in it, so values settle in few sweeps (one per loop nesting level, roughly).
-    let rank = reverse_postorder(g, begin, &check_starts);
+    let rank = reverse_postorder(g, &[begin], &check_starts);
     value[begin.index()] = Some(a.extreme(g));
     let mut queued = vec![false; n];
     let mut work = BinaryHeap::from([Reverse((rank[begin.index()], begin))]);
@@ -126,32 +126,47 @@ pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
 
 /// The position of every node in a reverse postorder of the flow graph from `begin` (edges and
 /// the synthetic edges into check starts); nodes not reached come last.
-fn reverse_postorder(g: &Game, begin: NodeId, check_starts: &[Vec<NodeId>]) -> Vec<u32> {
+/// The rank of every node in a reverse postorder of the graph searched depth-first from `roots`
+/// in turn, over the edges and, per node, the extra successors `check_starts` (may be empty);
+/// `u32::MAX` for nodes not reached.
+pub(crate) fn reverse_postorder(
+    g: &Game,
+    roots: &[NodeId],
+    check_starts: &[Vec<NodeId>],
+) -> Vec<u32> {
     let n = g.node_capacity();
     let succ = |x: NodeId, i: usize| {
         let out = g.outgoing(x);
         match out.get(i) {
             Some(&e) => Some(g.edge(e).to),
-            None => check_starts[x.index()].get(i - out.len()).copied(),
+            None => check_starts
+                .get(x.index())
+                .and_then(|c| c.get(i - out.len()))
+                .copied(),
         }
     };
     let mut seen = vec![false; n];
     let mut post = Vec::with_capacity(n);
-    // Iterative DFS: (node, index of the next successor to look at).
-    let mut stack = vec![(begin, 0usize)];
-    seen[begin.index()] = true;
-    while let Some(&mut (x, ref mut i)) = stack.last_mut() {
-        match succ(x, *i) {
-            Some(y) => {
-                *i += 1;
-                if !seen[y.index()] {
-                    seen[y.index()] = true;
-                    stack.push((y, 0));
+    for &root in roots {
+        if seen[root.index()] {
+            continue;
+        }
+        // Iterative DFS: (node, index of the next successor to look at).
+        let mut stack = vec![(root, 0usize)];
+        seen[root.index()] = true;
+        while let Some(&mut (x, ref mut i)) = stack.last_mut() {
+            match succ(x, *i) {
+                Some(y) => {
+                    *i += 1;
+                    if !seen[y.index()] {
+                        seen[y.index()] = true;
+                        stack.push((y, 0));
+                    }
                 }
-            }
-            None => {
-                post.push(x);
-                stack.pop();
+                None => {
+                    post.push(x);
+                    stack.pop();
+                }
             }
         }
     }

@@ -9,10 +9,12 @@
 //! A check edge is an ordinary edge for the search that evaluates it (its own sub-search is a
 //! search of its own, with its own visited set).
 
+use crate::dataflow::reverse_postorder;
 use crate::util::{assigned, assigns_player};
 use rg_core::EntityId;
 use rg_core::{EdgeId, Game, Label, NodeId};
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 
 /// Search start nodes.
 #[derive(Debug, Default)]
@@ -57,12 +59,26 @@ impl VarSet {
         VarSet(vec![0; n.div_ceil(64)])
     }
 
-    pub(crate) fn insert(&mut self, i: usize) {
-        self.0[i / 64] |= 1 << (i % 64);
+    /// Adds `i`; whether it was new.
+    fn add(&mut self, i: usize) -> bool {
+        let (w, bit) = (&mut self.0[i / 64], 1u64 << (i % 64));
+        let new = *w & bit == 0;
+        *w |= bit;
+        new
     }
 
-    pub(crate) fn contains(&self, i: usize) -> bool {
-        self.0[i / 64] & (1 << (i % 64)) != 0
+    /// The number of variables in the set.
+    pub(crate) fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// The positions in the set, ascending.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.0.iter().enumerate().flat_map(|(k, &w)| {
+            (0..64)
+                .filter(move |b| w & (1 << b) != 0)
+                .map(move |b| k * 64 + b)
+        })
     }
 
     /// `self ∪= other`; whether `self` grew.
@@ -105,40 +121,54 @@ pub(crate) fn arrivals(g: &Game) -> Arrivals {
     let mut in_reach = Vec::new();
     // Move searches stop at assignments to `player`; reach searches do not.
     for (roots, stop_at_player) in [(&starts.moves, true), (&starts.reach, false)] {
+        // Nodes are taken earliest in a reverse postorder first, so acyclic parts settle in
+        // one visit per node.
+        let rank = reverse_postorder(g, roots, &[]);
         let mut at: Vec<Option<VarSet>> = vec![None; g.node_capacity()];
-        let mut work: Vec<NodeId> = Vec::new();
+        let mut queued = vec![false; g.node_capacity()];
+        let mut work = BinaryHeap::new();
         for &r in roots {
             if at[r.index()].is_none() {
                 at[r.index()] = Some(VarSet::empty(n));
-                work.push(r);
+                queued[r.index()] = true;
+                work.push(Reverse((rank[r.index()], r)));
             }
         }
-        let mut queued = vec![false; g.node_capacity()];
-        for &r in &work {
-            queued[r.index()] = true;
-        }
-        while let Some(u) = work.pop() {
+        while let Some(Reverse((_, u))) = work.pop() {
             queued[u.index()] = false;
-            let here = at[u.index()].clone().expect("queued nodes have a value");
+            let mut here = at[u.index()].take().expect("queued nodes have a value");
+            let mut requeue_self = false;
             for &e in g.outgoing(u) {
                 let d = g.edge(e);
                 if stop_at_player && assigns_player(g, &d.label) {
                     continue;
                 }
-                let mut next = here.clone();
-                if let Some(i) = assigned(g, &d.label).and_then(|v| position.get(&v)) {
-                    next.insert(*i);
-                }
-                let grew = match &mut at[d.to.index()] {
-                    Some(old) => old.union(&next),
-                    slot @ None => {
-                        *slot = Some(next);
-                        true
+                let bit = assigned(g, &d.label).and_then(|v| position.get(&v).copied());
+                let grew = if d.to == u {
+                    let grew = bit.is_some_and(|i| here.add(i));
+                    requeue_self |= grew;
+                    grew
+                } else {
+                    match &mut at[d.to.index()] {
+                        Some(old) => old.union(&here) | bit.is_some_and(|i| old.add(i)),
+                        slot @ None => {
+                            let mut next = here.clone();
+                            if let Some(i) = bit {
+                                next.add(i);
+                            }
+                            *slot = Some(next);
+                            true
+                        }
                     }
                 };
-                if grew && !std::mem::replace(&mut queued[d.to.index()], true) {
-                    work.push(d.to);
+                if grew && d.to != u && !std::mem::replace(&mut queued[d.to.index()], true) {
+                    work.push(Reverse((rank[d.to.index()], d.to)));
                 }
+            }
+            at[u.index()] = Some(here);
+            if requeue_self {
+                queued[u.index()] = true;
+                work.push(Reverse((rank[u.index()], u)));
             }
         }
         if !stop_at_player {

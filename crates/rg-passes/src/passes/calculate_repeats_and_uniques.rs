@@ -10,7 +10,11 @@
 //! * `@repeat n : V` where `V` holds every ordinary variable that some walk from the start of a
 //!   search to `n` may assign ([`arrivals`]). Every other variable still has the
 //!   value it had when the search started, so two arrivals with equal tags and equal `V` are the
-//!   same state. Not added when `V` is every ordinary variable (that is the default check).
+//!   same state. Not added when `V` is every ordinary variable (that is the default check), nor
+//!   when `V` has more than [`MAX_LISTED`] variables: the pragma then saves a consumer little
+//!   over the default check and makes the output huge (a GDL translation with thousands of
+//!   variables would list thousands of names at each of thousands of nodes). `@repeat` never
+//!   merges more states than the default check, so leaving it out changes no game tree.
 //! * `@unique n` when `n` has no outgoing edges (expanding a state there twice does nothing), or
 //!   when `n` lies on no cycle and has at most one incoming edge a search can arrive by, from
 //!   another node, that leaves the state as it is or only appends a tag (skip, comparison, check,
@@ -20,8 +24,8 @@
 //!   search can walk it (a move search stops there; the state after it starts the next search).
 //!
 //! Nodes that no search visits, and nodes that already have a `@unique` or `@repeat` pragma, get
-//! nothing. Complexity: O((nodes + edges) · variables / 64) for the data flow, linear for the
-//! rest.
+//! nothing. Complexity: O((nodes + edges) · variables / 64) for the data flow and the listing,
+//! linear for the rest.
 
 use super::meta;
 use crate::analysis::search_starts::{Arrivals, arrivals, on_cycle};
@@ -33,6 +37,9 @@ use std::collections::BTreeMap;
 
 #[derive(Debug)]
 pub(crate) struct CalculateRepeatsAndUniques;
+
+/// The most variables a `@repeat` lists.
+const MAX_LISTED: usize = 64;
 
 /// Whether the edge maps different states to different states.
 fn keeps_states_apart(label: &Label) -> bool {
@@ -70,13 +77,13 @@ impl Pass for CalculateRepeatsAndUniques {
         let Arrivals { assigned, in_reach } = arrivals(g);
         let cyclic = on_cycle(g);
         let wk = *g.well_known();
-        let ordinary: Vec<(usize, Symbol)> = g
+        // Per position in `g.variables`: the name of an ordinary variable.
+        let ordinary: Vec<Option<Symbol>> = g
             .variables
             .iter()
-            .enumerate()
-            .filter(|(_, v)| ![wk.goals, wk.player, wk.visible].contains(&v.name))
-            .map(|(i, v)| (i, v.name))
+            .map(|v| (![wk.goals, wk.player, wk.visible].contains(&v.name)).then_some(v.name))
             .collect();
+        let ordinaries = ordinary.iter().flatten().count();
         let mut unique: Vec<NodeId> = Vec::new();
         let mut repeats: BTreeMap<Vec<Symbol>, Vec<NodeId>> = BTreeMap::new();
         for n in g.nodes().ids() {
@@ -100,12 +107,11 @@ impl Pass for CalculateRepeatsAndUniques {
                 unique.push(n);
                 continue;
             }
-            let mut listed: Vec<Symbol> = ordinary
-                .iter()
-                .filter(|(i, _)| vars.contains(*i))
-                .map(|&(_, v)| v)
-                .collect();
-            if listed.len() == ordinary.len() {
+            if vars.len() > MAX_LISTED + 3 {
+                continue; // more than MAX_LISTED ordinary ones (at most 3 are not)
+            }
+            let mut listed: Vec<Symbol> = vars.iter().filter_map(|i| ordinary[i]).collect();
+            if listed.len() == ordinaries || listed.len() > MAX_LISTED {
                 continue;
             }
             listed.sort_by(|a, b| g.name(*a).cmp(g.name(*b)));

@@ -4,7 +4,13 @@ use super::meta;
 use crate::util::{assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+
+/// The work cap of one run: this many steps per node and edge, plus [`MIN_WORK`].
+const WORK_PER_ELEMENT: u64 = 40;
+const MIN_WORK: u64 = 1_000_000;
+/// The most predecessors of a moved edge's target revisited in the next round.
+const REVISIT_PREDECESSORS: usize = 64;
 
 /// Edges leaving a node with the same label are executed once, then branch by skips.
 #[derive(Debug)]
@@ -18,12 +24,14 @@ pub(crate) struct JoinForkPrefixes;
 /// contracted into the head, as compact_skip_edges would do with the new skip: its edges leave
 /// the head instead, so the next level of the shared prefix is joined in the next round of this
 /// run rather than one loop iteration of the pass manager later.
-fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId]) -> Vec<NodeId> {
+fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u64) -> Vec<NodeId> {
     let mut rewrites: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut contract: Vec<(EdgeId, NodeId)> = Vec::new(); // (the new skip, the head)
     let mut touched: HashSet<NodeId> = HashSet::new();
     let mut next: Vec<NodeId> = Vec::new();
+    let mut group_of: HashMap<Label, usize> = HashMap::new();
     for &n in nodes {
+        *work += g.outgoing(n).len() as u64 + 1;
         let out: Vec<EdgeId> = g
             .outgoing(n)
             .iter()
@@ -33,19 +41,23 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId]) -> Vec<NodeId
         if out.len() < 2 {
             continue;
         }
-        let mut groups: Vec<(Label, Vec<EdgeId>)> = Vec::new();
+        // Groups in order of their first edge (a map finds the group: a linear search was
+        // quadratic in the out-degree).
+        let mut groups: Vec<Vec<EdgeId>> = Vec::new();
+        group_of.clear();
         for e in out {
             let l = g.edge(e).label;
             // A `player` assignment is never joined, so the boundary between moves cannot move.
             if assigns_player(g, &l) {
                 continue;
             }
-            match groups.iter_mut().find(|(gl, _)| *gl == l) {
-                Some((_, v)) => v.push(e),
-                None => groups.push((l, vec![e])),
-            }
+            let i = *group_of.entry(l).or_insert_with(|| {
+                groups.push(Vec::new());
+                groups.len() - 1
+            });
+            groups[i].push(e);
         }
-        for (_, group) in groups {
+        for group in groups {
             if group.len() < 2 {
                 continue;
             }
@@ -83,6 +95,7 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId]) -> Vec<NodeId
             next.push(n);
             next.push(hnode);
             for &t in &targets {
+                *work += g.incoming(t).len() as u64;
                 next.extend(g.incoming(t).iter().map(|&i| g.edge(i).from));
             }
             for (i, &e) in group.iter().enumerate() {
@@ -105,7 +118,14 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId]) -> Vec<NodeId
         let t = g.edge(e).to;
         g.remove_edge(e);
         for o in g.outgoing(t).to_vec() {
-            next.extend(g.incoming(g.edge(o).to).iter().map(|&i| g.edge(i).from));
+            // The predecessors of `o`'s target may now find a head among their targets. Not
+            // revisited when there are many (a hub): the next run of the pass, over every node,
+            // finds them, and revisiting them after every move was quadratic.
+            let preds = g.incoming(g.edge(o).to);
+            if preds.len() <= REVISIT_PREDECESSORS {
+                *work += preds.len() as u64;
+                next.extend(preds.iter().map(|&i| g.edge(i).from));
+            }
             g.set_source(o, h);
         }
     }
@@ -122,18 +142,28 @@ impl Pass for JoinForkPrefixes {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         // Later rounds only revisit the nodes a rewrite touched: a deep shared prefix is
         // merged one level per round, and rescanning the whole graph each round was quadratic.
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n.0 as usize] = true;
         }
-        let mut work: Vec<NodeId> = g.nodes().ids().collect();
+        let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         let mut changed = false;
+        // A node next to many rewrites is revisited in many rounds (quadratic on some graphs),
+        // so the work is capped in proportion to the game's size.
+        let budget = WORK_PER_ELEMENT * (g.node_count() + g.edge_count()) as u64 + MIN_WORK;
+        let mut work = 0u64;
         loop {
-            work = prefix_step(g, &protected, &work);
-            if work.is_empty() {
+            if work > budget {
+                cx.warnings.push(format!(
+                    "join_fork_prefixes: stopped after {work} steps (the cap for this game's size)"
+                ));
+                return Ok(changed);
+            }
+            nodes = prefix_step(g, &protected, &nodes, &mut work);
+            if nodes.is_empty() {
                 return Ok(changed);
             }
             changed = true;

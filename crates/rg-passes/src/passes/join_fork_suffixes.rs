@@ -31,7 +31,6 @@ fn suffix_step(
     let begin = g.begin();
     let mut removed: HashSet<NodeId> = HashSet::new();
     let mut targets: HashSet<NodeId> = HashSet::new();
-    let mut redirected: HashSet<NodeId> = HashSet::new();
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
     let mut next: Vec<NodeId> = Vec::new();
     let mut first: HashMap<Label, NodeId> = HashMap::new();
@@ -57,19 +56,12 @@ fn suffix_step(
             if y == y1 || Some(y) == begin || g.incoming(y).iter().any(|&p| g.edge(p).from == y) {
                 continue;
             }
-            if targets.contains(&y)
-                || g.incoming(y)
-                    .iter()
-                    .any(|&p| redirected.contains(&g.edge(p).from))
-            {
+            if targets.contains(&y) {
                 again = true;
                 continue;
             }
             targets.insert(y1);
             removed.insert(y);
-            for &p in g.incoming(y) {
-                redirected.insert(g.edge(p).from);
-            }
             plan.push((e, y, y1));
             again = true;
             next.push(y1);
@@ -78,10 +70,22 @@ fn suffix_step(
             next.push(x);
         }
     }
+    // Several merges of a round may send edges of one node to the same survivor: an edge that
+    // would duplicate one already there (same source, label and target) is removed instead.
+    // (Holding such merges back to a later round instead rescanned the in-edges of `x` once
+    // per merge: quadratic when one node fans out to many suffixes of `x`.)
     for &(e2, y2, y1) in &plan {
         for p in g.incoming(y2).to_vec() {
-            moved.push(g.edge(p).from);
-            g.set_target(p, y1);
+            let from = g.edge(p).from;
+            moved.push(from);
+            if has_edge(g, p, y1) {
+                g.remove_edge(p);
+                if let [e] = g.outgoing(from) {
+                    next.push(g.edge(*e).to); // `from` may have become a suffix candidate
+                }
+            } else {
+                g.set_target(p, y1);
+            }
         }
         g.remove_edge(e2);
         moved.push(y2);
@@ -89,6 +93,22 @@ fn suffix_step(
     next.sort_unstable();
     next.dedup();
     next
+}
+
+/// Whether the source of `p` has another edge with `p`'s label to `to` (searched from the shorter
+/// of the two edge lists).
+fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
+    let (from, label) = (g.edge(p).from, g.edge(p).label);
+    let same = |e: EdgeId| {
+        let d = g.edge(e);
+        e != p && d.from == from && d.to == to && d.label == label
+    };
+    let (outs, ins) = (g.outgoing(from), g.incoming(to));
+    if outs.len() <= ins.len() {
+        outs.iter().any(|&e| same(e))
+    } else {
+        ins.iter().any(|&e| same(e))
+    }
 }
 
 fn label_hash(l: &Label) -> u64 {
@@ -156,7 +176,12 @@ impl Twins {
         dirty.sort_unstable();
         dirty.dedup();
         let mut plan: Vec<(NodeId, NodeId)> = Vec::new(); // (y2, y1)
-        let mut touched: HashSet<NodeId> = HashSet::new();
+        // A survivor may absorb several twins in one round (its own edges do not change), but
+        // is not merged away in the same round, and a node merged away absorbs nothing.
+        // (One merge per survivor and round made k twins take k rounds, each revisiting the
+        // targets of their edges: quadratic on large translations.)
+        let mut survivors: HashSet<NodeId> = HashSet::new();
+        let mut merged_away: HashSet<NodeId> = HashSet::new();
         for &y in &dirty {
             if let Some(old) = self.key_of.remove(&y)
                 && self.first.get(&old) == Some(&y)
@@ -165,10 +190,9 @@ impl Twins {
             }
             let Some(key) = self.key(g, y) else { continue };
             match self.first.get(&key) {
-                Some(&y1) if !touched.contains(&y) && !touched.contains(&y1) => {
-                    // One merge per node and round: the keys of the others stay exact.
-                    touched.insert(y);
-                    touched.insert(y1);
+                Some(&y1) if y != y1 && !survivors.contains(&y) && !merged_away.contains(&y1) => {
+                    survivors.insert(y1);
+                    merged_away.insert(y);
                     plan.push((y, y1));
                 }
                 Some(_) => self.dirty.push(y),
@@ -182,14 +206,13 @@ impl Twins {
         for (y2, y1) in plan {
             next.push(y1);
             for p in g.incoming(y2).to_vec() {
-                let (from, label) = (g.edge(p).from, g.edge(p).label);
-                let twin = g
-                    .outgoing(from)
-                    .iter()
-                    .any(|&e| e != p && g.edge(e).to == y1 && g.edge(e).label == label);
-                if twin {
+                let from = g.edge(p).from;
+                if has_edge(g, p, y1) {
                     g.remove_edge(p);
-                    next.extend(g.outgoing(from).iter().map(|&e| g.edge(e).to));
+                    // `from` may now leave by one edge only: a suffix candidate of its target.
+                    if let [e] = g.outgoing(from) {
+                        next.push(g.edge(*e).to);
+                    }
                 } else {
                     g.set_target(p, y1);
                 }

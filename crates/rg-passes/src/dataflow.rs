@@ -238,6 +238,15 @@ mod tests {
     }
 
     #[test]
+    fn a_solve_gives_up_when_the_visits_run_out() {
+        // The loop begin ↔ a needs several visits before the counts saturate.
+        let g = test_game("begin, a: $ x; a, begin: $ y; a, end: $ w;");
+        let full = solve(&g, &Count);
+        assert_eq!(solve_within(&g, &Count, 2), None);
+        assert_eq!(solve_within(&g, &Count, 100), Some(full));
+    }
+
+    #[test]
     fn check_sources_flow_into_check_starts() {
         let g = test_game("begin, c: ? s -> t; c, end: $ e; s, t: $ u;");
         let v = solve(&g, &Count);

@@ -21,6 +21,7 @@
 //! at most.
 
 use super::values::{Known, NameKind, Values};
+use crate::PassContext;
 use crate::dataflow::{Analysis, solve_within};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 
@@ -115,37 +116,28 @@ pub(crate) fn too_large(g: &Game) -> bool {
 /// node and most of a 13 s translation. Beyond this many visits per node a solve gives up.
 const VISITS_PER_NODE: usize = 16;
 
-/// The knowledge at every node (see [`solve`](crate::dataflow::solve)), or why there is none:
-/// the game is [`too_large`], or the solve did not settle within [`VISITS_PER_NODE`] visits
-/// per node. The limit counts worklist visits, so the outcome does not depend on timing.
-pub(crate) fn solve_facts(g: &Game, c: &Constants<'_>) -> Result<Vec<Option<Facts>>, Unsolved> {
+/// The knowledge at every node (see [`solve`](crate::dataflow::solve)) for `pass`, or `None`
+/// when the game is [`too_large`] or the solve did not settle within [`VISITS_PER_NODE`] visits
+/// per node; the latter records a warning in `cx`. The limit counts worklist visits, so the
+/// outcome does not depend on timing.
+pub(crate) fn solve_facts(
+    g: &Game,
+    c: &Constants<'_>,
+    cx: &mut PassContext,
+    pass: &str,
+) -> Option<Vec<Option<Facts>>> {
     if too_large(g) {
-        return Err(Unsolved::TooLarge);
+        return None;
     }
     let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
-    solve_within(g, c, max_visits).ok_or(Unsolved::Unsettled)
-}
-
-/// Why [`solve_facts`] has no answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Unsolved {
-    /// Over [`FACT_BUDGET`]; not worth a warning (the solve is never tried).
-    TooLarge,
-    /// Over [`VISITS_PER_NODE`].
-    Unsettled,
-}
-
-impl Unsolved {
-    /// The warning a pass that needed the solve records, if any.
-    pub(crate) fn warning(self, pass: &str) -> Option<String> {
-        match self {
-            Unsolved::TooLarge => None,
-            Unsolved::Unsettled => Some(format!(
-                "{pass}: skipped, constant analysis did not settle within {VISITS_PER_NODE} \
-                 visits per node"
-            )),
-        }
+    let facts = solve_within(g, c, max_visits);
+    if facts.is_none() {
+        cx.warnings.push(format!(
+            "{pass}: skipped, constant analysis did not settle within {VISITS_PER_NODE} visits \
+             per node"
+        ));
     }
+    facts
 }
 
 /// The analysis, over the name resolution and constant values of one game.

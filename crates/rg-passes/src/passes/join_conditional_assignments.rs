@@ -145,13 +145,8 @@ impl Pass for JoinConditionalAssignments {
         if found.is_empty() {
             return Ok(false);
         }
-        let facts = match constants::solve_facts(g, &c) {
-            Ok(facts) => facts,
-            Err(why) => {
-                cx.warnings
-                    .extend(why.warning("join_conditional_assignments"));
-                return Ok(false);
-            }
+        let Some(facts) = constants::solve_facts(g, &c, cx, "join_conditional_assignments") else {
+            return Ok(false);
         };
         let mut changed = false;
         let mut used: HashSet<NodeId> = HashSet::new();

@@ -230,12 +230,8 @@ impl Pass for PropagateConstants {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let facts = match constants::solve_facts(g, &c) {
-            Ok(facts) => facts,
-            Err(why) => {
-                cx.warnings.extend(why.warning("propagate_constants"));
-                return Ok(false);
-            }
+        let Some(facts) = constants::solve_facts(g, &c, cx, "propagate_constants") else {
+            return Ok(false);
         };
         let player = g.well_known().player;
         let cells_safe = maps_normalised(g, &values);

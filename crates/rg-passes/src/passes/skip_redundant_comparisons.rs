@@ -279,13 +279,8 @@ impl Pass for SkipRedundantComparisons {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let facts = match constants::solve_facts(g, &c) {
-            Ok(facts) => facts,
-            Err(why) => {
-                cx.warnings
-                    .extend(why.warning("skip_redundant_comparisons"));
-                return Ok(false);
-            }
+        let Some(facts) = constants::solve_facts(g, &c, cx, "skip_redundant_comparisons") else {
+            return Ok(false);
         };
         let mut check_ends = vec![false; g.node_capacity()];
         for (_, d) in g.edges() {

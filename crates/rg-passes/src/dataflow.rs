@@ -57,10 +57,34 @@ pub(crate) trait Analysis {
 
 /// The knowledge at every node, indexed by node id; `None` for nodes no walk reaches.
 pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
+    let mut value = Vec::new();
+    solve_into(g, a, usize::MAX, &mut value);
+    value
+}
+
+/// [`solve`] taking at most `max_visits` nodes off the worklist; `None` when the values have
+/// not settled by then. The count of visits depends only on the game, so the answer is
+/// deterministic.
+pub(crate) fn solve_within<A: Analysis>(
+    g: &Game,
+    a: &A,
+    max_visits: usize,
+) -> Option<Vec<Option<A::Domain>>> {
+    let mut value = Vec::new();
+    solve_into(g, a, max_visits, &mut value).then_some(value)
+}
+
+/// Fills `value` with the solution; returns `false` when `max_visits` ran out first.
+fn solve_into<A: Analysis>(
+    g: &Game,
+    a: &A,
+    max_visits: usize,
+    value: &mut Vec<Option<A::Domain>>,
+) -> bool {
     let n = g.node_capacity();
-    let mut value: Vec<Option<A::Domain>> = vec![None; n];
+    *value = vec![None; n];
     let Some(begin) = g.begin() else {
-        return value;
+        return true;
     };
     // Starts of the checks leaving each node (the synthetic edges), built once.
     let mut check_starts: Vec<Vec<NodeId>> = vec![Vec::new(); n];
@@ -101,27 +125,25 @@ pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
             work.push(Reverse((rank[to.index()], to)));
         }
     };
+    let mut visits = 0usize;
     while let Some(Reverse((_, node))) = work.pop() {
+        if visits == max_visits {
+            return false;
+        }
+        visits += 1;
         queued[node.index()] = false;
         // One copy per visit: a self loop or a check starting here joins into this node.
         let Some(k) = value[node.index()].clone() else {
             continue;
         };
         for &e in g.outgoing(node) {
-            flow(
-                &mut value,
-                &mut work,
-                &mut queued,
-                &k,
-                Some(e),
-                g.edge(e).to,
-            );
+            flow(value, &mut work, &mut queued, &k, Some(e), g.edge(e).to);
         }
         for &start in &check_starts[node.index()] {
-            flow(&mut value, &mut work, &mut queued, &k, None, start);
+            flow(value, &mut work, &mut queued, &k, None, start);
         }
     }
-    value
+    true
 }
 
 /// The position of every node in a reverse postorder of the flow graph from `begin` (edges and
@@ -228,6 +250,15 @@ mod tests {
         assert_eq!(value_at(&g, &v, "b"), None);
         assert_eq!(value_at(&g, &v, "c"), None);
         assert_eq!(value_at(&g, &v, "s"), None);
+    }
+
+    #[test]
+    fn a_solve_gives_up_when_the_visits_run_out() {
+        // The loop begin ↔ a needs several visits before the counts saturate.
+        let g = test_game("begin, a: $ x; a, begin: $ y; a, end: $ w;");
+        let full = solve(&g, &Count);
+        assert_eq!(solve_within(&g, &Count, 2), None);
+        assert_eq!(solve_within(&g, &Count, 100), Some(full));
     }
 
     #[test]

@@ -198,7 +198,7 @@ fn outcomes(
     let v_ref = g.exprs().find(&ExprData::Ref(r.v))?;
     let fact = |s: Symbol| {
         let mut k = Facts::default();
-        k.set(v_ref, Known::Sym(s));
+        k.set(g, v_ref, Known::Sym(s));
         k
     };
     let mut out = Vec::with_capacity(domain.len());

@@ -23,7 +23,6 @@ use super::meta;
 use super::reorder_comparisons::erased_type;
 use crate::analysis::constants::{self, Constants};
 use crate::analysis::values::{Known, Values};
-use crate::dataflow::solve;
 use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -139,14 +138,16 @@ impl Pass for JoinConditionalAssignments {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
         let found = candidates(g, &c);
-        if found.is_empty() || constants::too_large(g) {
+        if found.is_empty() {
             return Ok(false);
         }
-        let facts = solve(g, &c);
+        let Some(facts) = constants::solve_facts(g, &c, cx, "join_conditional_assignments") else {
+            return Ok(false);
+        };
         let mut changed = false;
         let mut used: HashSet<NodeId> = HashSet::new();
         for cand in found {

@@ -26,7 +26,6 @@ use super::meta;
 use crate::analysis::checks::CheckValues;
 use crate::analysis::constants::{self, Constants, Facts};
 use crate::analysis::values::{Known, Values};
-use crate::dataflow::solve;
 use crate::util::{edge_ids, end_reachable_without, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
@@ -228,13 +227,12 @@ impl Pass for PropagateConstants {
         Loop,
         Expression
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        if constants::too_large(g) {
-            return Ok(false);
-        }
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let facts = solve(g, &c);
+        let Some(facts) = constants::solve_facts(g, &c, cx, "propagate_constants") else {
+            return Ok(false);
+        };
         let player = g.well_known().player;
         let cells_safe = maps_normalised(g, &values);
         let mut rewrites: Vec<(EdgeId, Rewrite)> = Vec::new();

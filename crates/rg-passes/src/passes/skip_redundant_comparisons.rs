@@ -33,7 +33,7 @@
 use super::meta;
 use crate::analysis::constants::{self, Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
-use crate::dataflow::{Analysis, solve};
+use crate::dataflow::Analysis;
 use crate::util::edge_ids;
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -277,12 +277,11 @@ impl Pass for SkipRedundantComparisons {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        if constants::too_large(g) {
-            return Ok(false);
-        }
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let facts = solve(g, &c);
+        let Some(facts) = constants::solve_facts(g, &c, cx, "skip_redundant_comparisons") else {
+            return Ok(false);
+        };
         let mut check_ends = vec![false; g.node_capacity()];
         for (_, d) in g.edges() {
             if let Label::Reach { to, .. } = d.label {
@@ -307,7 +306,7 @@ impl Pass for SkipRedundantComparisons {
                     continue;
                 };
                 let mut hypothesis = k.clone();
-                hypothesis.set(x, Known::Sym(s));
+                hypothesis.set(g, x, Known::Sym(s));
                 let mut ex = Explorer {
                     g,
                     env: &env,

@@ -8,7 +8,7 @@
 //! would not have the same targets).
 
 use super::meta;
-use crate::util::check_nodes;
+use crate::util::{assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
 use std::collections::{HashMap, HashSet};
@@ -31,6 +31,7 @@ fn suffix_step(
     let begin = g.begin();
     let mut removed: HashSet<NodeId> = HashSet::new();
     let mut targets: HashSet<NodeId> = HashSet::new();
+    let mut redirected: HashSet<NodeId> = HashSet::new();
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
     let mut next: Vec<NodeId> = Vec::new();
     let mut first: HashMap<Label, NodeId> = HashMap::new();
@@ -56,12 +57,19 @@ fn suffix_step(
             if y == y1 || Some(y) == begin || g.incoming(y).iter().any(|&p| g.edge(p).from == y) {
                 continue;
             }
-            if targets.contains(&y) {
+            if targets.contains(&y)
+                || g.incoming(y)
+                    .iter()
+                    .any(|&p| redirected.contains(&g.edge(p).from))
+            {
                 again = true;
                 continue;
             }
             targets.insert(y1);
             removed.insert(y);
+            for &p in g.incoming(y) {
+                redirected.insert(g.edge(p).from);
+            }
             plan.push((e, y, y1));
             again = true;
             next.push(y1);
@@ -70,22 +78,10 @@ fn suffix_step(
             next.push(x);
         }
     }
-    // Several merges of a round may send edges of one node to the same survivor: an edge that
-    // would duplicate one already there (same source, label and target) is removed instead.
-    // (Holding such merges back to a later round instead rescanned the in-edges of `x` once
-    // per merge: quadratic when one node fans out to many suffixes of `x`.)
     for &(e2, y2, y1) in &plan {
         for p in g.incoming(y2).to_vec() {
-            let from = g.edge(p).from;
-            moved.push(from);
-            if has_edge(g, p, y1) {
-                g.remove_edge(p);
-                if let [e] = g.outgoing(from) {
-                    next.push(g.edge(*e).to); // `from` may have become a suffix candidate
-                }
-            } else {
-                g.set_target(p, y1);
-            }
+            moved.push(g.edge(p).from);
+            g.set_target(p, y1);
         }
         g.remove_edge(e2);
         moved.push(y2);
@@ -96,9 +92,14 @@ fn suffix_step(
 }
 
 /// Whether the source of `p` has another edge with `p`'s label to `to` (searched from the shorter
-/// of the two edge lists).
+/// of the two edge lists), so that `p` is redundant once it also leads to `to`. Never for an
+/// assignment to `player`: each such edge is a move of its own (the interpreter keeps duplicate
+/// moves), so a parallel twin is not redundant.
 fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
     let (from, label) = (g.edge(p).from, g.edge(p).label);
+    if assigns_player(g, &label) {
+        return false;
+    }
     let same = |e: EdgeId| {
         let d = g.edge(e);
         e != p && d.from == from && d.to == to && d.label == label

@@ -315,4 +315,32 @@ mod tests {
         );
         assert!(!changed);
     }
+
+    #[test]
+    fn several_twins_merge_into_one_and_parallel_moves_stay() {
+        // `f`, `h` and `i` are twins; `k` reaches two of them by the same player assignment, and
+        // both of those edges are moves of the keeper (the interpreter counts each).
+        let (changed, text) = merged(
+            "type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: player = x;\n\
+             a, f: $ one;\n\
+             a, h: $ two;\n\
+             a, k: $ three;\n\
+             k, h: player = keeper;\n\
+             k, i: player = keeper;\n\
+             f, s: v == p;\n\
+             f, s: v != p;\n\
+             h, s: v == p;\n\
+             h, s: v != p;\n\
+             i, s: v == p;\n\
+             i, s: v != p;\n\
+             s, end: player = keeper;",
+        );
+        assert!(changed);
+        let survivor_edges = text.lines().filter(|l| l.ends_with(", s: v == p;")).count();
+        assert_eq!(survivor_edges, 1, "{text}");
+        let keeper_moves = text.lines().filter(|l| l.starts_with("k, ")).count();
+        assert_eq!(keeper_moves, 2, "{text}");
+    }
 }

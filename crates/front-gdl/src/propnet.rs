@@ -25,7 +25,7 @@
 
 use crate::ast::{Program, RelId};
 use crate::error::{Code, GdlDiagnostic};
-use crate::graph::{Csr, sccs};
+use crate::graph::{Csr, Sccs, sccs};
 use crate::ground::Grounding;
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
@@ -142,6 +142,9 @@ pub(crate) struct Net {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// Edges `body atom → head atom` of the ground rules, with whether the literal is negative.
+type RuleEdges = Vec<(u32, u32, bool)>;
 
 impl Net {
     /// Builds the network from a grounding and runs the simplification to its fixpoint.
@@ -516,9 +519,27 @@ impl Net {
         }
     }
 
+    /// The strongly connected components of [`Self::graph`] over the atoms `only` accepts, and
+    /// its edges; a negative edge inside a component is a negation cycle, reported as an error.
+    fn stratified_sccs(
+        &self,
+        p: &Program,
+        g: &Grounding,
+        only: impl Fn(u32) -> bool,
+    ) -> Result<(Sccs, RuleEdges), GdlDiagnostic> {
+        let (csr, edges) = self.graph(only);
+        let s = sccs(&csr);
+        for &(a, b, neg) in &edges {
+            if neg && s.component_of[a as usize] == s.component_of[b as usize] {
+                return Err(self.negation_cycle(p, g, &csr, a, b));
+            }
+        }
+        Ok((s, edges))
+    }
+
     /// The ground dependency graph over undecided atoms and live rules: edges body → head,
     /// with a flag per edge for negative literals.
-    fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, Vec<(u32, u32, bool)>) {
+    fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, RuleEdges) {
         let mut edges = Vec::new();
         for (i, r) in self.rules.iter().enumerate() {
             if !self.alive[i] || self.val[r.head as usize] != Val::Unknown || !only(r.head) {
@@ -541,19 +562,13 @@ impl Net {
     /// Gives undecided atoms that depend on no input their least-model value. Returns whether
     /// anything changed.
     fn settle_independent(&mut self, p: &Program, g: &Grounding) -> Result<bool, GdlDiagnostic> {
-        let (csr, edges) = self.graph(|_| true);
-        let comps = sccs(&csr).components;
-        let mut comp_of = vec![NONE; self.val.len()];
-        for (c, m) in comps.iter().enumerate() {
-            for &a in m {
-                comp_of[a as usize] = c as u32;
-            }
-        }
-        for &(a, b, neg) in &edges {
-            if neg && comp_of[a as usize] == comp_of[b as usize] {
-                return Err(self.negation_cycle(p, g, &csr, a, b));
-            }
-        }
+        let (
+            Sccs {
+                components: comps,
+                component_of: comp_of,
+            },
+            _,
+        ) = self.stratified_sccs(p, g, |_| true)?;
         // Dependent = an input, or a live rule reading a dependent atom.
         let mut dependent = vec![false; self.val.len()];
         let mut changed = false;
@@ -846,19 +861,12 @@ impl Net {
         self.fluent_used = fluent_used;
         // Ground SCCs over the needed atoms.
         let needed = &self.needed;
-        let (csr, edges) = self.graph(|a| needed[a as usize]);
-        let comps = sccs(&csr).components;
-        let mut comp_of = vec![NONE; n];
-        for (c, m) in comps.iter().enumerate() {
-            for &a in m {
-                comp_of[a as usize] = c as u32;
-            }
-        }
-        for &(a, b, neg) in &edges {
-            if neg && comp_of[a as usize] == comp_of[b as usize] {
-                return Err(self.negation_cycle(p, g, &csr, a, b));
-            }
-        }
+        let (
+            Sccs {
+                components: comps, ..
+            },
+            edges,
+        ) = self.stratified_sccs(p, g, |a| needed[a as usize])?;
         let mut self_loop = vec![false; n];
         for &(a, b, _) in &edges {
             if a == b {

@@ -10,7 +10,7 @@
 
 use crate::error::{Fault, RuntimeError};
 use crate::program::{Action, Expr, LPath, NONE, Place, Program};
-use crate::seen::{SeenSet, hash_slot, hash_sum};
+use crate::seen::{SeenSet, hash_slot, hash_sum, hash_sum_from};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
 const TAG_LIMIT: usize = 1 << 16;
@@ -433,8 +433,12 @@ impl<'p> Machine<'p> {
         let mut f = std::mem::take(&mut self.frames[self.depth]);
         self.depth += 1;
         f.clear();
-        let h =
-            hashes.unwrap_or_else(|| (hash_sum(data), hash_sum(&data[..self.p.ordinary as usize])));
+        let h = hashes.unwrap_or_else(|| {
+            // The ordinary slots once, then the rest on top of them.
+            let o = self.p.ordinary as usize;
+            let ord = hash_sum(&data[..o]);
+            (hash_sum_from(ord, o, &data[o..]), ord)
+        });
         let start = f.states.intern_hashed(data, h.0).0;
         f.hashes.push(h);
         f.pend.push(node, start, tags, None);

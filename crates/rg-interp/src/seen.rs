@@ -29,10 +29,16 @@ pub(crate) fn hash_slot(i: usize, v: u32) -> u64 {
 /// A hash of `words` that is a sum over positions, so changing a few slots of a long state
 /// updates it in time proportional to the change (subtract the old slots, add the new).
 pub(crate) fn hash_sum(words: &[u32]) -> u64 {
+    hash_sum_from(0, 0, words)
+}
+
+/// `h` plus the contributions of `words` placed from position `start` on: the [`hash_sum`] of a
+/// state continued from the hash of its first `start` slots.
+pub(crate) fn hash_sum_from(h: u64, start: usize, words: &[u32]) -> u64 {
     words
         .iter()
         .enumerate()
-        .fold(0u64, |h, (i, &v)| h.wrapping_add(hash_slot(i, v)))
+        .fold(h, |h, (i, &v)| h.wrapping_add(hash_slot(start + i, v)))
 }
 
 #[inline]
@@ -151,6 +157,7 @@ mod tests {
             .wrapping_sub(hash_slot(5, 9))
             .wrapping_add(hash_slot(5, 7));
         assert_eq!(h, hash_sum(&b));
+        assert_eq!(hash_sum_from(hash_sum(&a[..3]), 3, &a[3..]), hash_sum(&a));
         // Positions matter: swapping two values changes the hash.
         let mut c = a;
         c.swap(0, 1);

@@ -145,7 +145,7 @@ impl Pass for JoinConditionalAssignments {
         if found.is_empty() {
             return Ok(false);
         }
-        let Some(facts) = constants::solve_facts(g, &c, cx, "join_conditional_assignments") else {
+        let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
         };
         let mut changed = false;

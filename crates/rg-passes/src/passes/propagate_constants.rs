@@ -230,7 +230,7 @@ impl Pass for PropagateConstants {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let Some(facts) = constants::solve_facts(g, &c, cx, "propagate_constants") else {
+        let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
         };
         let player = g.well_known().player;

@@ -279,7 +279,7 @@ impl Pass for SkipRedundantComparisons {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = Values::new(g);
         let c = Constants { values: &values };
-        let Some(facts) = constants::solve_facts(g, &c, cx, "skip_redundant_comparisons") else {
+        let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
         };
         let mut check_ends = vec![false; g.node_capacity()];

@@ -27,10 +27,9 @@
 //! O(E); matching uses a hash map per node. One rewrite per node per run.
 
 use super::meta;
-use crate::util::{check_nodes, negate, reachable_nodes};
+use crate::util::{FxHashMap, check_nodes, negate, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
-use std::collections::HashMap;
 
 #[derive(Debug)]
 pub(crate) struct JoinExclusiveEdges;
@@ -86,7 +85,7 @@ fn find_join(g: &Game, n: NodeId, protected: &[bool], in_main: bool) -> Option<V
     if routes.len() < 2 {
         return None;
     }
-    let mut single: HashMap<(NodeId, Label), usize> = HashMap::new();
+    let mut single: FxHashMap<(NodeId, Label), usize> = FxHashMap::default();
     for (i, r) in routes.iter().enumerate() {
         if let [c] = r.conditions.as_slice() {
             single.entry((r.end, *c)).or_insert(i);

@@ -112,8 +112,8 @@ fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
 }
 
 fn label_hash(l: &Label) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
+    use std::hash::{BuildHasher, Hash, Hasher};
+    let mut h = crate::util::FxBuild::default().build_hasher();
     l.hash(&mut h);
     h.finish()
 }

@@ -453,3 +453,13 @@ pub(crate) type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
 /// A `HashSet` with [`FxHasher`].
 pub(crate) type FxHashSet<T> = HashSet<T, FxBuild>;
+
+/// Sorts `nodes` by name (bytewise), fetching each name once. Node names are unique, so equal
+/// names are the same node and the order is that of a stable sort.
+pub(crate) fn sort_by_name(g: &Game, nodes: &mut [NodeId]) {
+    let mut named: Vec<(&str, NodeId)> = nodes.iter().map(|&n| (g.node_name(n), n)).collect();
+    named.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    for (slot, (_, n)) in nodes.iter_mut().zip(named) {
+        *slot = n;
+    }
+}

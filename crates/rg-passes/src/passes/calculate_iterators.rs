@@ -72,7 +72,7 @@ impl Pass for CalculateIterators {
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
-        nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+        crate::util::sort_by_name(g, &mut nodes);
         let added: Vec<Pragma> = nodes
             .into_iter()
             .filter_map(|a| iterator_at(g, a))

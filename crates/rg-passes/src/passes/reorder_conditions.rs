@@ -124,15 +124,20 @@ fn step(g: &Game, checks: &[bool], movable: Movable<'_>, n: NodeId) -> Vec<(Edge
     if freq.values().all(|&f| f < 2) {
         return Vec::new();
     }
-    let goes_before = |x: &Label, y: &Label| {
-        let (fx, fy) = (freq[x], freq[y]);
-        fx >= 2
+    // Labels with their frequencies, looked up once per path edge.
+    let goes_before = |(x, fx): &(Label, usize), (y, fy): &(Label, usize)| {
+        *fx >= 2
             && (fx > fy || (fx == fy && cmp_label(g, x, y) == Ordering::Less))
             && may_pass(g, x, y)
     };
     let mut relabel = Vec::new();
+    let mut labels: Vec<(Label, usize)> = Vec::new();
     for p in &paths {
-        let mut labels: Vec<Label> = p.iter().map(|&e| g.edge(e).label).collect();
+        labels.clear();
+        labels.extend(p.iter().map(|&e| {
+            let l = g.edge(e).label;
+            (l, freq[&l])
+        }));
         for i in 1..labels.len() {
             let mut j = i;
             while j > 0 && goes_before(&labels[j], &labels[j - 1]) {
@@ -140,7 +145,7 @@ fn step(g: &Game, checks: &[bool], movable: Movable<'_>, n: NodeId) -> Vec<(Edge
                 j -= 1;
             }
         }
-        for (&e, l) in p.iter().zip(labels) {
+        for (&e, &(l, _)) in p.iter().zip(&labels) {
             if g.edge(e).label != l {
                 relabel.push((e, l));
             }

@@ -70,7 +70,13 @@ impl Scratch {
 
 /// The route starting with edge `e`, if it is pure; its edges and conditions are appended to
 /// the buffers of `s`.
-fn route(g: &Game, e: EdgeId, protected: &[bool], in_main: bool, s: &mut Scratch) -> Option<RouteRef> {
+fn route(
+    g: &Game,
+    e: EdgeId,
+    protected: &[bool],
+    in_main: bool,
+    s: &mut Scratch,
+) -> Option<RouteRef> {
     let (e0, c0) = (s.edges.len(), s.conditions.len());
     let mut end = g.edge(e).from;
     let mut next = Some(e);

@@ -112,10 +112,8 @@ fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
 }
 
 fn label_hash(l: &Label) -> u64 {
-    use std::hash::{BuildHasher, Hash, Hasher};
-    let mut h = crate::util::FxBuild::default().build_hasher();
-    l.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    crate::util::FxBuild::default().hash_one(l)
 }
 
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the

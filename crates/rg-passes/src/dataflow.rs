@@ -132,8 +132,17 @@ fn solve_into<A: Analysis>(
         }
         visits += 1;
         queued[node.index()] = false;
-        // One copy per visit: a self loop or a check starting here joins into this node.
-        let Some(k) = value[node.index()].clone() else {
+        // The node's value is taken out while it flows to the successors; it is copied only
+        // when a self loop or a check starting here joins into the node itself (copying it on
+        // every visit was most of a solve with large values).
+        let into_itself = g.outgoing(node).iter().any(|&e| g.edge(e).to == node)
+            || check_starts[node.index()].contains(&node);
+        let taken = if into_itself {
+            value[node.index()].clone()
+        } else {
+            value[node.index()].take()
+        };
+        let Some(k) = taken else {
             continue;
         };
         for &e in g.outgoing(node) {
@@ -141,6 +150,9 @@ fn solve_into<A: Analysis>(
         }
         for &start in &check_starts[node.index()] {
             flow(value, &mut work, &mut queued, &k, None, start);
+        }
+        if !into_itself {
+            value[node.index()] = Some(k);
         }
     }
     true

@@ -202,6 +202,7 @@ pub fn run(
         opts,
         report: PassReport::default(),
         hook,
+        stats: None,
     };
     let passes = pipeline.passes();
     let of_phase = |phase: PassPhase| -> Vec<&'static dyn Pass> {
@@ -219,7 +220,7 @@ pub fn run(
         if changed || m.opts.validate_each {
             let t = Instant::now();
             let result = validation_errors(game);
-            let stats = GameStats::of(game);
+            let stats = m.stats(game);
             m.record_validation(0, PassPhase::Setup, t.elapsed(), stats, result.clone());
             if let Some(message) = result {
                 return Err(PipelineError::InvalidInput {
@@ -291,9 +292,24 @@ struct Manager<'a> {
     opts: &'a Options,
     report: PassReport,
     hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+    /// The statistics of the game at a generation: most pass runs change nothing, and counting
+    /// a large game twice per run cost more than several passes (racer.kif: 0.7 s).
+    stats: Option<(u64, GameStats)>,
 }
 
 impl Manager<'_> {
+    /// [`GameStats::of`] the game, counted again only when it changed since the last call.
+    fn stats(&mut self, game: &Game) -> GameStats {
+        match self.stats {
+            Some((generation, s)) if generation == game.generation() => s,
+            _ => {
+                let s = GameStats::of(game);
+                self.stats = Some((game.generation(), s));
+                s
+            }
+        }
+    }
+
     fn record_validation(
         &mut self,
         iteration: usize,
@@ -326,13 +342,13 @@ impl Manager<'_> {
     ) -> Result<bool, PipelineError> {
         let opts = self.opts;
         let before_text = opts.validate_each.then(|| rg_core::print(game));
-        let before = GameStats::of(game);
+        let before = self.stats(game);
         let version = game.generation();
         let mut cx = PassContext::default();
         let t = Instant::now();
         let reported = pass.run(game, &mut cx)?;
         let duration = t.elapsed();
-        let after = GameStats::of(game);
+        let after = self.stats(game);
         let mut changed = reported && game.generation() != version;
         if reported && !changed {
             cx.warnings.push(format!(
@@ -463,6 +479,7 @@ mod tests {
             opts,
             report: PassReport::default(),
             hook,
+            stats: None,
         }
     }
 

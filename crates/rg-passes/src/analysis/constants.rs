@@ -29,10 +29,27 @@ use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 /// (`Ref`) and facts about any other expression. Expressions are hash-consed, so the only bare
 /// name mentioning a variable `v` is `v` itself: forgetting `v` removes at most one fact of the
 /// first list (a binary search) and scans only the second, which is usually short.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Facts {
     names: Vec<(ExprId, Known)>,
     others: Vec<(ExprId, Known)>,
+}
+
+impl Clone for Facts {
+    /// A copy with room for one more fact in each list: the solver copies the knowledge to
+    /// apply a transfer, which usually records one fact (growing an exact-size copy copied it
+    /// again).
+    fn clone(&self) -> Self {
+        let copy = |l: &Vec<(ExprId, Known)>| {
+            let mut c = Vec::with_capacity(l.len() + 1);
+            c.extend_from_slice(l);
+            c
+        };
+        Facts {
+            names: copy(&self.names),
+            others: copy(&self.others),
+        }
+    }
 }
 
 /// The value recorded for `e` in a list sorted by expression id.
@@ -44,12 +61,26 @@ fn find(list: &[(ExprId, Known)], e: ExprId) -> Option<Known> {
 
 /// Keeps the facts of `list` present with the same value in `other` (both sorted).
 fn intersect(list: &mut Vec<(ExprId, Known)>, other: &[(ExprId, Known)]) {
+    intersect_transferred(list, other, |_| true, None);
+}
+
+/// Keeps the facts of `list` that are `extra` or present with the same value in `other` and
+/// `kept` (both lists sorted): `list ∩ ((other ∩ kept) ∪ {extra})`.
+fn intersect_transferred(
+    list: &mut Vec<(ExprId, Known)>,
+    other: &[(ExprId, Known)],
+    kept: impl Fn(ExprId) -> bool,
+    extra: Option<(ExprId, Known)>,
+) {
     let mut j = 0;
     list.retain(|&(e, v)| {
+        if extra == Some((e, v)) {
+            return true;
+        }
         while j < other.len() && other[j].0 < e {
             j += 1;
         }
-        j < other.len() && other[j] == (e, v)
+        j < other.len() && other[j] == (e, v) && kept(e)
     });
 }
 
@@ -76,6 +107,27 @@ impl Facts {
         let before = (self.names.len(), self.others.len());
         intersect(&mut self.names, &other.names);
         intersect(&mut self.others, &other.others);
+        (self.names.len(), self.others.len()) != before
+    }
+
+    /// Intersects with the knowledge `other` after forgetting `forgotten` and recording
+    /// `extra` (a fact about an expression `other` knows nothing about) — the join of a
+    /// transfer's result without building it; returns whether any fact was dropped.
+    fn intersect_transferred(
+        &mut self,
+        g: &Game,
+        other: &Facts,
+        forgotten: Option<Symbol>,
+        extra: Option<(ExprId, Known)>,
+    ) -> bool {
+        let before = (self.names.len(), self.others.len());
+        let kept = |e: ExprId| forgotten.is_none_or(|v| !mentions(g, e, v));
+        let (extra_name, extra_other) = match extra {
+            Some((e, _)) if matches!(g.expr(e), ExprData::Ref(_)) => (extra, None),
+            _ => (None, extra),
+        };
+        intersect_transferred(&mut self.names, &other.names, kept, extra_name);
+        intersect_transferred(&mut self.others, &other.others, kept, extra_other);
         (self.names.len(), self.others.len()) != before
     }
 
@@ -226,6 +278,42 @@ impl Analysis for Constants<'_> {
 
     fn join(&self, acc: &mut Facts, other: &Facts) -> bool {
         acc.intersect(other)
+    }
+
+    /// `transfer` then `join`, without copying `src`: the transfer's result is `src` less the
+    /// facts mentioning an assigned variable, plus at most one new fact.
+    fn flow_into(&self, g: &Game, src: &Facts, edge: Option<EdgeId>, dst: &mut Facts) -> bool {
+        let Some(edge) = edge else {
+            return dst.intersect(src);
+        };
+        match g.edge(edge).label {
+            Label::Assign { lhs, rhs } => {
+                let v = g.expr_root(lhs);
+                let extra = self
+                    .eval(g, rhs, src)
+                    .filter(|_| self.values.is_variable(v))
+                    .map(|value| (g.strip_casts(lhs), value));
+                dst.intersect_transferred(g, src, Some(v), extra)
+            }
+            Label::AssignAny { lhs, .. } => {
+                dst.intersect_transferred(g, src, Some(g.expr_root(lhs)), None)
+            }
+            Label::Compare { lhs, rhs, negated } => {
+                let (l, r) = (g.strip_casts(lhs), g.strip_casts(rhs));
+                let extra = match (self.eval(g, l, src), self.eval(g, r, src)) {
+                    (Some(a), Some(b)) if self.values.equal(a, b) == Some(negated) => {
+                        return false;
+                    }
+                    (Some(a), None) if !negated => Some((r, a)),
+                    (None, Some(b)) if !negated => Some((l, b)),
+                    _ => None,
+                };
+                dst.intersect_transferred(g, src, None, extra)
+            }
+            Label::Reach { .. } | Label::Skip | Label::Tag(_) | Label::TagVar(_) => {
+                dst.intersect(src)
+            }
+        }
     }
 
     fn with_reachability(&self) -> bool {

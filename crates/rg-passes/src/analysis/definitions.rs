@@ -13,10 +13,21 @@
 //!
 //! Complexity: O(V) per transfer and join for V variables; a set only grows, so the solver does
 //! O(E · V · CAP) transfers at most.
+//!
+//! [`solve_sets`] computes the same solution with one bit per definition (and per variable's
+//! initial value) at every node: a transfer clears the bits of the assigned variable's
+//! definitions and sets one, a join is a bitwise or, and a set is read as [`Defs`] (or
+//! [`Defs::ANY`] beyond [`CAP`]) only when asked for. The cap commutes with union and with the
+//! transfers, so reading the capped set from the exact one gives the capped analysis's least
+//! fixed point. With D definitions this is O(E · (D + V) / 64) per sweep instead of
+//! O(E · V · 28 bytes): a GDL translation (tron_10x10.kif: 786 variables, 1203 assignments,
+//! 4530 nodes) copied 100 MB per sweep before.
 
 use crate::analysis::values::Values;
-use crate::dataflow::Analysis;
-use rg_core::{EdgeId, Game, Label, Symbol};
+use crate::dataflow::{Analysis, reverse_postorder, solve};
+use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Symbol};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::collections::HashMap;
 
 /// The most definitions a set holds before it becomes "any definition".
@@ -68,6 +79,23 @@ impl Defs {
     /// The definitions, or `None` when any may reach.
     pub(crate) fn items(&self) -> Option<&[Def]> {
         (self.len != Defs::MANY).then(|| &self.items[..self.len as usize])
+    }
+
+    /// The set of sorted, distinct `defs` ([`Defs::ANY`] beyond [`CAP`]).
+    fn from_sorted(defs: impl Iterator<Item = Def>) -> Defs {
+        let mut items = [Def::INIT; CAP];
+        let mut len = 0;
+        for d in defs {
+            if len == CAP {
+                return Defs::ANY;
+            }
+            items[len] = d;
+            len += 1;
+        }
+        Defs {
+            len: len as u8,
+            items,
+        }
     }
 
     /// The single definition, if exactly one reaches.
@@ -209,6 +237,183 @@ impl Analysis for ReachingDefinitions {
     }
 }
 
+/// The solution of [`ReachingDefinitions`] at every node.
+pub(crate) enum Solution {
+    /// As the generic solver computes it.
+    Dense(Vec<Option<Box<[Defs]>>>),
+    /// One bit per definition (see [`solve_sets`]).
+    Bits(BitSolution),
+}
+
+impl Solution {
+    /// Whether some walk reaches `n`.
+    pub(crate) fn reached(&self, n: NodeId) -> bool {
+        match self {
+            Solution::Dense(at) => at[n.index()].is_some(),
+            Solution::Bits(b) => b.reached[n.index()],
+        }
+    }
+
+    /// The definitions of the variable in `slot` that may reach `n` (`None`: no walk reaches
+    /// `n`).
+    pub(crate) fn defs(&self, n: NodeId, slot: usize) -> Option<Defs> {
+        match self {
+            Solution::Dense(at) => at[n.index()].as_ref().map(|k| k[slot]),
+            Solution::Bits(b) => b.reached[n.index()].then(|| b.defs(n, slot)),
+        }
+    }
+}
+
+/// Reaching definitions as bit sets: bit `i` of a node is definition `def[i]`; the bits of
+/// slot `s` are `start[s]..start[s + 1]`, in increasing [`Def`] order (the initial value last).
+pub(crate) struct BitSolution {
+    words: usize,
+    bits: Vec<u64>,
+    reached: Vec<bool>,
+    start: Vec<usize>,
+    def: Vec<Def>,
+}
+
+impl BitSolution {
+    fn defs(&self, n: NodeId, slot: usize) -> Defs {
+        let row = &self.bits[n.index() * self.words..][..self.words];
+        let set = (self.start[slot]..self.start[slot + 1])
+            .filter(|&i| row[i / 64] >> (i % 64) & 1 == 1)
+            .map(|i| self.def[i]);
+        Defs::from_sorted(set)
+    }
+}
+
+/// Clears bits `a..b` of `row`.
+fn clear_bits(row: &mut [u64], a: usize, b: usize) {
+    let mut i = a;
+    while i < b {
+        let (w, lo) = (i / 64, i % 64);
+        let hi = (b - w * 64).min(64);
+        let mask = if hi - lo == 64 {
+            !0
+        } else {
+            ((1u64 << (hi - lo)) - 1) << lo
+        };
+        row[w] &= !mask;
+        i = w * 64 + hi;
+    }
+}
+
+/// Ors `src` into `dst`; returns whether `dst` changed.
+fn or_into(dst: &mut [u64], src: &[u64]) -> bool {
+    let mut changed = false;
+    for (d, s) in dst.iter_mut().zip(src) {
+        let new = *d | s;
+        changed |= new != *d;
+        *d = new;
+    }
+    changed
+}
+
+/// The most bits [`solve_sets`] stores (64 MB); beyond, or when the bits would take more room
+/// than the dense sets, it uses the generic solver.
+const BIT_BUDGET: usize = 1 << 29;
+
+/// Solves `rd` on `g`, by bit sets when they are smaller than the dense sets (always, unless
+/// variables have hundreds of definitions each).
+pub(crate) fn solve_sets(g: &Game, rd: &ReachingDefinitions) -> Solution {
+    // The definitions of each slot, in edge order (increasing `Def`), the initial value last.
+    let mut per_slot: Vec<Vec<Def>> = vec![Vec::new(); rd.len()];
+    let mut edge_def: Vec<Option<(usize, Def)>> = vec![None; g.edge_entries().len()];
+    for (e, _) in g.edges() {
+        if let Some((slot, d)) = rd.defines(g, Some(e)) {
+            let d = d.single().expect("one definition");
+            per_slot[slot].push(d);
+            edge_def[e.index()] = Some((slot, d));
+        }
+    }
+    let total: usize = per_slot.iter().map(|d| d.len() + 1).sum();
+    let words = total.div_ceil(64).max(1);
+    let nodes = g.node_capacity();
+    if nodes.saturating_mul(words).saturating_mul(64) > BIT_BUDGET
+        || words * 8 > rd.len() * size_of::<Defs>()
+    {
+        return Solution::Dense(solve(g, rd));
+    }
+    let mut start = Vec::with_capacity(rd.len() + 1);
+    let mut def = Vec::with_capacity(total);
+    for defs in &per_slot {
+        start.push(def.len());
+        def.extend_from_slice(defs);
+        def.push(Def::INIT);
+    }
+    start.push(def.len());
+    // The bit of each definition edge, and the bits its slot owns.
+    let edge_bit: Vec<Option<(usize, usize, usize)>> = edge_def
+        .iter()
+        .map(|x| {
+            x.map(|(slot, d)| {
+                let (a, b) = (start[slot], start[slot + 1]);
+                let bit = a + def[a..b]
+                    .binary_search(&d)
+                    .expect("a definition of its slot");
+                (a, b, bit)
+            })
+        })
+        .collect();
+    let mut sol = BitSolution {
+        words,
+        bits: vec![0; nodes * words],
+        reached: vec![false; nodes],
+        start,
+        def,
+    };
+    let Some(begin) = g.begin() else {
+        return Solution::Bits(sol);
+    };
+    let mut check_starts: Vec<Vec<NodeId>> = vec![Vec::new(); nodes];
+    for (_, e) in g.edges() {
+        if let Label::Reach { from, .. } = e.label {
+            check_starts[e.from.index()].push(from);
+        }
+    }
+    let rank = reverse_postorder(g, &[begin], &check_starts);
+    {
+        let row = &mut sol.bits[begin.index() * words..][..words];
+        for s in 1..sol.start.len() {
+            let i = sol.start[s] - 1;
+            row[i / 64] |= 1 << (i % 64);
+        }
+    }
+    sol.reached[begin.index()] = true;
+    let mut queued = vec![false; nodes];
+    let mut work = BinaryHeap::from([Reverse((rank[begin.index()], begin))]);
+    queued[begin.index()] = true;
+    let mut k = vec![0u64; words];
+    let mut t = vec![0u64; words];
+    while let Some(Reverse((_, node))) = work.pop() {
+        queued[node.index()] = false;
+        k.copy_from_slice(&sol.bits[node.index() * words..][..words]);
+        let out = g.outgoing(node).iter().map(|&e| (Some(e), g.edge(e).to));
+        let checks = check_starts[node.index()].iter().map(|&s| (None, s));
+        for (e, to) in out.chain(checks) {
+            let src = match e.and_then(|e| edge_bit[e.index()]) {
+                Some((a, b, bit)) => {
+                    t.copy_from_slice(&k);
+                    clear_bits(&mut t, a, b);
+                    t[bit / 64] |= 1 << (bit % 64);
+                    &t
+                }
+                None => &k,
+            };
+            let row = &mut sol.bits[to.index() * words..][..words];
+            let changed = or_into(row, src) || !sol.reached[to.index()];
+            sol.reached[to.index()] = true;
+            if changed && !queued[to.index()] {
+                queued[to.index()] = true;
+                work.push(Reverse((rank[to.index()], to)));
+            }
+        }
+    }
+    Solution::Bits(sol)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +452,58 @@ mod tests {
         assert_eq!(many, Defs::ANY);
         assert!(!many.union(&Defs::one(e(1))));
         assert_eq!(many.items(), None);
+    }
+
+    /// Every (node, variable) of both solutions.
+    fn all_defs(g: &Game, rd: &ReachingDefinitions, sol: &Solution) -> Vec<Option<Defs>> {
+        g.nodes()
+            .ids()
+            .flat_map(|n| (0..rd.len()).map(move |s| (n, s)))
+            .map(|(n, s)| sol.defs(n, s))
+            .collect()
+    }
+
+    #[test]
+    fn bit_sets_give_the_solution_of_the_generic_solver() {
+        // A loop with more than CAP definitions of `v`, a cell assignment, a check whose
+        // subautomaton assigns, and a node no walk reaches.
+        let g = test_game(
+            "type T = {p, q};\n\
+             type I = {0, 1, 2, 3, 4, 5, 6, 7};\n\
+             var v: I = 0;\n\
+             var w: T = p;\n\
+             var m: T -> T = {:p};\n\
+             begin, a: player = x;\n\
+             a, b0: v = 1;\n\
+             a, b0: v = 2;\n\
+             a, b0: v = 3;\n\
+             b0, b: ;\n\
+             b, c: v = 4;\n\
+             b, c: v = 5;\n\
+             b, c: ;\n\
+             c, d: v = 6;\n\
+             c, d: v = 0;\n\
+             c, d: ;\n\
+             c, d: m[w] = q;\n\
+             d, a: v = 7;\n\
+             d, e: ? s -> t;\n\
+             s, t: w = q;\n\
+             e, end: player = keeper;\n\
+             z, end: w = p;",
+        );
+        let values = Values::new(&g);
+        let rd = ReachingDefinitions::new(&g, &values);
+        let bits = solve_sets(&g, &rd);
+        assert!(matches!(bits, Solution::Bits(_)));
+        let dense = Solution::Dense(solve(&g, &rd));
+        let (x, y) = (all_defs(&g, &rd, &bits), all_defs(&g, &rd, &dense));
+        assert_eq!(x, y);
+        // The test is not vacuous: some set saturated, some node is not reached.
+        assert!(x.iter().any(|d| d.is_some_and(|d| d.items().is_none())));
+        assert!(x.iter().any(|d| d.is_none()));
+        assert!(
+            x.iter()
+                .any(|d| d.is_some_and(|d| d.items().is_some_and(|i| i.len() > 1)))
+        );
     }
 }

@@ -8,6 +8,7 @@
 //! together with its *context* (how many constants its names may refer to), unless no name
 //! inside it is a constant at all, in which case the context is irrelevant.
 
+use crate::util::FxHashMap;
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EntityId, ExprData, Game, Label, Symbol, ValueData, ValueId};
 use std::collections::HashMap;
@@ -38,8 +39,8 @@ pub(crate) const CONTEXT_FREE: u32 = u32::MAX;
 /// Name resolution and constant values of one game.
 #[derive(Debug)]
 pub(crate) struct Values {
-    constants: HashMap<Symbol, usize>,
-    variables: HashMap<Symbol, usize>,
+    constants: FxHashMap<Symbol, usize>,
+    variables: FxHashMap<Symbol, usize>,
     builtins: [Symbol; 3],
     /// Per value id: no name inside it is a constant.
     free: Vec<bool>,
@@ -54,11 +55,11 @@ pub(crate) struct Values {
 impl Values {
     pub(crate) fn new(g: &Game) -> Self {
         let wk = g.well_known();
-        let mut constants = HashMap::new();
+        let mut constants = FxHashMap::default();
         for (i, c) in g.constants.iter().enumerate() {
             constants.entry(c.name).or_insert(i);
         }
-        let mut variables = HashMap::new();
+        let mut variables = FxHashMap::default();
         for (i, v) in g.variables.iter().enumerate() {
             variables.entry(v.name).or_insert(i);
         }

@@ -71,8 +71,14 @@ impl Pass for CalculateIterators {
         Pragma
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
-        nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+        // Only the nodes that have an iterator are sorted (by name, for the order of the
+        // pragmas): sorting every node's name took most of the pass on large games.
+        let mut nodes: Vec<NodeId> = g
+            .nodes()
+            .ids()
+            .filter(|&a| iterator_at(g, a).is_some())
+            .collect();
+        crate::util::sort_by_name(g, &mut nodes);
         let added: Vec<Pragma> = nodes
             .into_iter()
             .filter_map(|a| iterator_at(g, a))

@@ -54,7 +54,7 @@ fn keeps_states_apart(label: &Label) -> bool {
 }
 
 fn by_name(g: &Game, nodes: &mut [NodeId]) {
-    nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+    crate::util::sort_by_name(g, nodes);
 }
 
 impl Pass for CalculateRepeatsAndUniques {

@@ -20,11 +20,10 @@
 
 use super::meta;
 use crate::analysis::values::Values;
-use crate::util::{FreshNodes, label_well_typed};
+use crate::util::{FreshNodes, FxHashSet, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, Ty, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
-use std::collections::{HashMap, HashSet};
 
 /// Equalities with most symbols of a type become inequalities with the others.
 #[derive(Debug)]
@@ -43,8 +42,38 @@ struct Compaction {
     missing: Vec<Symbol>,
 }
 
+/// The other side of comparison `x` when it is `e == s` or `s == e` (either order) for a
+/// literal symbol `s` (casts aside): `Err(())` when `x` compares `e` otherwise, `Ok(None)` when
+/// `x` does not mention `e`.
+fn literal_side(
+    g: &Game,
+    values: &Values,
+    e: ExprId,
+    x: EdgeId,
+) -> Result<Option<(NodeId, Symbol)>, ()> {
+    let d = g.edge(x);
+    let Label::Compare { lhs, rhs, negated } = d.label else {
+        return Ok(None);
+    };
+    let other = if lhs == e {
+        rhs
+    } else if rhs == e {
+        lhs
+    } else {
+        return Ok(None);
+    };
+    if negated {
+        return Err(());
+    }
+    match g.expr(g.strip_casts(other)) {
+        ExprData::Ref(s) if values.is_literal(s) => Ok(Some((d.to, s))),
+        _ => Err(()),
+    }
+}
+
 /// The compaction of `e` at node `n`, if the pattern holds.
-/// `mentioning` are the comparisons leaving `n` with `e` on a side, in `n`'s edge order.
+/// `mentioning` are the comparisons leaving `n` with `e` on a side, in `n`'s edge order;
+/// `seen` is scratch space.
 fn compaction(
     g: &Game,
     env: &TypeEnv<'_>,
@@ -52,58 +81,60 @@ fn compaction(
     n: NodeId,
     e: ExprId,
     mentioning: &[EdgeId],
+    seen: &mut FxHashSet<Symbol>,
 ) -> Option<Compaction> {
-    let mut edges = Vec::new();
-    let mut names: Vec<Symbol> = Vec::new();
-    let mut seen: HashSet<Symbol> = HashSet::new();
+    // The pattern first, without allocating: most expressions of most nodes fail it.
     let mut to = None;
+    let mut count = 0;
     for &x in mentioning {
-        let d = g.edge(x);
-        let Label::Compare { lhs, rhs, negated } = d.label else {
+        let Some((t, _)) = literal_side(g, values, e, x).ok()? else {
             continue;
         };
-        let other = if lhs == e {
-            rhs
-        } else if rhs == e {
-            lhs
-        } else {
-            continue;
-        };
-        if negated || to.is_some_and(|t| t != d.to) {
+        if to.is_some_and(|to| to != t) {
             return None;
         }
-        to = Some(d.to);
-        let ExprData::Ref(s) = g.expr(g.strip_casts(other)) else {
-            return None;
-        };
-        if !values.is_literal(s) {
-            return None;
-        }
-        if seen.insert(s) {
-            names.push(s);
-        }
-        edges.push(x);
+        to = Some(t);
+        count += 1;
     }
-    if edges.len() < 2 {
+    if count < 2 {
         return None;
+    }
+    let mut edges = Vec::with_capacity(count);
+    let mut names: Vec<Symbol> = Vec::new();
+    seen.clear();
+    for &x in mentioning {
+        if let Ok(Some((_, s))) = literal_side(g, values, e, x) {
+            if seen.insert(s) {
+                names.push(s);
+            }
+            edges.push(x);
+        }
     }
     let ty = env.infer(e).ok()?;
     let Resolved::Set(members) = env.resolve_ty(ty).ok()? else {
         return None;
     };
-    if !names.iter().all(|s| members.contains(*s)) {
-        return None;
-    }
-    let mut missing: Vec<Symbol> = Vec::new();
-    for &m in members.as_slice() {
-        if seen.insert(m) {
-            missing.push(m);
-        }
-    }
     // The chain costs |M| edges and |M| - 1 nodes (its last skip is contracted) instead of |I|
     // edges: rewrite only when it saves more edges than it adds nodes. (The reference rewrites
-    // whenever |M| < |I|.)
-    if 2 * missing.len() > names.len() {
+    // whenever |M| < |I|.) One walk over the members finds `M` (in member order) and which
+    // symbols of `I` are members; it stops as soon as `M` is too large, which on a type much
+    // larger than `I` is long before its end (asking `contains` of every symbol of `I` was
+    // O(|I| · |T|)).
+    let mut missing: Vec<Symbol> = Vec::new();
+    let mut missing_seen: FxHashSet<Symbol> = FxHashSet::default();
+    let mut found: FxHashSet<Symbol> = FxHashSet::default();
+    for &m in members.as_slice() {
+        // `seen` holds exactly the symbols of `I` here.
+        if seen.contains(&m) {
+            found.insert(m);
+        } else if missing_seen.insert(m) {
+            missing.push(m);
+            if 2 * missing.len() > names.len() {
+                return None;
+            }
+        }
+    }
+    if found.len() != names.len() {
         return None;
     }
     let cast = match ty {
@@ -138,28 +169,47 @@ impl Pass for CompactComparisons {
             let env = TypeEnv::new(g);
             // The comparisons of a node grouped by the expressions on their sides, once per
             // node: trying each edge against all its siblings was quadratic in the out-degree
-            // (GDL translations have nodes with thousands of comparisons).
-            let mut mentioning: HashMap<ExprId, Vec<EdgeId>> = HashMap::new();
-            let mut tried: HashSet<ExprId> = HashSet::new();
+            // (GDL translations have nodes with thousands of comparisons). The groups are runs
+            // of (expression, position, edge) sorted, kept in buffers reused across nodes.
+            let mut sides: Vec<(ExprId, usize, EdgeId)> = Vec::new();
+            let mut group: Vec<EdgeId> = Vec::new();
+            let mut tried: FxHashSet<ExprId> = FxHashSet::default();
+            let mut seen: FxHashSet<Symbol> = FxHashSet::default();
             for n in g.nodes().ids() {
-                if g.outgoing(n).len() < 2 {
+                let out = g.outgoing(n);
+                // A compaction replaces two or more equalities.
+                let equalities = out
+                    .iter()
+                    .filter(|&&x| matches!(g.edge(x).label, Label::Compare { negated: false, .. }))
+                    .take(2)
+                    .count();
+                if equalities < 2 {
                     continue;
                 }
-                mentioning.clear();
+                sides.clear();
                 tried.clear();
-                for &x in g.outgoing(n) {
+                for (i, &x) in out.iter().enumerate() {
                     if let Label::Compare { lhs, rhs, .. } = g.edge(x).label {
-                        mentioning.entry(lhs).or_default().push(x);
+                        sides.push((lhs, i, x));
                         if rhs != lhs {
-                            mentioning.entry(rhs).or_default().push(x);
+                            sides.push((rhs, i, x));
                         }
                     }
                 }
+                sides.sort_unstable();
                 let mut attempt = |e: ExprId| {
                     if !tried.insert(e) {
                         return None;
                     }
-                    compaction(g, &env, &values, n, e, &mentioning[&e])
+                    let first = sides.partition_point(|&(x, _, _)| x < e);
+                    group.clear();
+                    group.extend(
+                        sides[first..]
+                            .iter()
+                            .take_while(|&&(x, _, _)| x == e)
+                            .map(|&(_, _, edge)| edge),
+                    );
+                    compaction(g, &env, &values, n, e, &group, &mut seen)
                 };
                 let found = g.outgoing(n).iter().find_map(|&x| match g.edge(x).label {
                     Label::Compare {
@@ -171,6 +221,9 @@ impl Pass for CompactComparisons {
                 });
                 plans.extend(found);
             }
+        }
+        if plans.is_empty() {
+            return Ok(false);
         }
         let mut fresh = FreshNodes::new(g);
         let mut changed = false;

@@ -1,10 +1,9 @@
 //! passes.md §3.2: remove empty edges by contracting skip chains, and drop conditional edges
 //! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
 
-use crate::util::check_nodes;
+use crate::util::{FxHashSet, check_nodes};
 use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
 use rg_core::{EdgeId, Game, Label, NodeId};
-use std::collections::HashSet;
 
 #[derive(Debug)]
 pub(crate) struct CompactSkipEdges;
@@ -52,17 +51,18 @@ fn obsolete_parallel(g: &mut Game) -> bool {
     let mut remove = Vec::new();
     for n in g.nodes().ids() {
         let out = g.outgoing(n);
-        if out.len() < 2 {
+        // Most nodes have no skip: nothing to look at (and nothing to allocate).
+        if out.len() < 2 || !out.iter().any(|&e| g.edge(e).label == Label::Skip) {
             continue;
         }
-        let mut skip_to: HashSet<NodeId> = HashSet::new();
+        let mut skip_to: FxHashSet<NodeId> = FxHashSet::default();
         for &e in out {
             let d = g.edge(e);
             if d.label == Label::Skip {
                 skip_to.insert(d.to);
             }
         }
-        let mut kept_skip: HashSet<NodeId> = HashSet::new();
+        let mut kept_skip: FxHashSet<NodeId> = FxHashSet::default();
         for &e in out {
             let d = g.edge(e);
             if !skip_to.contains(&d.to) {
@@ -86,7 +86,7 @@ fn obsolete_parallel(g: &mut Game) -> bool {
 fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
     let mut used = vec![false; g.node_capacity()];
     let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
-    let mut removal: HashSet<EdgeId> = HashSet::new();
+    let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &z in order {
         if used[z.0 as usize] || !connected(g, z) {
             continue;
@@ -135,7 +135,7 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
 fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
     let mut used = vec![false; g.node_capacity()];
     let mut resource: Vec<(EdgeId, NodeId)> = Vec::new();
-    let mut removal: HashSet<EdgeId> = HashSet::new();
+    let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &x in order {
         if used[x.0 as usize] || !connected(g, x) {
             continue;
@@ -196,12 +196,18 @@ fn ends_move(g: &Game, label: &Label) -> bool {
 fn redundant_via_skip(g: &mut Game) -> bool {
     let mut changed = false;
     for x in g.nodes().ids() {
-        if g.outgoing(x).len() < 2 {
+        let has_skip = |g: &Game| {
+            g.outgoing(x).iter().any(|&s| {
+                let d = g.edge(s);
+                d.label == Label::Skip && d.to != x
+            })
+        };
+        if g.outgoing(x).len() < 2 || !has_skip(g) {
             continue;
         }
         let out: Vec<EdgeId> = g.outgoing(x).to_vec();
         // The live skips `x → y` with the edges of their `y` (no edge of `y` changes here).
-        let mut skips: Vec<(EdgeId, HashSet<(Label, NodeId)>)> = out
+        let mut skips: Vec<(EdgeId, FxHashSet<(Label, NodeId)>)> = out
             .iter()
             .filter_map(|&s| {
                 let d = g.edge(s);

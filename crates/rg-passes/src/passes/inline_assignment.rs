@@ -34,9 +34,8 @@
 //! build the chains for R names read per label, and O(U · R) to decide, U usages in total.
 
 use super::meta;
-use crate::analysis::definitions::{Def, Defs, ReachingDefinitions};
+use crate::analysis::definitions::{Def, Defs, ReachingDefinitions, Solution, solve_sets};
 use crate::analysis::values::Values;
-use crate::dataflow::solve;
 use crate::util::{edge_ids, label_well_typed, reads};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
@@ -128,7 +127,7 @@ struct Plan {
 
 struct Chains {
     /// Reaching definitions at each node.
-    at: Vec<Option<Box<[Defs]>>>,
+    at: Solution,
     rd: ReachingDefinitions,
     /// The usages each definition may reach.
     uses: HashMap<EdgeId, Vec<EdgeId>>,
@@ -153,18 +152,21 @@ impl Chains {
         if g.node_capacity().saturating_mul(rd.len()) > SLOT_BUDGET {
             return None;
         }
-        let at = solve(g, &rd);
+        let at = solve_sets(g, &rd);
         let mut uses: HashMap<EdgeId, Vec<EdgeId>> = HashMap::new();
         let mut blocked = HashSet::new();
         let mut edge_reads = vec![Vec::new(); g.edge_entries().len()];
         for (f, d) in g.edges() {
             edge_reads[f.index()] = read_names(g, &d.label);
-            let Some(k) = &at[d.from.index()] else {
+            if !at.reached(d.from) {
                 continue;
-            };
+            }
             for &v in &edge_reads[f.index()] {
                 let Some(slot) = rd.slot(v) else { continue };
-                match k[slot].items() {
+                let Some(defs) = at.defs(d.from, slot) else {
+                    continue;
+                };
+                match defs.items() {
                     None => {
                         blocked.insert(v);
                     }
@@ -179,9 +181,9 @@ impl Chains {
         let goals = g.well_known().goals;
         let mut observed_at_end = HashSet::new();
         if let (Some(end), Some(slot)) = (g.end(), rd.slot(goals))
-            && let Some(k) = &at[end.index()]
+            && let Some(defs) = at.defs(end, slot)
         {
-            match k[slot].items() {
+            match defs.items() {
                 None => {
                     blocked.insert(goals);
                 }
@@ -199,8 +201,7 @@ impl Chains {
     }
 
     fn defs_at(&self, g: &Game, e: EdgeId, v: Symbol) -> Option<Defs> {
-        let k = self.at[g.edge(e).from.index()].as_ref()?;
-        Some(k[self.rd.slot(v)?])
+        self.at.defs(g.edge(e).from, self.rd.slot(v)?)
     }
 }
 
@@ -354,7 +355,7 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
             || v == wk.visible
             || ch.rd.slot(v).is_none()
             || (v == wk.goals && ch.observed_at_end.contains(&d))
-            || ch.at[g.edge(d).from.index()].is_none()
+            || !ch.at.reached(g.edge(d).from)
             || touched.contains(&d)
         {
             continue;

@@ -27,28 +27,58 @@
 //! O(E); matching uses a hash map per node. One rewrite per node per run.
 
 use super::meta;
-use crate::util::{check_nodes, negate, reachable_nodes};
+use crate::util::{FxHashMap, check_nodes, negate, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
-use std::collections::HashMap;
+use std::ops::Range;
 
 #[derive(Debug)]
 pub(crate) struct JoinExclusiveEdges;
 
-/// A pure route: its edges, end node and (deduplicated, sorted by first occurrence) conditions.
+/// A route to join: its edges and end node.
 struct Route {
     edges: Vec<EdgeId>,
     end: NodeId,
-    conditions: Vec<Label>,
 }
 
-/// The route starting with edge `e`, if it is pure.
-fn route(g: &Game, e: EdgeId, protected: &[bool], in_main: bool) -> Option<Route> {
-    let mut r = Route {
-        edges: Vec::new(),
-        end: g.edge(e).from,
-        conditions: Vec::new(),
-    };
+/// A pure route: its edges, end node and (deduplicated, sorted by first occurrence)
+/// conditions, the edges and conditions as ranges of the buffers of [`Scratch`].
+struct RouteRef {
+    edges: Range<usize>,
+    end: NodeId,
+    conditions: Range<usize>,
+}
+
+/// Buffers reused from node to node: most nodes have no join, and allocating two vectors per
+/// outgoing edge was most of the pass on large GDL translations.
+#[derive(Default)]
+struct Scratch {
+    edges: Vec<EdgeId>,
+    conditions: Vec<Label>,
+    routes: Vec<RouteRef>,
+    single: FxHashMap<(NodeId, Label), usize>,
+}
+
+impl Scratch {
+    fn edges(&self, r: &RouteRef) -> &[EdgeId] {
+        &self.edges[r.edges.clone()]
+    }
+    fn conditions(&self, r: &RouteRef) -> &[Label] {
+        &self.conditions[r.conditions.clone()]
+    }
+}
+
+/// The route starting with edge `e`, if it is pure; its edges and conditions are appended to
+/// the buffers of `s`.
+fn route(
+    g: &Game,
+    e: EdgeId,
+    protected: &[bool],
+    in_main: bool,
+    s: &mut Scratch,
+) -> Option<RouteRef> {
+    let (e0, c0) = (s.edges.len(), s.conditions.len());
+    let mut end = g.edge(e).from;
     let mut next = Some(e);
     while let Some(e) = next {
         let d = g.edge(e);
@@ -56,14 +86,18 @@ fn route(g: &Game, e: EdgeId, protected: &[bool], in_main: bool) -> Option<Route
             Label::Skip => {}
             Label::Tag(_) | Label::TagVar(_) if !in_main => {}
             Label::Compare { .. } | Label::Reach { .. } => {
-                if !r.conditions.contains(&d.label) {
-                    r.conditions.push(d.label);
+                if !s.conditions[c0..].contains(&d.label) {
+                    s.conditions.push(d.label);
                 }
             }
-            _ => return None,
+            _ => {
+                s.edges.truncate(e0);
+                s.conditions.truncate(c0);
+                return None;
+            }
         }
-        r.edges.push(e);
-        r.end = d.to;
+        s.edges.push(e);
+        end = d.to;
         let n = d.to;
         next = None;
         // An interior node is entered only by the route, so the route cannot run into a cycle
@@ -72,40 +106,77 @@ fn route(g: &Game, e: EdgeId, protected: &[bool], in_main: bool) -> Option<Route
             next = Some(g.outgoing(n)[0]);
         }
     }
-    Some(r)
+    Some(RouteRef {
+        edges: e0..s.edges.len(),
+        end,
+        conditions: c0..s.conditions.len(),
+    })
 }
 
 /// The routes of `n` to join, if any: the negated route first, then the single-condition ones.
-fn find_join(g: &Game, n: NodeId, protected: &[bool], in_main: bool) -> Option<Vec<Route>> {
-    let routes: Vec<Route> = g
-        .outgoing(n)
-        .iter()
-        .filter_map(|&e| route(g, e, protected, in_main))
-        .filter(|r| r.end != n && !r.conditions.is_empty())
-        .collect();
+fn find_join(
+    g: &Game,
+    n: NodeId,
+    protected: &[bool],
+    in_main: bool,
+    s: &mut Scratch,
+) -> Option<Vec<Route>> {
+    s.edges.clear();
+    s.conditions.clear();
+    let mut routes = std::mem::take(&mut s.routes);
+    routes.clear();
+    for &e in g.outgoing(n) {
+        if let Some(r) = route(g, e, protected, in_main, s)
+            && r.end != n
+            && !r.conditions.is_empty()
+        {
+            routes.push(r);
+        }
+    }
+    let found = match_routes(s, &routes);
+    let out = found.map(|parts| {
+        parts
+            .iter()
+            .map(|&j| Route {
+                edges: s.edges(&routes[j]).to_vec(),
+                end: routes[j].end,
+            })
+            .collect()
+    });
+    s.routes = routes;
+    out
+}
+
+/// The indices of the routes to join: one whose conditions are `{¬c1, …, ¬ck}` first, then a
+/// single-condition route per `ci`, all to the same end.
+fn match_routes(s: &mut Scratch, routes: &[RouteRef]) -> Option<Vec<usize>> {
     if routes.len() < 2 {
         return None;
     }
-    let mut single: HashMap<(NodeId, Label), usize> = HashMap::new();
+    let mut single = std::mem::take(&mut s.single);
+    single.clear();
     for (i, r) in routes.iter().enumerate() {
-        if let [c] = r.conditions.as_slice() {
+        if let [c] = s.conditions(r) {
             single.entry((r.end, *c)).or_insert(i);
         }
     }
+    let mut found = None;
     for (i, r) in routes.iter().enumerate() {
+        let conditions = s.conditions(r);
         let mut parts = vec![i];
-        for c in &r.conditions {
+        for c in conditions {
             match single.get(&(r.end, negate(c).expect("conditions only"))) {
                 Some(&j) if j != i && !parts.contains(&j) => parts.push(j),
                 _ => break,
             }
         }
-        if parts.len() == r.conditions.len() + 1 {
-            let mut routes: Vec<Option<Route>> = routes.into_iter().map(Some).collect();
-            return Some(parts.iter().filter_map(|&j| routes[j].take()).collect());
+        if parts.len() == conditions.len() + 1 {
+            found = Some(parts);
+            break;
         }
     }
-    None
+    s.single = single;
+    found
 }
 
 impl Pass for JoinExclusiveEdges {
@@ -123,11 +194,12 @@ impl Pass for JoinExclusiveEdges {
         }
         let main = reachable_nodes(g, false);
         let mut joins: Vec<(NodeId, Vec<Route>)> = Vec::new();
+        let mut scratch = Scratch::default();
         for n in g.nodes().ids() {
             if g.outgoing(n).len() < 2 {
                 continue;
             }
-            if let Some(routes) = find_join(g, n, &protected, main[n.0 as usize]) {
+            if let Some(routes) = find_join(g, n, &protected, main[n.0 as usize], &mut scratch) {
                 joins.push((n, routes));
             }
         }

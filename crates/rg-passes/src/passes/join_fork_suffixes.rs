@@ -8,10 +8,9 @@
 //! would not have the same targets).
 
 use super::meta;
-use crate::util::{assigns_player, check_nodes};
+use crate::util::{FxHashMap, FxHashSet, assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
-use std::collections::{HashMap, HashSet};
 
 /// Nodes whose only edge is the same label to the same node are merged.
 #[derive(Debug)]
@@ -29,12 +28,12 @@ fn suffix_step(
     moved: &mut Vec<NodeId>,
 ) -> Vec<NodeId> {
     let begin = g.begin();
-    let mut removed: HashSet<NodeId> = HashSet::new();
-    let mut targets: HashSet<NodeId> = HashSet::new();
-    let mut redirected: HashSet<NodeId> = HashSet::new();
+    let mut removed: FxHashSet<NodeId> = FxHashSet::default();
+    let mut targets: FxHashSet<NodeId> = FxHashSet::default();
+    let mut redirected: FxHashSet<NodeId> = FxHashSet::default();
     let mut plan: Vec<(EdgeId, NodeId, NodeId)> = Vec::new(); // (e2, y2, y1)
     let mut next: Vec<NodeId> = Vec::new();
-    let mut first: HashMap<Label, NodeId> = HashMap::new();
+    let mut first: FxHashMap<Label, NodeId> = FxHashMap::default();
     for &x in nodes {
         // The first node per label that can absorb the later ones (grouping by label keeps
         // this linear in the in-degree; pairing every two edges was quadratic).
@@ -113,10 +112,8 @@ fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
 }
 
 fn label_hash(l: &Label) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
-    l.hash(&mut h);
-    h.finish()
+    use std::hash::BuildHasher;
+    crate::util::FxBuild::default().hash_one(l)
 }
 
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
@@ -124,9 +121,9 @@ fn label_hash(l: &Label) -> u64 {
 struct Twins {
     fixed: Vec<bool>,
     /// A node per key: the first one seen with it.
-    first: HashMap<Vec<(Label, NodeId)>, NodeId>,
+    first: FxHashMap<Vec<(Label, NodeId)>, NodeId>,
     /// The key each node was registered under in `first`.
-    key_of: HashMap<NodeId, Vec<(Label, NodeId)>>,
+    key_of: FxHashMap<NodeId, Vec<(Label, NodeId)>>,
     /// The nodes to look at in the next round.
     dirty: Vec<NodeId>,
 }
@@ -142,8 +139,8 @@ impl Twins {
         }
         Twins {
             fixed,
-            first: HashMap::new(),
-            key_of: HashMap::new(),
+            first: FxHashMap::default(),
+            key_of: FxHashMap::default(),
             dirty: g.nodes().ids().collect(),
         }
     }
@@ -181,8 +178,8 @@ impl Twins {
         // is not merged away in the same round, and a node merged away absorbs nothing.
         // (One merge per survivor and round made k twins take k rounds, each revisiting the
         // targets of their edges: quadratic on large translations.)
-        let mut survivors: HashSet<NodeId> = HashSet::new();
-        let mut merged_away: HashSet<NodeId> = HashSet::new();
+        let mut survivors: FxHashSet<NodeId> = FxHashSet::default();
+        let mut merged_away: FxHashSet<NodeId> = FxHashSet::default();
         for &y in &dirty {
             if let Some(old) = self.key_of.remove(&y)
                 && self.first.get(&old) == Some(&y)

@@ -24,10 +24,10 @@
 
 use super::meta;
 use super::reorder_conditions::reorder;
+use crate::util::FxHashSet;
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, Ty, TypeEnv};
 use rg_core::{ExprData, ExprId, Game, Label};
-use std::collections::HashSet;
 
 /// Moves comparisons shared by several branches of a node to the front of each branch.
 #[derive(Debug)]
@@ -75,7 +75,7 @@ impl Pass for ReorderComparisons {
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         // Relabelling only permutes the labels already there: decide each one once.
-        let safe: HashSet<Label> = {
+        let safe: FxHashSet<Label> = {
             let env = TypeEnv::new(g);
             g.edges()
                 .map(|(_, d)| d.label)

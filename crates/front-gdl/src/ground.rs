@@ -320,7 +320,7 @@ pub(crate) fn ground(
                     )
                 })?;
                 for &(rel, ix) in &plan.indexes {
-                    tables[rel as usize].refresh_index(ix);
+                    tables[rel as usize].refresh_index(ix, &store);
                 }
                 out.clear();
                 let budget = limits.max_instances.saturating_sub(guard.instances);

@@ -8,13 +8,15 @@
 //! (neither in the head nor in a relaxed literal) form a final *exists block* that stops at
 //! its first match, so such variables never multiply the instances.
 //!
-//! Scans look rows up in the relation's index for the argument positions that are bound at
-//! that point (built lazily, one per pattern actually used) and match the remaining arguments
-//! against the row, binding variables. Because each variable's first binding step is known at
+//! Scans look rows up in the relation's index for what is known at that point (built lazily,
+//! one per access pattern actually used): the functor and arity of every compound sub-term of
+//! the literal, and the value of every sub-term that is already bound, so `(true (cell ?x 3
+//! ?p))` with `?x` bound visits only the `(cell x 3 _)` facts. The rest of the literal is
+//! matched against each row found, binding variables. Because each variable's first binding step is known at
 //! plan time, matching never needs to undo bindings.
 
 use super::rules::{IRule, LitKind, Mode, Pat, Rel};
-use super::table::Table;
+use super::table::{IndexSpec, Path, Table, at};
 use super::terms::{GTerm, TermStore};
 
 /// Which rows of a relation a literal reads (semi-naive evaluation).
@@ -57,12 +59,12 @@ enum Step {
         lit: u16,
         rel: u32,
         range: Range,
-        /// The index (into the table's indexes) and the key patterns (all bound), if any
-        /// argument is bound.
+        /// The index (into the table's indexes) and the key patterns (all bound), unless the
+        /// literal constrains nothing before the scan (then every row in range is tried).
         index: Option<usize>,
         key: Box<[Pat]>,
-        /// The other arguments: position and pattern.
-        rest: Box<[(u8, MPat)]>,
+        /// What the index does not check: the sub-term at a path and its pattern.
+        rest: Box<[(Path, MPat)]>,
     },
     /// Look up a fully bound atom.
     Probe {
@@ -107,6 +109,37 @@ fn compile_match(p: &Pat, bound: &mut [bool]) -> MPat {
         }
         Pat::Ground(g) => MPat::Ground(*g),
         Pat::Fn(f, args) => MPat::Fn(*f, args.iter().map(|a| compile_match(a, bound)).collect()),
+    }
+}
+
+/// Splits the sub-pattern `p` at `path` of a scanned literal into what the index checks
+/// (shape tests and keys: the parts bound before the scan, per `before`) and what is left to
+/// match against each row (`rest`, binding variables in pre-order).
+fn split(
+    p: &Pat,
+    path: &mut Vec<u32>,
+    before: &[bool],
+    bound: &mut [bool],
+    spec: &mut IndexSpec,
+    key: &mut Vec<Pat>,
+    rest: &mut Vec<(Path, MPat)>,
+) {
+    if bound_pat(p, before) {
+        spec.keys.push(path.as_slice().into());
+        key.push(p.clone());
+        return;
+    }
+    match p {
+        Pat::Fn(f, args) => {
+            spec.shapes
+                .push((path.as_slice().into(), *f, args.len() as u32));
+            for (c, a) in args.iter().enumerate() {
+                path.push(c as u32);
+                split(a, path, before, bound, spec, key, rest);
+                path.pop();
+            }
+        }
+        _ => rest.push((path.as_slice().into(), compile_match(p, bound))),
     }
 }
 
@@ -173,37 +206,32 @@ pub(crate) fn plan(
             });
             return;
         }
-        let mut positions = Vec::new();
+        let before = bound.clone();
+        let mut spec = IndexSpec::default();
         let mut key = Vec::new();
+        let mut rest = Vec::new();
+        let mut path = Vec::new();
         for (p, a) in l.args.iter().enumerate() {
-            if bound_pat(a, bound) && p < 256 {
-                positions.push(p as u8);
-                key.push(a.clone());
-            }
+            path.push(p as u32);
+            split(a, &mut path, &before, bound, &mut spec, &mut key, &mut rest);
+            path.pop();
         }
-        let index = if positions.is_empty() {
+        let index = if spec.is_trivial() {
             None
         } else {
-            let ix = tables[l.rel as usize].index_for(&positions);
+            let ix = tables[l.rel as usize].index_for(&spec);
             if !indexes.contains(&(l.rel, ix)) {
                 indexes.push((l.rel, ix));
             }
             Some(ix)
         };
-        let rest = l
-            .args
-            .iter()
-            .enumerate()
-            .filter(|(p, _)| !positions.contains(&(*p as u8)))
-            .map(|(p, a)| (p as u8, compile_match(a, bound)))
-            .collect();
         steps.push(Step::Scan {
             lit: i as u16,
             rel: l.rel,
             range,
             index,
             key: key.into(),
-            rest,
+            rest: rest.into(),
         });
     };
 
@@ -594,14 +622,20 @@ impl<'a> Exec<'a> {
                 let mut found = false;
                 match index {
                     Some(ix) => {
-                        let mut k = Vec::with_capacity(key.len());
+                        let mut k = std::mem::take(&mut self.buf);
+                        k.clear();
                         for p in key.iter() {
                             match self.find(p) {
                                 Some(v) => k.push(v),
-                                None => return Ok(false),
+                                None => {
+                                    self.buf = k;
+                                    return Ok(false);
+                                }
                             }
                         }
-                        for &r in t.lookup(*ix, &k, lo, hi) {
+                        let rows = t.lookup(*ix, &k, lo, hi);
+                        self.buf = k;
+                        for &r in rows {
                             if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
                                 found = true;
                                 if in_exists {
@@ -635,11 +669,12 @@ impl<'a> Exec<'a> {
         lit: u16,
         row: &[GTerm],
         r: u32,
-        rest: &[(u8, MPat)],
+        rest: &[(Path, MPat)],
         out: &mut Emitted,
     ) -> Result<bool, Stop> {
         for (p, m) in rest {
-            if !self.matches(m, row[*p as usize]) {
+            let t = at(self.store, row, p);
+            if !self.matches(m, t) {
                 return Ok(false);
             }
         }

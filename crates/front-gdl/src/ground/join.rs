@@ -451,7 +451,18 @@ impl<'a> Exec<'a> {
     }
 
     /// The term a bound pattern denotes, if it exists (lookup only).
+    #[inline]
     fn find(&mut self, p: &Pat) -> Option<GTerm> {
+        match p {
+            Pat::Var(v) => Some(self.vals[*v as usize]),
+            Pat::Ground(g) => Some(*g),
+            Pat::Fn(..) => self.find_fn(p),
+        }
+    }
+
+    /// [`Exec::find`] of a compound pattern.
+    #[inline(never)]
+    fn find_fn(&mut self, p: &Pat) -> Option<GTerm> {
         match p {
             Pat::Var(v) => Some(self.vals[*v as usize]),
             Pat::Ground(g) => Some(*g),
@@ -519,7 +530,22 @@ impl<'a> Exec<'a> {
         }
     }
 
+    #[inline]
     fn matches(&mut self, p: &MPat, t: GTerm) -> bool {
+        match p {
+            MPat::Bind(v) => {
+                self.vals[*v as usize] = t;
+                true
+            }
+            MPat::Check(v) => self.vals[*v as usize] == t,
+            MPat::Ground(g) => *g == t,
+            MPat::Fn(..) => self.matches_fn(p, t),
+        }
+    }
+
+    /// [`Exec::matches`] of a compound pattern.
+    #[inline(never)]
+    fn matches_fn(&mut self, p: &MPat, t: GTerm) -> bool {
         match p {
             MPat::Bind(v) => {
                 self.vals[*v as usize] = t;
@@ -673,7 +699,10 @@ impl<'a> Exec<'a> {
         out: &mut Emitted,
     ) -> Result<bool, Stop> {
         for (p, m) in rest {
-            let t = at(self.store, row, p);
+            let t = match **p {
+                [arg] => row[arg as usize],
+                _ => at(self.store, row, p),
+            };
             if !self.matches(m, t) {
                 return Ok(false);
             }

@@ -600,6 +600,30 @@ pub(crate) mod tests {
         );
     }
 
+    /// A sub-search that fails for some value of `?y` is entered again for every `?x`; the
+    /// remembered failures must not lose or add any answer.
+    #[test]
+    fn repeated_failing_sub_searches_keep_every_answer() {
+        let text = game(
+            "(p 1) (p 2) (p 3) (q 1) (q 2) (q 3) (q 4)
+             (c 1 5) (c 2 6) (c 3 5) (c 4 7) (c 4 8) (d 5) (d 7)
+             (<= (r ?x ?y) (p ?x) (q ?y) (c ?y ?w) (d ?w))
+             (<= (legal a (go ?x ?y)) (true s0) (r ?x ?y))
+             (<= (legal a (mv ?x ?y)) (true s0) (p ?x) (q ?y) (c ?y ?w) (d ?w))",
+        );
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        let mut expected = Vec::new();
+        for x in 1..=3 {
+            for y in [1, 3, 4] {
+                expected.push(format!("(r {x} {y})"));
+            }
+        }
+        expected.sort();
+        assert_eq!(atoms(&p, &g, "r"), expected);
+        assert_eq!(atoms(&p, &g, "legal").len(), 18);
+        assert_eq!(instances_of(&p, &g, "legal"), 18);
+    }
+
     #[test]
     fn relaxed_reachability_follows_next_and_does() {
         // A counter that only advances when the move is `inc`; `(count 3)` is the last.

@@ -84,6 +84,12 @@ pub(crate) struct Plan {
     steps: Vec<Step>,
     /// `steps[exists_from..]` stop at their first complete match.
     exists_from: usize,
+    /// Per step: the variables bound before it that it or a later step reads (not counting
+    /// the emission), if the step is a scan worth remembering failures for. The steps from
+    /// there on find a match or not depending on these values only, so a combination that
+    /// found none is not searched again (this skips only searches that emit nothing: the
+    /// output and its order do not change).
+    memo: Vec<Option<Box<[u16]>>>,
     /// The indexes the plan reads: (relation, index number).
     pub(crate) indexes: Vec<(u32, usize)>,
 }
@@ -327,11 +333,67 @@ pub(crate) fn plan(
     if !rule.head.iter().all(|a| bound_pat(a, &bound)) {
         return Err("a variable of the head is not bound by any positive literal".into());
     }
+    let memo = memo_inputs(&steps, rule.nvars);
     Ok(Plan {
+        memo,
         steps,
         exists_from,
         indexes,
     })
+}
+
+/// [`Plan::memo`] for `steps`: scans after the first with a later step, keyed by their inputs.
+fn memo_inputs(steps: &[Step], nvars: usize) -> Vec<Option<Box<[u16]>>> {
+    fn pat_vars(p: &Pat, out: &mut Vec<u16>) {
+        p.for_each_var(&mut |v| out.push(v));
+    }
+    fn mpat_vars(p: &MPat, checks: &mut Vec<u16>, binds: &mut Vec<u16>) {
+        match p {
+            MPat::Bind(v) => binds.push(*v),
+            MPat::Check(v) => checks.push(*v),
+            MPat::Ground(_) => {}
+            MPat::Fn(_, args) => args.iter().for_each(|a| mpat_vars(a, checks, binds)),
+        }
+    }
+    // Per step: variables read and bound.
+    let mut reads = Vec::with_capacity(steps.len());
+    let mut binds = Vec::with_capacity(steps.len());
+    for st in steps {
+        let (mut r, mut b) = (Vec::new(), Vec::new());
+        match st {
+            Step::Scan { key, rest, .. } => {
+                key.iter().for_each(|p| pat_vars(p, &mut r));
+                rest.iter().for_each(|(_, m)| mpat_vars(m, &mut r, &mut b));
+            }
+            Step::Probe { args, .. } => args.iter().for_each(|p| pat_vars(p, &mut r)),
+            Step::Distinct(x, y) => {
+                pat_vars(x, &mut r);
+                pat_vars(y, &mut r);
+            }
+        }
+        reads.push(r);
+        binds.push(b);
+    }
+    let mut bound_before = vec![vec![false; nvars]; steps.len()];
+    for k in 1..steps.len() {
+        let mut b = bound_before[k - 1].clone();
+        binds[k - 1].iter().for_each(|&v| b[v as usize] = true);
+        bound_before[k] = b;
+    }
+    let mut memo = vec![None; steps.len()];
+    let mut later = vec![false; nvars];
+    for k in (1..steps.len()).rev() {
+        reads[k].iter().for_each(|&v| later[v as usize] = true);
+        if k + 1 < steps.len() && matches!(steps[k], Step::Scan { .. }) {
+            let inputs: Box<[u16]> = (0..nvars as u16)
+                .filter(|&v| later[v as usize] && bound_before[k][v as usize])
+                .collect();
+            if !inputs.is_empty() {
+                memo[k] = Some(inputs);
+            }
+        }
+    }
+    memo
 }
 
 /// Why an execution stopped early.
@@ -413,6 +475,32 @@ pub(crate) struct Exec<'a> {
     vals: Vec<GTerm>,
     rows: Vec<u32>,
     buf: Vec<u32>,
+    /// Per step of the running plan: the input combinations that found no match.
+    failed: Vec<Failed>,
+}
+
+/// Remembered failures of one step (see [`Plan::memo`]).
+#[derive(Debug, Default)]
+struct Failed {
+    keys: Vec<u32>,
+    set: super::hash::TupleSet,
+    /// Lookups and hits, to stop remembering where it does not pay.
+    lookups: u64,
+    hits: u64,
+}
+
+impl Failed {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.set = super::hash::TupleSet::default();
+        self.lookups = 0;
+        self.hits = 0;
+    }
+
+    /// Whether remembering still pays: after a trial period, at least one lookup in 16 hits.
+    fn active(&self) -> bool {
+        self.lookups < 4096 || self.hits * 16 >= self.lookups
+    }
 }
 
 const UNBOUND: GTerm = u32::MAX;
@@ -438,6 +526,7 @@ impl<'a> Exec<'a> {
             vals: Vec::new(),
             rows: Vec::new(),
             buf: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -447,6 +536,10 @@ impl<'a> Exec<'a> {
         self.vals.resize(rule.nvars, UNBOUND);
         self.rows.clear();
         self.rows.resize(rule.body.len(), u32::MAX);
+        if self.failed.len() < plan.steps.len() {
+            self.failed.resize_with(plan.steps.len(), Failed::default);
+        }
+        self.failed.iter_mut().for_each(Failed::clear);
         self.step(rule, plan, 0, out).map(|_| ())
     }
 
@@ -591,7 +684,6 @@ impl<'a> Exec<'a> {
             self.emit(rule, out)?;
             return Ok(true);
         };
-        let in_exists = i >= plan.exists_from;
         match step {
             Step::Distinct(a, b) => {
                 if self.same(a, b) {
@@ -631,59 +723,104 @@ impl<'a> Exec<'a> {
                 }
                 self.step(rule, plan, i + 1, out)
             }
-            Step::Scan {
-                lit,
-                rel,
-                range,
-                index,
-                key,
-                rest,
-            } => {
-                let tables = self.tables;
-                let t = &tables[*rel as usize];
+            Step::Scan { rel, range, .. } => {
+                let t = &self.tables[*rel as usize];
                 let (lo, hi) = range.bounds(t);
                 if lo >= hi {
                     return Ok(false);
                 }
-                let mut found = false;
-                match index {
-                    Some(ix) => {
-                        let mut k = std::mem::take(&mut self.buf);
-                        k.clear();
-                        for p in key.iter() {
-                            match self.find(p) {
-                                Some(v) => k.push(v),
-                                None => {
-                                    self.buf = k;
-                                    return Ok(false);
-                                }
-                            }
+                let memo = match &plan.memo[i] {
+                    Some(inputs) if self.failed[i].active() => {
+                        let key: Vec<u32> = inputs.iter().map(|&v| self.vals[v as usize]).collect();
+                        let h = super::hash::hash_tuple(&key);
+                        let f = &mut self.failed[i];
+                        let n = key.len();
+                        f.lookups += 1;
+                        let keys = &f.keys;
+                        if f.set
+                            .find_hashed(h, &key, |r| &keys[r as usize * n..(r as usize + 1) * n])
+                            .is_some()
+                        {
+                            f.hits += 1;
+                            return Ok(false);
                         }
-                        let rows = t.lookup(*ix, &k, lo, hi);
-                        self.buf = k;
-                        for &r in rows {
-                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
-                                found = true;
-                                if in_exists {
-                                    break;
-                                }
-                            }
-                        }
+                        Some((h, key))
                     }
-                    None => {
-                        for r in lo..hi {
-                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
-                                found = true;
-                                if in_exists {
-                                    break;
-                                }
-                            }
-                        }
-                    }
+                    _ => None,
+                };
+                let found = self.scan(rule, plan, i, step, out)?;
+                if let (false, Some((h, key))) = (found, memo) {
+                    let f = &mut self.failed[i];
+                    let r = (f.keys.len() / key.len()) as u32;
+                    f.keys.extend_from_slice(&key);
+                    f.set.insert_new(h, r);
                 }
                 Ok(found)
             }
         }
+    }
+
+    /// The scan of step `i` (`step`): tries every matching row.
+    fn scan(
+        &mut self,
+        rule: &IRule,
+        plan: &Plan,
+        i: usize,
+        step: &Step,
+        out: &mut Emitted,
+    ) -> Result<bool, Stop> {
+        let in_exists = i >= plan.exists_from;
+        let Step::Scan {
+            lit,
+            rel,
+            range,
+            index,
+            key,
+            rest,
+        } = step
+        else {
+            unreachable!("only scans are scanned")
+        };
+        let tables = self.tables;
+        let t = &tables[*rel as usize];
+        let (lo, hi) = range.bounds(t);
+        let mut found = false;
+        match index {
+            Some(ix) => {
+                let mut k = std::mem::take(&mut self.buf);
+                k.clear();
+                for p in key.iter() {
+                    match self.find(p) {
+                        Some(v) => k.push(v),
+                        None => {
+                            self.buf = k;
+                            return Ok(false);
+                        }
+                    }
+                }
+                let rows = t.lookup(*ix, &k, lo, hi);
+                self.buf = k;
+                for &r in rows {
+                    if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                        found = true;
+                        if in_exists {
+                            break;
+                        }
+                    }
+                }
+            }
+            None => {
+                for r in lo..hi {
+                    if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                        found = true;
+                        if in_exists {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -742,5 +879,46 @@ impl<'a> Exec<'a> {
             out.ends.push(out.lits.len() as u32);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(a ?x) (b ?x ?y) (c ?y) (e ?x ?z)`: the scan of `b` reads `?x` (bound by `a`), and so
+    /// does the scan of `e`, after which nothing follows; the last step and the first are
+    /// never remembered.
+    #[test]
+    fn failures_are_keyed_by_the_inputs_later_steps_read() {
+        let scan = |rel: u32, key: Vec<Pat>, rest: Vec<(u32, MPat)>| Step::Scan {
+            lit: rel as u16,
+            rel,
+            range: Range::All,
+            index: None,
+            key: key.into(),
+            rest: rest.into_iter().map(|(p, m)| (vec![p].into(), m)).collect(),
+        };
+        let steps = vec![
+            scan(0, vec![], vec![(0, MPat::Bind(0))]),
+            scan(1, vec![Pat::Var(0)], vec![(1, MPat::Bind(1))]),
+            Step::Probe {
+                lit: 2,
+                rel: 2,
+                range: Range::All,
+                args: vec![Pat::Var(1)].into(),
+                negated: false,
+            },
+            scan(3, vec![], vec![(0, MPat::Check(0)), (1, MPat::Bind(2))]),
+            scan(4, vec![Pat::Var(2)], vec![(1, MPat::Bind(3))]),
+        ];
+        let memo = memo_inputs(&steps, 4);
+        assert_eq!(memo[0], None);
+        assert_eq!(memo[1].as_deref(), Some(&[0u16][..]));
+        // A probe is cheaper than remembering it.
+        assert_eq!(memo[2], None);
+        // `?1` is read by the probe only, before this scan: not an input of the scan.
+        assert_eq!(memo[3].as_deref(), Some(&[0u16][..]));
+        assert_eq!(memo[4], None);
     }
 }

@@ -729,31 +729,37 @@ impl<'a> Exec<'a> {
                 if lo >= hi {
                     return Ok(false);
                 }
+                // The input combination is appended to the step's key arena: it stays there if
+                // the search fails (a step's searches are never nested), else it is dropped.
                 let memo = match &plan.memo[i] {
                     Some(inputs) if self.failed[i].active() => {
-                        let key: Vec<u32> = inputs.iter().map(|&v| self.vals[v as usize]).collect();
-                        let h = super::hash::hash_tuple(&key);
                         let f = &mut self.failed[i];
-                        let n = key.len();
+                        let n = inputs.len();
+                        let at = f.keys.len();
+                        f.keys.extend(inputs.iter().map(|&v| self.vals[v as usize]));
+                        let (keys, key) = f.keys.split_at(at);
+                        let h = super::hash::hash_tuple(key);
                         f.lookups += 1;
-                        let keys = &f.keys;
                         if f.set
-                            .find_hashed(h, &key, |r| &keys[r as usize * n..(r as usize + 1) * n])
+                            .find_hashed(h, key, |r| &keys[r as usize * n..(r as usize + 1) * n])
                             .is_some()
                         {
                             f.hits += 1;
+                            f.keys.truncate(at);
                             return Ok(false);
                         }
-                        Some((h, key))
+                        Some((h, at, n))
                     }
                     _ => None,
                 };
                 let found = self.scan(rule, plan, i, step, out)?;
-                if let (false, Some((h, key))) = (found, memo) {
+                if let Some((h, at, n)) = memo {
                     let f = &mut self.failed[i];
-                    let r = (f.keys.len() / key.len()) as u32;
-                    f.keys.extend_from_slice(&key);
-                    f.set.insert_new(h, r);
+                    if found {
+                        f.keys.truncate(at);
+                    } else {
+                        f.set.insert_new(h, (at / n) as u32);
+                    }
                 }
                 Ok(found)
             }

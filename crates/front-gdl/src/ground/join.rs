@@ -549,25 +549,19 @@ impl<'a> Exec<'a> {
         match p {
             Pat::Var(v) => Some(self.vals[*v as usize]),
             Pat::Ground(g) => Some(*g),
-            Pat::Fn(..) => self.find_fn(p),
+            Pat::Fn(f, args) => self.find_fn(*f, args),
         }
     }
 
-    /// [`Exec::find`] of a compound pattern.
+    /// [`Exec::find`] of a compound pattern `(f args…)`.
     #[inline(never)]
-    fn find_fn(&mut self, p: &Pat) -> Option<GTerm> {
-        match p {
-            Pat::Var(v) => Some(self.vals[*v as usize]),
-            Pat::Ground(g) => Some(*g),
-            Pat::Fn(f, args) => {
-                let mut key = Vec::with_capacity(args.len() + 1);
-                key.push(*f);
-                for a in args.iter() {
-                    key.push(self.find(a)?);
-                }
-                self.store.find(&key)
-            }
+    fn find_fn(&mut self, f: u32, args: &[Pat]) -> Option<GTerm> {
+        let mut key = Vec::with_capacity(args.len() + 1);
+        key.push(f);
+        for a in args.iter() {
+            key.push(self.find(a)?);
         }
+        self.store.find(&key)
     }
 
     /// The term a bound pattern denotes, interned.
@@ -632,34 +626,24 @@ impl<'a> Exec<'a> {
             }
             MPat::Check(v) => self.vals[*v as usize] == t,
             MPat::Ground(g) => *g == t,
-            MPat::Fn(..) => self.matches_fn(p, t),
+            MPat::Fn(f, args) => self.matches_fn(*f, args, t),
         }
     }
 
-    /// [`Exec::matches`] of a compound pattern.
+    /// [`Exec::matches`] of a compound pattern `(f args…)`.
     #[inline(never)]
-    fn matches_fn(&mut self, p: &MPat, t: GTerm) -> bool {
-        match p {
-            MPat::Bind(v) => {
-                self.vals[*v as usize] = t;
-                true
-            }
-            MPat::Check(v) => self.vals[*v as usize] == t,
-            MPat::Ground(g) => *g == t,
-            MPat::Fn(f, args) => {
-                let tup = self.store.tuple(t);
-                if tup[0] != *f || tup.len() != args.len() + 1 {
-                    return false;
-                }
-                for (i, a) in args.iter().enumerate() {
-                    let sub = self.store.tuple(t)[i + 1];
-                    if !self.matches(a, sub) {
-                        return false;
-                    }
-                }
-                true
+    fn matches_fn(&mut self, f: u32, args: &[MPat], t: GTerm) -> bool {
+        let tup = self.store.tuple(t);
+        if tup[0] != f || tup.len() != args.len() + 1 {
+            return false;
+        }
+        for (i, a) in args.iter().enumerate() {
+            let sub = self.store.tuple(t)[i + 1];
+            if !self.matches(a, sub) {
+                return false;
             }
         }
+        true
     }
 
     fn tick(&mut self) -> Result<(), Stop> {

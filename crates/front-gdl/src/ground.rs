@@ -320,7 +320,7 @@ pub(crate) fn ground(
                     )
                 })?;
                 for &(rel, ix) in &plan.indexes {
-                    tables[rel as usize].refresh_index(ix);
+                    tables[rel as usize].refresh_index(ix, &store);
                 }
                 out.clear();
                 let budget = limits.max_instances.saturating_sub(guard.instances);
@@ -598,6 +598,30 @@ pub(crate) mod tests {
                 .enumerate()
                 .all(|(i, _)| g.inst.body(i).len() <= 1)
         );
+    }
+
+    /// A sub-search that fails for some value of `?y` is entered again for every `?x`; the
+    /// remembered failures must not lose or add any answer.
+    #[test]
+    fn repeated_failing_sub_searches_keep_every_answer() {
+        let text = game(
+            "(p 1) (p 2) (p 3) (q 1) (q 2) (q 3) (q 4)
+             (c 1 5) (c 2 6) (c 3 5) (c 4 7) (c 4 8) (d 5) (d 7)
+             (<= (r ?x ?y) (p ?x) (q ?y) (c ?y ?w) (d ?w))
+             (<= (legal a (go ?x ?y)) (true s0) (r ?x ?y))
+             (<= (legal a (mv ?x ?y)) (true s0) (p ?x) (q ?y) (c ?y ?w) (d ?w))",
+        );
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        let mut expected = Vec::new();
+        for x in 1..=3 {
+            for y in [1, 3, 4] {
+                expected.push(format!("(r {x} {y})"));
+            }
+        }
+        expected.sort();
+        assert_eq!(atoms(&p, &g, "r"), expected);
+        assert_eq!(atoms(&p, &g, "legal").len(), 18);
+        assert_eq!(instances_of(&p, &g, "legal"), 18);
     }
 
     #[test]

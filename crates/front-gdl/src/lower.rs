@@ -638,7 +638,7 @@ impl Lowerer<'_> {
         }
         let mut v = Vec::new();
         for &r in &net.rules_of[a as usize] {
-            for &l in &net.rules[r as usize].lits {
+            for &l in net.lits.get(r as usize) {
                 let b = lit_atom(l);
                 if net.kind[b as usize] == Kind::Derived {
                     v.push(b);
@@ -724,7 +724,7 @@ impl Lowerer<'_> {
             } else {
                 net.rules_of[a as usize]
                     .iter()
-                    .flat_map(|&r| net.rules[r as usize].lits.iter())
+                    .flat_map(|&r| net.lits.get(r as usize).iter())
                     .map(|&l| {
                         let b = lit_atom(l);
                         1 + if net.kind[b as usize] == Kind::Derived {
@@ -820,8 +820,8 @@ impl Lowerer<'_> {
         let net = self.net;
         net.sccs[s as usize].iter().all(|&a| {
             net.rules_of[a as usize].iter().all(|&r| {
-                net.rules[r as usize]
-                    .lits
+                net.lits
+                    .get(r as usize)
                     .iter()
                     .filter(|&&l| net.scc_of[lit_atom(l) as usize] == s)
                     .count()
@@ -896,7 +896,7 @@ impl Lowerer<'_> {
             && net.rules_of[a as usize].len() == 1
         {
             let r = net.rules_of[a as usize][0] as usize;
-            let lits = self.ordered(&net.rules[r].lits);
+            let lits = self.ordered(net.lits.get(r));
             if lits.len() <= 3 {
                 let rspan = self.g.rule_span(self.p, net.rules[r].src).or(span);
                 self.chain(from, to, &lits, base, rspan, depth + 1);
@@ -1101,7 +1101,10 @@ impl Lowerer<'_> {
             .iter()
             .map(|&r| {
                 let rule = &net.rules[r as usize];
-                (self.ordered(&rule.lits), self.g.rule_span(self.p, rule.src))
+                (
+                    self.ordered(net.lits.get(r as usize)),
+                    self.g.rule_span(self.p, rule.src),
+                )
             })
             .collect();
         let refs: Vec<&Body> = bodies.iter().collect();
@@ -1164,7 +1167,7 @@ impl Lowerer<'_> {
         for (i, &a) in members.iter().enumerate() {
             let target = self.node(&format!("c{s}_{i}"));
             for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
-                let lits = self.ordered(&net.rules[r as usize].lits);
+                let lits = self.ordered(net.lits.get(r as usize));
                 let (rec, rest): (Vec<PLit>, Vec<PLit>) = lits
                     .iter()
                     .partition(|&&l| net.scc_of[lit_atom(l) as usize] == s);
@@ -1214,7 +1217,7 @@ impl Lowerer<'_> {
             let ci = self.node(&format!("e{s}_{i}_in"));
             let co = self.node(&format!("e{s}_{i}_out"));
             for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
-                let lits = self.ordered(&net.rules[r as usize].lits);
+                let lits = self.ordered(net.lits.get(r as usize));
                 let span = self.g.rule_span(self.p, net.rules[r as usize].src);
                 self.chain(ci, co, &lits, &format!("e{s}_{i}_{ri}"), span, 0);
             }

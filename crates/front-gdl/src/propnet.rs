@@ -29,6 +29,7 @@ use crate::graph::{Csr, Sccs, sccs};
 use crate::ground::Grounding;
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
+use crate::hash::FxHashSet;
 use rg_core::{EntityId, Span};
 use std::collections::HashMap;
 
@@ -65,13 +66,59 @@ pub(crate) fn lit_neg(l: PLit) -> bool {
     l & 1 == 1
 }
 
-/// A ground rule.
+/// A ground rule (its literals are in [`Net::lits`]).
 #[derive(Clone, Debug)]
 pub(crate) struct PRule {
     pub(crate) head: u32,
-    pub(crate) lits: Vec<PLit>,
     /// The grounder's rule it is an instance of (for spans).
     pub(crate) src: u32,
+}
+
+/// The literals of every rule, sorted and duplicate-free per rule, in one arena: the
+/// simplification scans all rules many times, and a separate allocation per rule made each
+/// scan a cache miss per rule. A rule's literals only ever shrink, so they are rewritten in
+/// place.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RuleLits {
+    data: Vec<PLit>,
+    /// Per rule: start in `data` and current length.
+    span: Vec<(u32, u32)>,
+}
+
+impl RuleLits {
+    fn push(&mut self, lits: &[PLit]) {
+        self.span.push((self.data.len() as u32, lits.len() as u32));
+        self.data.extend_from_slice(lits);
+    }
+
+    /// The literals of rule `r`.
+    #[inline]
+    pub(crate) fn get(&self, r: usize) -> &[PLit] {
+        let (s, n) = self.span[r];
+        &self.data[s as usize..(s + n) as usize]
+    }
+
+    /// Replaces the literals of rule `r` by `lits`, which are no more.
+    fn shrink(&mut self, r: usize, lits: &[PLit]) {
+        let (s, n) = self.span[r];
+        assert!(lits.len() <= n as usize, "rule literals only shrink");
+        self.data[s as usize..s as usize + lits.len()].copy_from_slice(lits);
+        self.span[r].1 = lits.len() as u32;
+    }
+
+    /// Keeps the literals of rule `r` that `keep` accepts.
+    fn retain(&mut self, r: usize, keep: impl Fn(PLit) -> bool) {
+        let (s, n) = self.span[r];
+        let mut w = s as usize;
+        for i in s as usize..(s + n) as usize {
+            let l = self.data[i];
+            if keep(l) {
+                self.data[w] = l;
+                w += 1;
+            }
+        }
+        self.span[r].1 = (w - s as usize) as u32;
+    }
 }
 
 /// A fluent: a term `f` with `true(f)` in M⁺.
@@ -102,6 +149,7 @@ pub(crate) struct Net {
     pub(crate) val: Vec<Val>,
     pub(crate) kind: Vec<Kind>,
     pub(crate) rules: Vec<PRule>,
+    pub(crate) lits: RuleLits,
     pub(crate) alive: Vec<bool>,
     pub(crate) roles: Vec<Role>,
     pub(crate) fluents: Vec<Fluent>,
@@ -228,16 +276,19 @@ impl Net {
         }
         // Rules: literals sorted and deduplicated; a rule with `a` and `not a` never fires.
         let mut rules = Vec::with_capacity(g.inst.len());
+        let mut rule_lits = RuleLits::default();
+        let mut lits = Vec::new();
         for i in 0..g.inst.len() {
-            let mut lits = g.inst.body(i).to_vec();
+            lits.clear();
+            lits.extend_from_slice(g.inst.body(i));
             lits.sort_unstable();
             lits.dedup();
             if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
                 continue;
             }
+            rule_lits.push(&lits);
             rules.push(PRule {
                 head: g.inst.head[i],
-                lits,
                 src: g.inst.rule[i],
             });
         }
@@ -248,6 +299,7 @@ impl Net {
             kind,
             alive: vec![true; rules.len()],
             rules,
+            lits: rule_lits,
             roles,
             fluents,
             needed: Vec::new(),
@@ -290,8 +342,9 @@ impl Net {
         let n = self.val.len();
         for i in 0..self.rules.len() {
             if self.alive[i]
-                && self.rules[i]
+                && self
                     .lits
+                    .get(i)
                     .iter()
                     .any(|&l| self.lit_value(l) == Val::False)
             {
@@ -309,7 +362,7 @@ impl Net {
             self.live[r.head as usize] += 1;
             self.rules_of[r.head as usize].push(i as u32);
             let mut u = 0;
-            for &l in &r.lits {
+            for &l in self.lits.get(i) {
                 if self.val[lit_atom(l) as usize] == Val::Unknown {
                     u += 1;
                     self.occ[lit_atom(l) as usize].push(i as u32);
@@ -321,7 +374,7 @@ impl Net {
             self.nonself[f] = fl.next.map_or(0, |x| {
                 self.rules_of[x as usize]
                     .iter()
-                    .filter(|&&r| !self.rules[r as usize].lits.contains(&(fl.atom << 1)))
+                    .filter(|&&r| !self.lits.get(r as usize).contains(&(fl.atom << 1)))
                     .count() as u32
             });
         }
@@ -347,8 +400,9 @@ impl Net {
         }
         for i in 0..self.rules.len() {
             if self.alive[i]
-                && self.rules[i]
+                && self
                     .lits
+                    .get(i)
                     .iter()
                     .all(|&l| self.lit_value(l) == Val::True)
             {
@@ -418,8 +472,9 @@ impl Net {
         if self.opt_val(fl.init) != Val::True || self.val[fl.atom as usize] != Val::Unknown {
             return;
         }
-        let mut rest = rule
+        let mut rest = self
             .lits
+            .get(r as usize)
             .iter()
             .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown);
         if rest.next() == Some(&(fl.atom << 1)) && rest.next().is_none() {
@@ -457,7 +512,7 @@ impl Net {
         let f = self.next_of[head as usize];
         if f != NONE {
             let self_lit = self.fluents[f as usize].atom << 1;
-            if !self.rules[r as usize].lits.contains(&self_lit) {
+            if !self.lits.get(r as usize).contains(&self_lit) {
                 self.nonself[f as usize] -= 1;
             }
             self.check_fluent(f);
@@ -474,8 +529,9 @@ impl Net {
                     continue;
                 }
                 // The literal(s) over `a` in rule r (both signs cannot occur: removed at build).
-                let l = *self.rules[r as usize]
+                let l = *self
                     .lits
+                    .get(r as usize)
                     .iter()
                     .find(|&&l| lit_atom(l) == a)
                     .expect("occurrence lists point at rules with the atom");
@@ -538,20 +594,38 @@ impl Net {
     }
 
     /// The ground dependency graph over undecided atoms and live rules: edges body → head,
-    /// with a flag per edge for negative literals.
+    /// with a flag per edge for negative literals. Each edge is listed once, in the order of
+    /// its first occurrence (rule, then literal position); many instances of one rule share
+    /// their edges, and repeating an edge changes neither the components nor which negative
+    /// edge is found first. Relies on `rules_of` listing every live rule of each atom in
+    /// increasing order.
     fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, RuleEdges) {
-        let mut edges = Vec::new();
-        for (i, r) in self.rules.iter().enumerate() {
-            if !self.alive[i] || self.val[r.head as usize] != Val::Unknown || !only(r.head) {
+        let n = self.val.len();
+        // Per body atom and sign: the head of the last edge recorded.
+        let mut last = vec![[NONE; 2]; n];
+        // (rule, literal position, edge) of each edge's first occurrence.
+        let mut first: Vec<(u32, u32, (u32, u32, bool))> = Vec::new();
+        for h in 0..n as u32 {
+            if self.val[h as usize] != Val::Unknown || !only(h) {
                 continue;
             }
-            for &l in &r.lits {
-                let a = lit_atom(l);
-                if self.val[a as usize] == Val::Unknown && only(a) {
-                    edges.push((a, r.head, lit_neg(l)));
+            for &r in &self.rules_of[h as usize] {
+                if !self.alive[r as usize] {
+                    continue;
+                }
+                debug_assert_eq!(self.rules[r as usize].head, h);
+                for (k, &l) in self.lits.get(r as usize).iter().enumerate() {
+                    let a = lit_atom(l);
+                    let seen = &mut last[a as usize][(l & 1) as usize];
+                    if *seen != h && self.val[a as usize] == Val::Unknown && only(a) {
+                        *seen = h;
+                        first.push((r, k as u32, (a, h, lit_neg(l))));
+                    }
                 }
             }
         }
+        first.sort_unstable_by_key(|&(r, k, _)| (r, k));
+        let edges: RuleEdges = first.into_iter().map(|(_, _, e)| e).collect();
         let plain: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
         (
             Csr::from_edges(self.val.len(), plain.iter().copied()),
@@ -576,23 +650,16 @@ impl Net {
             if m.iter().all(|&a| self.val[a as usize] != Val::Unknown) {
                 continue;
             }
-            let mut dep = false;
-            for &a in m {
-                if matches!(self.kind[a as usize], Kind::Fluent(_) | Kind::Does(..)) {
-                    dep = true;
-                }
-                for &r in &self.rules_of[a as usize] {
-                    if !self.alive[r as usize] {
-                        continue;
-                    }
-                    for &l in &self.rules[r as usize].lits {
-                        let b = lit_atom(l);
-                        if self.val[b as usize] == Val::Unknown && dependent[b as usize] {
-                            dep = true;
-                        }
-                    }
-                }
-            }
+            let dep = m.iter().any(|&a| {
+                matches!(self.kind[a as usize], Kind::Fluent(_) | Kind::Does(..))
+                    || self.rules_of[a as usize].iter().any(|&r| {
+                        self.alive[r as usize]
+                            && self.lits.get(r as usize).iter().any(|&l| {
+                                let b = lit_atom(l);
+                                self.val[b as usize] == Val::Unknown && dependent[b as usize]
+                            })
+                    })
+            });
             if dep {
                 for &a in m {
                     dependent[a as usize] = true;
@@ -612,7 +679,7 @@ impl Net {
                     }
                     let fires = self.rules_of[a as usize].iter().any(|&r| {
                         self.alive[r as usize]
-                            && self.rules[r as usize].lits.iter().all(|&l| {
+                            && self.lits.get(r as usize).iter().all(|&l| {
                                 let b = lit_atom(l);
                                 match self.lit_value(l) {
                                     Val::True => true,
@@ -664,8 +731,9 @@ impl Net {
                 .copied()
                 .find(|&r| self.alive[r as usize])
                 .expect("one live rule");
-            let mut rest = self.rules[r as usize]
+            let mut rest = self
                 .lits
+                .get(r as usize)
                 .iter()
                 .copied()
                 .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
@@ -695,8 +763,16 @@ impl Net {
                 self.alive[i] = false;
                 continue;
             }
-            let mut lits: Vec<PLit> = self.rules[i]
+            // Sorted and duplicate-free already: only decided or aliased literals change it.
+            if self.lits.get(i).iter().all(|&l| {
+                self.val[lit_atom(l) as usize] == Val::Unknown
+                    && self.alias[lit_atom(l) as usize] == NONE
+            }) {
+                continue;
+            }
+            let mut lits: Vec<PLit> = self
                 .lits
+                .get(i)
                 .iter()
                 .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown)
                 .map(|&l| self.resolve(l))
@@ -707,7 +783,7 @@ impl Net {
                 lits.clear();
                 self.alive[i] = false;
             }
-            self.rules[i].lits = lits;
+            self.lits.shrink(i, &lits);
         }
         self.index();
         self.seed();
@@ -804,34 +880,40 @@ impl Net {
                 if !self.alive[r as usize] {
                     continue;
                 }
-                for &l in &self.rules[r as usize].lits {
+                for &l in self.lits.get(r as usize) {
                     if self.val[lit_atom(l) as usize] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
             }
         }
-        // Live rules of needed atoms, without decided literals and duplicates.
+        // Live rules of needed atoms, without decided literals and duplicates (the first of
+        // equal rules stays).
+        let val = &self.val;
+        for (i, r) in self.rules.iter().enumerate() {
+            if !self.alive[i] || !needed[r.head as usize] || val[r.head as usize] != Val::Unknown {
+                self.alive[i] = false;
+                continue;
+            }
+            self.lits
+                .retain(i, |l| val[lit_atom(l) as usize] == Val::Unknown);
+        }
         let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut seen: std::collections::HashSet<(u32, Vec<PLit>)> = Default::default();
-        for i in 0..self.rules.len() {
-            let head = self.rules[i].head;
-            if !self.alive[i] || !needed[head as usize] || self.val[head as usize] != Val::Unknown {
-                self.alive[i] = false;
+        let mut duplicates = Vec::new();
+        let mut seen: FxHashSet<(u32, &[PLit])> = FxHashSet::default();
+        for (i, r) in self.rules.iter().enumerate() {
+            if !self.alive[i] {
                 continue;
             }
-            let lits: Vec<PLit> = self.rules[i]
-                .lits
-                .iter()
-                .copied()
-                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown)
-                .collect();
-            if !seen.insert((head, lits.clone())) {
-                self.alive[i] = false;
-                continue;
+            if seen.insert((r.head, self.lits.get(i))) {
+                rules_of[r.head as usize].push(i as u32);
+            } else {
+                duplicates.push(i);
             }
-            self.rules[i].lits = lits;
-            rules_of[head as usize].push(i as u32);
+        }
+        drop(seen);
+        for i in duplicates {
+            self.alive[i] = false;
         }
         // A rule whose body is a superset of another rule's body for the same head adds
         // nothing; drop it (cheap for the short rule lists GDL produces).
@@ -841,9 +923,9 @@ impl Net {
             }
             let mut keep = Vec::with_capacity(rs.len());
             for (x, &r) in rs.iter().enumerate() {
-                let lr = &self.rules[r as usize].lits;
+                let lr = self.lits.get(r as usize);
                 let subsumed = rs.iter().enumerate().any(|(y, &s)| {
-                    let ls = &self.rules[s as usize].lits;
+                    let ls = self.lits.get(s as usize);
                     x != y
                         && (ls.len() < lr.len() || (ls.len() == lr.len() && y < x))
                         && ls.iter().all(|l| lr.binary_search(l).is_ok())
@@ -887,7 +969,7 @@ impl Net {
                 matches!(self.kind[a as usize], Kind::Does(..))
                     || self.does_sets.contains_key(&a)
                     || self.rules_of[a as usize].iter().any(|&r| {
-                        self.rules[r as usize].lits.iter().any(|&l| {
+                        self.lits.get(r as usize).iter().any(|&l| {
                             let b = lit_atom(l) as usize;
                             self.move_dep[b] || matches!(self.kind[b], Kind::Does(..))
                         })
@@ -933,8 +1015,9 @@ impl Net {
                 continue;
             }
             any = true;
-            let mut lits = self.rules[r as usize]
+            let mut lits = self
                 .lits
+                .get(r as usize)
                 .iter()
                 .copied()
                 .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
@@ -1054,9 +1137,7 @@ impl Net {
         let via: Vec<String> = path.iter().map(|&x| show(x)).collect();
         let span = self.rules_of[b as usize]
             .iter()
-            .find(|&&r| {
-                self.alive[r as usize] && self.rules[r as usize].lits.contains(&(a << 1 | 1))
-            })
+            .find(|&&r| self.alive[r as usize] && self.lits.get(r as usize).contains(&(a << 1 | 1)))
             .and_then(|&r| g.rule_span(p, self.rules[r as usize].src))
             .unwrap_or(Span::new(p.file(), 0, 0));
         GdlDiagnostic::new(

@@ -24,14 +24,13 @@ const EMPTY: u32 = u32::MAX;
 /// A set of row numbers, keyed by the tuple each row stands for (given by the caller).
 ///
 /// The caller owns the tuples; lookups take a closure returning the tuple of a row. The full
-/// 32-bit hash of every row is stored beside it, so growing never needs the tuples and most
-/// mismatches are rejected without looking at them.
+/// 32-bit hash of every row is stored beside it (in the same slot, so a probe touches one
+/// cache line), so growing never needs the tuples and most mismatches are rejected without
+/// looking at them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct TupleSet {
-    /// Slot → row (or `EMPTY`).
-    slots: Vec<u32>,
-    /// Slot → the row's hash.
-    hashes: Vec<u32>,
+    /// Slot → (row or `EMPTY`, the row's hash).
+    slots: Vec<(u32, u32)>,
     /// log2 of the number of slots.
     bits: u32,
     len: usize,
@@ -69,11 +68,11 @@ impl TupleSet {
         let mask = self.slots.len() - 1;
         let mut i = self.slot(h);
         loop {
-            let r = self.slots[i];
+            let (r, rh) = self.slots[i];
             if r == EMPTY {
                 return None;
             }
-            if self.hashes[i] == h && tuple(r) == key {
+            if rh == h && tuple(r) == key {
                 return Some(r);
             }
             i = (i + 1) & mask;
@@ -92,11 +91,10 @@ impl TupleSet {
     fn place(&mut self, h: u32, row: u32) {
         let mask = self.slots.len() - 1;
         let mut i = self.slot(h);
-        while self.slots[i] != EMPTY {
+        while self.slots[i].0 != EMPTY {
             i = (i + 1) & mask;
         }
-        self.slots[i] = row;
-        self.hashes[i] = h;
+        self.slots[i] = (row, h);
     }
 
     fn grow(&mut self) {
@@ -106,9 +104,8 @@ impl TupleSet {
             self.bits + 1
         };
         let cap = 1usize << self.bits;
-        let old_slots = std::mem::replace(&mut self.slots, vec![EMPTY; cap]);
-        let old_hashes = std::mem::replace(&mut self.hashes, vec![0; cap]);
-        for (r, h) in old_slots.into_iter().zip(old_hashes) {
+        let old_slots = std::mem::replace(&mut self.slots, vec![(EMPTY, 0); cap]);
+        for (r, h) in old_slots {
             if r != EMPTY {
                 self.place(h, r);
             }

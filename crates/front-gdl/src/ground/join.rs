@@ -8,13 +8,15 @@
 //! (neither in the head nor in a relaxed literal) form a final *exists block* that stops at
 //! its first match, so such variables never multiply the instances.
 //!
-//! Scans look rows up in the relation's index for the argument positions that are bound at
-//! that point (built lazily, one per pattern actually used) and match the remaining arguments
-//! against the row, binding variables. Because each variable's first binding step is known at
+//! Scans look rows up in the relation's index for what is known at that point (built lazily,
+//! one per access pattern actually used): the functor and arity of every compound sub-term of
+//! the literal, and the value of every sub-term that is already bound, so `(true (cell ?x 3
+//! ?p))` with `?x` bound visits only the `(cell x 3 _)` facts. The rest of the literal is
+//! matched against each row found, binding variables. Because each variable's first binding step is known at
 //! plan time, matching never needs to undo bindings.
 
 use super::rules::{IRule, LitKind, Mode, Pat, Rel};
-use super::table::Table;
+use super::table::{IndexSpec, Path, Table, at};
 use super::terms::{GTerm, TermStore};
 
 /// Which rows of a relation a literal reads (semi-naive evaluation).
@@ -57,12 +59,12 @@ enum Step {
         lit: u16,
         rel: u32,
         range: Range,
-        /// The index (into the table's indexes) and the key patterns (all bound), if any
-        /// argument is bound.
+        /// The index (into the table's indexes) and the key patterns (all bound), unless the
+        /// literal constrains nothing before the scan (then every row in range is tried).
         index: Option<usize>,
         key: Box<[Pat]>,
-        /// The other arguments: position and pattern.
-        rest: Box<[(u8, MPat)]>,
+        /// What the index does not check: the sub-term at a path and its pattern.
+        rest: Box<[(Path, MPat)]>,
     },
     /// Look up a fully bound atom.
     Probe {
@@ -82,6 +84,12 @@ pub(crate) struct Plan {
     steps: Vec<Step>,
     /// `steps[exists_from..]` stop at their first complete match.
     exists_from: usize,
+    /// Per step: the variables bound before it that it or a later step reads (not counting
+    /// the emission), if the step is a scan worth remembering failures for. The steps from
+    /// there on find a match or not depending on these values only, so a combination that
+    /// found none is not searched again (this skips only searches that emit nothing: the
+    /// output and its order do not change).
+    memo: Vec<Option<Box<[u16]>>>,
     /// The indexes the plan reads: (relation, index number).
     pub(crate) indexes: Vec<(u32, usize)>,
 }
@@ -107,6 +115,37 @@ fn compile_match(p: &Pat, bound: &mut [bool]) -> MPat {
         }
         Pat::Ground(g) => MPat::Ground(*g),
         Pat::Fn(f, args) => MPat::Fn(*f, args.iter().map(|a| compile_match(a, bound)).collect()),
+    }
+}
+
+/// Splits the sub-pattern `p` at `path` of a scanned literal into what the index checks
+/// (shape tests and keys: the parts bound before the scan, per `before`) and what is left to
+/// match against each row (`rest`, binding variables in pre-order).
+fn split(
+    p: &Pat,
+    path: &mut Vec<u32>,
+    before: &[bool],
+    bound: &mut [bool],
+    spec: &mut IndexSpec,
+    key: &mut Vec<Pat>,
+    rest: &mut Vec<(Path, MPat)>,
+) {
+    if bound_pat(p, before) {
+        spec.keys.push(path.as_slice().into());
+        key.push(p.clone());
+        return;
+    }
+    match p {
+        Pat::Fn(f, args) => {
+            spec.shapes
+                .push((path.as_slice().into(), *f, args.len() as u32));
+            for (c, a) in args.iter().enumerate() {
+                path.push(c as u32);
+                split(a, path, before, bound, spec, key, rest);
+                path.pop();
+            }
+        }
+        _ => rest.push((path.as_slice().into(), compile_match(p, bound))),
     }
 }
 
@@ -173,37 +212,32 @@ pub(crate) fn plan(
             });
             return;
         }
-        let mut positions = Vec::new();
+        let before = bound.clone();
+        let mut spec = IndexSpec::default();
         let mut key = Vec::new();
+        let mut rest = Vec::new();
+        let mut path = Vec::new();
         for (p, a) in l.args.iter().enumerate() {
-            if bound_pat(a, bound) && p < 256 {
-                positions.push(p as u8);
-                key.push(a.clone());
-            }
+            path.push(p as u32);
+            split(a, &mut path, &before, bound, &mut spec, &mut key, &mut rest);
+            path.pop();
         }
-        let index = if positions.is_empty() {
+        let index = if spec.is_trivial() {
             None
         } else {
-            let ix = tables[l.rel as usize].index_for(&positions);
+            let ix = tables[l.rel as usize].index_for(&spec);
             if !indexes.contains(&(l.rel, ix)) {
                 indexes.push((l.rel, ix));
             }
             Some(ix)
         };
-        let rest = l
-            .args
-            .iter()
-            .enumerate()
-            .filter(|(p, _)| !positions.contains(&(*p as u8)))
-            .map(|(p, a)| (p as u8, compile_match(a, bound)))
-            .collect();
         steps.push(Step::Scan {
             lit: i as u16,
             rel: l.rel,
             range,
             index,
             key: key.into(),
-            rest,
+            rest: rest.into(),
         });
     };
 
@@ -299,11 +333,67 @@ pub(crate) fn plan(
     if !rule.head.iter().all(|a| bound_pat(a, &bound)) {
         return Err("a variable of the head is not bound by any positive literal".into());
     }
+    let memo = memo_inputs(&steps, rule.nvars);
     Ok(Plan {
+        memo,
         steps,
         exists_from,
         indexes,
     })
+}
+
+/// [`Plan::memo`] for `steps`: scans after the first with a later step, keyed by their inputs.
+fn memo_inputs(steps: &[Step], nvars: usize) -> Vec<Option<Box<[u16]>>> {
+    fn pat_vars(p: &Pat, out: &mut Vec<u16>) {
+        p.for_each_var(&mut |v| out.push(v));
+    }
+    fn mpat_vars(p: &MPat, checks: &mut Vec<u16>, binds: &mut Vec<u16>) {
+        match p {
+            MPat::Bind(v) => binds.push(*v),
+            MPat::Check(v) => checks.push(*v),
+            MPat::Ground(_) => {}
+            MPat::Fn(_, args) => args.iter().for_each(|a| mpat_vars(a, checks, binds)),
+        }
+    }
+    // Per step: variables read and bound.
+    let mut reads = Vec::with_capacity(steps.len());
+    let mut binds = Vec::with_capacity(steps.len());
+    for st in steps {
+        let (mut r, mut b) = (Vec::new(), Vec::new());
+        match st {
+            Step::Scan { key, rest, .. } => {
+                key.iter().for_each(|p| pat_vars(p, &mut r));
+                rest.iter().for_each(|(_, m)| mpat_vars(m, &mut r, &mut b));
+            }
+            Step::Probe { args, .. } => args.iter().for_each(|p| pat_vars(p, &mut r)),
+            Step::Distinct(x, y) => {
+                pat_vars(x, &mut r);
+                pat_vars(y, &mut r);
+            }
+        }
+        reads.push(r);
+        binds.push(b);
+    }
+    let mut bound_before = vec![vec![false; nvars]; steps.len()];
+    for k in 1..steps.len() {
+        let mut b = bound_before[k - 1].clone();
+        binds[k - 1].iter().for_each(|&v| b[v as usize] = true);
+        bound_before[k] = b;
+    }
+    let mut memo = vec![None; steps.len()];
+    let mut later = vec![false; nvars];
+    for k in (1..steps.len()).rev() {
+        reads[k].iter().for_each(|&v| later[v as usize] = true);
+        if k + 1 < steps.len() && matches!(steps[k], Step::Scan { .. }) {
+            let inputs: Box<[u16]> = (0..nvars as u16)
+                .filter(|&v| later[v as usize] && bound_before[k][v as usize])
+                .collect();
+            if !inputs.is_empty() {
+                memo[k] = Some(inputs);
+            }
+        }
+    }
+    memo
 }
 
 /// Why an execution stopped early.
@@ -385,6 +475,32 @@ pub(crate) struct Exec<'a> {
     vals: Vec<GTerm>,
     rows: Vec<u32>,
     buf: Vec<u32>,
+    /// Per step of the running plan: the input combinations that found no match.
+    failed: Vec<Failed>,
+}
+
+/// Remembered failures of one step (see [`Plan::memo`]).
+#[derive(Debug, Default)]
+struct Failed {
+    keys: Vec<u32>,
+    set: super::hash::TupleSet,
+    /// Lookups and hits, to stop remembering where it does not pay.
+    lookups: u64,
+    hits: u64,
+}
+
+impl Failed {
+    fn clear(&mut self) {
+        self.keys.clear();
+        self.set = super::hash::TupleSet::default();
+        self.lookups = 0;
+        self.hits = 0;
+    }
+
+    /// Whether remembering still pays: after a trial period, at least one lookup in 16 hits.
+    fn active(&self) -> bool {
+        self.lookups < 4096 || self.hits * 16 >= self.lookups
+    }
 }
 
 const UNBOUND: GTerm = u32::MAX;
@@ -410,6 +526,7 @@ impl<'a> Exec<'a> {
             vals: Vec::new(),
             rows: Vec::new(),
             buf: Vec::new(),
+            failed: Vec::new(),
         }
     }
 
@@ -419,23 +536,32 @@ impl<'a> Exec<'a> {
         self.vals.resize(rule.nvars, UNBOUND);
         self.rows.clear();
         self.rows.resize(rule.body.len(), u32::MAX);
+        if self.failed.len() < plan.steps.len() {
+            self.failed.resize_with(plan.steps.len(), Failed::default);
+        }
+        self.failed.iter_mut().for_each(Failed::clear);
         self.step(rule, plan, 0, out).map(|_| ())
     }
 
     /// The term a bound pattern denotes, if it exists (lookup only).
+    #[inline]
     fn find(&mut self, p: &Pat) -> Option<GTerm> {
         match p {
             Pat::Var(v) => Some(self.vals[*v as usize]),
             Pat::Ground(g) => Some(*g),
-            Pat::Fn(f, args) => {
-                let mut key = Vec::with_capacity(args.len() + 1);
-                key.push(*f);
-                for a in args.iter() {
-                    key.push(self.find(a)?);
-                }
-                self.store.find(&key)
-            }
+            Pat::Fn(f, args) => self.find_fn(*f, args),
         }
+    }
+
+    /// [`Exec::find`] of a compound pattern `(f args…)`.
+    #[inline(never)]
+    fn find_fn(&mut self, f: u32, args: &[Pat]) -> Option<GTerm> {
+        let mut key = Vec::with_capacity(args.len() + 1);
+        key.push(f);
+        for a in args.iter() {
+            key.push(self.find(a)?);
+        }
+        self.store.find(&key)
     }
 
     /// The term a bound pattern denotes, interned.
@@ -491,6 +617,7 @@ impl<'a> Exec<'a> {
         }
     }
 
+    #[inline]
     fn matches(&mut self, p: &MPat, t: GTerm) -> bool {
         match p {
             MPat::Bind(v) => {
@@ -499,20 +626,24 @@ impl<'a> Exec<'a> {
             }
             MPat::Check(v) => self.vals[*v as usize] == t,
             MPat::Ground(g) => *g == t,
-            MPat::Fn(f, args) => {
-                let tup = self.store.tuple(t);
-                if tup[0] != *f || tup.len() != args.len() + 1 {
-                    return false;
-                }
-                for (i, a) in args.iter().enumerate() {
-                    let sub = self.store.tuple(t)[i + 1];
-                    if !self.matches(a, sub) {
-                        return false;
-                    }
-                }
-                true
+            MPat::Fn(f, args) => self.matches_fn(*f, args, t),
+        }
+    }
+
+    /// [`Exec::matches`] of a compound pattern `(f args…)`.
+    #[inline(never)]
+    fn matches_fn(&mut self, f: u32, args: &[MPat], t: GTerm) -> bool {
+        let tup = self.store.tuple(t);
+        if tup[0] != f || tup.len() != args.len() + 1 {
+            return false;
+        }
+        for (i, a) in args.iter().enumerate() {
+            let sub = self.store.tuple(t)[i + 1];
+            if !self.matches(a, sub) {
+                return false;
             }
         }
+        true
     }
 
     fn tick(&mut self) -> Result<(), Stop> {
@@ -537,7 +668,6 @@ impl<'a> Exec<'a> {
             self.emit(rule, out)?;
             return Ok(true);
         };
-        let in_exists = i >= plan.exists_from;
         match step {
             Step::Distinct(a, b) => {
                 if self.same(a, b) {
@@ -577,53 +707,110 @@ impl<'a> Exec<'a> {
                 }
                 self.step(rule, plan, i + 1, out)
             }
-            Step::Scan {
-                lit,
-                rel,
-                range,
-                index,
-                key,
-                rest,
-            } => {
-                let tables = self.tables;
-                let t = &tables[*rel as usize];
+            Step::Scan { rel, range, .. } => {
+                let t = &self.tables[*rel as usize];
                 let (lo, hi) = range.bounds(t);
                 if lo >= hi {
                     return Ok(false);
                 }
-                let mut found = false;
-                match index {
-                    Some(ix) => {
-                        let mut k = Vec::with_capacity(key.len());
-                        for p in key.iter() {
-                            match self.find(p) {
-                                Some(v) => k.push(v),
-                                None => return Ok(false),
-                            }
+                // The input combination is appended to the step's key arena: it stays there if
+                // the search fails (a step's searches are never nested), else it is dropped.
+                let memo = match &plan.memo[i] {
+                    Some(inputs) if self.failed[i].active() => {
+                        let f = &mut self.failed[i];
+                        let n = inputs.len();
+                        let at = f.keys.len();
+                        f.keys.extend(inputs.iter().map(|&v| self.vals[v as usize]));
+                        let (keys, key) = f.keys.split_at(at);
+                        let h = super::hash::hash_tuple(key);
+                        f.lookups += 1;
+                        if f.set
+                            .find_hashed(h, key, |r| &keys[r as usize * n..(r as usize + 1) * n])
+                            .is_some()
+                        {
+                            f.hits += 1;
+                            f.keys.truncate(at);
+                            return Ok(false);
                         }
-                        for &r in t.lookup(*ix, &k, lo, hi) {
-                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
-                                found = true;
-                                if in_exists {
-                                    break;
-                                }
-                            }
-                        }
+                        Some((h, at, n))
                     }
-                    None => {
-                        for r in lo..hi {
-                            if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
-                                found = true;
-                                if in_exists {
-                                    break;
-                                }
-                            }
-                        }
+                    _ => None,
+                };
+                let found = self.scan(rule, plan, i, step, out)?;
+                if let Some((h, at, n)) = memo {
+                    let f = &mut self.failed[i];
+                    if found {
+                        f.keys.truncate(at);
+                    } else {
+                        f.set.insert_new(h, (at / n) as u32);
                     }
                 }
                 Ok(found)
             }
         }
+    }
+
+    /// The scan of step `i` (`step`): tries every matching row.
+    fn scan(
+        &mut self,
+        rule: &IRule,
+        plan: &Plan,
+        i: usize,
+        step: &Step,
+        out: &mut Emitted,
+    ) -> Result<bool, Stop> {
+        let in_exists = i >= plan.exists_from;
+        let Step::Scan {
+            lit,
+            rel,
+            range,
+            index,
+            key,
+            rest,
+        } = step
+        else {
+            unreachable!("only scans are scanned")
+        };
+        let tables = self.tables;
+        let t = &tables[*rel as usize];
+        let (lo, hi) = range.bounds(t);
+        let mut found = false;
+        match index {
+            Some(ix) => {
+                let mut k = std::mem::take(&mut self.buf);
+                k.clear();
+                for p in key.iter() {
+                    match self.find(p) {
+                        Some(v) => k.push(v),
+                        None => {
+                            self.buf = k;
+                            return Ok(false);
+                        }
+                    }
+                }
+                let rows = t.lookup(*ix, &k, lo, hi);
+                self.buf = k;
+                for &r in rows {
+                    if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                        found = true;
+                        if in_exists {
+                            break;
+                        }
+                    }
+                }
+            }
+            None => {
+                for r in lo..hi {
+                    if self.try_row(rule, plan, i, *lit, t.row(r), r, rest, out)? {
+                        found = true;
+                        if in_exists {
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(found)
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -635,11 +822,15 @@ impl<'a> Exec<'a> {
         lit: u16,
         row: &[GTerm],
         r: u32,
-        rest: &[(u8, MPat)],
+        rest: &[(Path, MPat)],
         out: &mut Emitted,
     ) -> Result<bool, Stop> {
         for (p, m) in rest {
-            if !self.matches(m, row[*p as usize]) {
+            let t = match **p {
+                [arg] => row[arg as usize],
+                _ => at(self.store, row, p),
+            };
+            if !self.matches(m, t) {
                 return Ok(false);
             }
         }
@@ -678,5 +869,46 @@ impl<'a> Exec<'a> {
             out.ends.push(out.lits.len() as u32);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `(a ?x) (b ?x ?y) (c ?y) (e ?x ?z)`: the scan of `b` reads `?x` (bound by `a`), and so
+    /// does the scan of `e`, after which nothing follows; the last step and the first are
+    /// never remembered.
+    #[test]
+    fn failures_are_keyed_by_the_inputs_later_steps_read() {
+        let scan = |rel: u32, key: Vec<Pat>, rest: Vec<(u32, MPat)>| Step::Scan {
+            lit: rel as u16,
+            rel,
+            range: Range::All,
+            index: None,
+            key: key.into(),
+            rest: rest.into_iter().map(|(p, m)| (vec![p].into(), m)).collect(),
+        };
+        let steps = vec![
+            scan(0, vec![], vec![(0, MPat::Bind(0))]),
+            scan(1, vec![Pat::Var(0)], vec![(1, MPat::Bind(1))]),
+            Step::Probe {
+                lit: 2,
+                rel: 2,
+                range: Range::All,
+                args: vec![Pat::Var(1)].into(),
+                negated: false,
+            },
+            scan(3, vec![], vec![(0, MPat::Check(0)), (1, MPat::Bind(2))]),
+            scan(4, vec![Pat::Var(2)], vec![(1, MPat::Bind(3))]),
+        ];
+        let memo = memo_inputs(&steps, 4);
+        assert_eq!(memo[0], None);
+        assert_eq!(memo[1].as_deref(), Some(&[0u16][..]));
+        // A probe is cheaper than remembering it.
+        assert_eq!(memo[2], None);
+        // `?1` is read by the probe only, before this scan: not an input of the scan.
+        assert_eq!(memo[3].as_deref(), Some(&[0u16][..]));
+        assert_eq!(memo[4], None);
     }
 }

@@ -20,8 +20,8 @@
 //! Spans: every rule, atom, distinct literal and term occurrence has the span of the source text
 //! it came from. Spans never take part in [`Program::structurally_eq`].
 
-use crate::hash::FxHashMap;
 use rg_core::{EntityId, FileId, Span};
+use rustc_hash::FxHashMap;
 use std::fmt;
 
 rg_core::entity_id! {

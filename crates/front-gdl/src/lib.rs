@@ -30,7 +30,6 @@ pub mod ast;
 pub mod error;
 pub mod graph;
 pub mod ground;
-mod hash;
 pub mod infix;
 pub mod lexer;
 mod lower;

@@ -17,10 +17,10 @@
 
 use crate::ast::{Atom, Literal, Program, RelId, Rule, Sym, Term, TermId, VarId};
 use crate::error::{Code, GdlDiagnostic, Sink};
-use crate::hash::FxHashSet;
 use crate::lexer::is_usual_char;
 use crate::reader::{Sexp, SexpKind};
 use rg_core::{EntityId, Span};
+use rustc_hash::FxHashSet;
 
 /// The most rules one source form may expand to (E-VAL-017 beyond).
 pub const MAX_EXPANSION: usize = 1 << 16;

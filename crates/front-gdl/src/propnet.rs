@@ -29,8 +29,8 @@ use crate::graph::{Csr, Sccs, sccs};
 use crate::ground::Grounding;
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
-use crate::hash::FxHashSet;
 use rg_core::{EntityId, Span};
+use rustc_hash::FxHashSet;
 use std::collections::HashMap;
 
 /// A truth value during simplification.

@@ -28,8 +28,8 @@
 use crate::ast::{Atom, Literal, Program, RelId, Rule, Sym, Term, TermId, VarId};
 use crate::error::{Code, GdlDiagnostic, Sink};
 use crate::graph::{Csr, Sccs, sccs};
-use crate::hash::{FxHashMap, FxHashSet};
 use rg_core::{EntityId, Span};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
 /// How a relation depends on the game's inputs (gdl.md §3).

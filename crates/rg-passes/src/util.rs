@@ -397,62 +397,8 @@ pub(crate) fn set_members(g: &Game, t: TypeId) -> Option<Vec<Symbol>> {
     }
 }
 
-/// A fast hasher for the hash maps of hot loops, keyed by ids and labels (FxHash's
-/// multiply-rotate): SipHash, the standard one, was a fifth of the time of several join passes
-/// on large GDL translations. No map of the passes is exposed to untrusted keys' collisions in
-/// a way that matters (inputs are games the user runs), and no output depends on map order.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct FxHasher {
-    hash: u64,
-}
-
-impl FxHasher {
-    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-
-    fn add(&mut self, word: u64) {
-        self.hash = (self.hash.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
-    }
-}
-
-impl std::hash::Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.add(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut buf = [0u8; 8];
-            buf[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(buf));
-        }
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.add(u64::from(i));
-    }
-    fn write_u16(&mut self, i: u16) {
-        self.add(u64::from(i));
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(u64::from(i));
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.hash
-    }
-}
-
-/// Builds [`FxHasher`]s.
-pub(crate) type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
-/// A `HashMap` with [`FxHasher`].
-pub(crate) type FxHashMap<K, V> = std::collections::HashMap<K, V, FxBuild>;
-/// A `HashSet` with [`FxHasher`].
-pub(crate) type FxHashSet<T> = HashSet<T, FxBuild>;
+/// Fast hashing for the hot maps of the passes; no output depends on their order.
+pub(crate) use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Sorts `nodes` by name (bytewise), fetching each name once. Node names are unique, so equal
 /// names are the same node and the order is that of a stable sort.

@@ -8,9 +8,9 @@
 //! together with its *context* (how many constants its names may refer to), unless no name
 //! inside it is a constant at all, in which case the context is irrelevant.
 
-use crate::util::FxHashMap;
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EntityId, ExprData, Game, Label, Symbol, ValueData, ValueId};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::collections::HashSet;
 

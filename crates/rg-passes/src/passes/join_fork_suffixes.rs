@@ -113,7 +113,7 @@ fn has_edge(g: &Game, p: EdgeId, to: NodeId) -> bool {
 
 fn label_hash(l: &Label) -> u64 {
     use std::hash::BuildHasher;
-    crate::util::FxBuild::default().hash_one(l)
+    rustc_hash::FxBuildHasher.hash_one(l)
 }
 
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the

@@ -24,10 +24,10 @@
 
 use super::meta;
 use super::reorder_conditions::reorder;
-use crate::util::FxHashSet;
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, Ty, TypeEnv};
 use rg_core::{ExprData, ExprId, Game, Label};
+use rustc_hash::FxHashSet;
 
 /// Moves comparisons shared by several branches of a node to the front of each branch.
 #[derive(Debug)]

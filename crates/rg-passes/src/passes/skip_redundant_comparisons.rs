@@ -4,8 +4,11 @@
 //! later.
 //!
 //! For an edge `a → b: x != s` (`s` known, `x` not known at `a`), the walks from `b` are explored
-//! in the knowledge of ConstantsAnalysis at `a` plus the hypothesis `x ↦ s`. The comparison is
-//! redundant when every explored walk reaches a comparison known to fail, and on the way:
+//! in the knowledge of ConstantsAnalysis at `a` plus the hypothesis `x ↦ s`; when `x` is a lookup
+//! `m[v]` in a known map at a variable `v`, once per value `u` of `v`'s type with `m[u]` possibly
+//! `s`, with `v ↦ u` (the walks after `dir[coord] != null` then know where `coord` is, and that
+//! `lookup[coord]` is `null` too). The comparison is redundant when every explored walk reaches
+//! a comparison known to fail, and on the way:
 //!
 //! - ends no move (no assignment to `player`) and reaches no check's end node (inside a check
 //!   that would make the check hold);
@@ -208,6 +211,66 @@ fn guard(g: &Game, c: &Constants<'_>, label: Label, k: &Facts) -> Option<(ExprId
     }
 }
 
+/// The most values of a key variable split into cases (see [`hypotheses`]).
+const MAX_CASES: usize = 256;
+
+/// The knowledge in which the walks of a failing `x != s` are explored: `k` plus `x ↦ s`; when
+/// `x` is a lookup `m[v]` in a known map at an unknown variable `v` with at most [`MAX_CASES`]
+/// values, one such knowledge per value `u` of `v`'s type for which `m[u]` may be `s`, with
+/// `v ↦ u` too (the comparison fails exactly in those states, since `v` holds a value of its
+/// type), so that what follows can use the key: after `dir[coord] != null` fails, the walks
+/// know where `coord` is, and that `lookup[coord]` is `null` as well.
+fn hypotheses(
+    g: &Game,
+    env: &TypeEnv<'_>,
+    c: &Constants<'_>,
+    k: &Facts,
+    x: ExprId,
+    s: Symbol,
+) -> Vec<Facts> {
+    let mut h = k.clone();
+    h.set(g, x, Known::Sym(s));
+    split(g, env, c, k, x, s).unwrap_or_else(|| vec![h])
+}
+
+/// The cases of [`hypotheses`] for a lookup, or `None` when `x` is not one that can be split.
+fn split(
+    g: &Game,
+    env: &TypeEnv<'_>,
+    c: &Constants<'_>,
+    k: &Facts,
+    x: ExprId,
+    s: Symbol,
+) -> Option<Vec<Facts>> {
+    let ExprData::Access(m, key) = g.expr(x) else {
+        return None;
+    };
+    let key = g.strip_casts(key);
+    let ExprData::Ref(v) = g.expr(key) else {
+        return None;
+    };
+    if !c.values.is_variable(v) || c.eval(g, key, k).is_some() || c.eval(g, m, k).is_none() {
+        return None;
+    }
+    let members = env.values(g.variable(v)?.ty).ok()??;
+    if members.as_slice().len() > MAX_CASES {
+        return None;
+    }
+    let mut cases = Vec::new();
+    for &u in members.as_slice() {
+        let mut h = k.clone();
+        h.set(g, key, Known::Sym(u));
+        match c.eval(g, x, &h) {
+            Some(Known::Sym(y)) if y != s => {}
+            _ => {
+                h.set(g, x, Known::Sym(s));
+                cases.push(h);
+            }
+        }
+    }
+    Some(cases)
+}
+
 /// The smallest declared set type holding `members`, by name.
 fn widest_fit(g: &Game, env: &TypeEnv<'_>, members: &[Symbol]) -> Option<Symbol> {
     g.typedefs
@@ -305,8 +368,7 @@ impl Pass for SkipRedundantComparisons {
                 let Some((x, s)) = guard(g, &c, d.label, k) else {
                     continue;
                 };
-                let mut hypothesis = k.clone();
-                hypothesis.set(g, x, Known::Sym(s));
+                let hypotheses = hypotheses(g, &env, &c, k, x, s);
                 let mut ex = Explorer {
                     g,
                     env: &env,
@@ -317,7 +379,8 @@ impl Pass for SkipRedundantComparisons {
                     outside: Vec::new(),
                     steps: 0,
                 };
-                match ex.explore(d.to, hypothesis) {
+                let verdict = hypotheses.into_iter().try_for_each(|h| ex.explore(d.to, h));
+                match verdict {
                     Ok(()) => {
                         relied.extend(ex.relied);
                         outside.extend(ex.outside);

@@ -62,6 +62,11 @@ impl Facts {
         find(&self.names, e).or_else(|| find(&self.others, e))
     }
 
+    /// The number of facts.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len() + self.others.len()
+    }
+
     /// Records `e ↦ v`.
     pub(crate) fn set(&mut self, g: &Game, e: ExprId, v: Known) {
         let list = match g.expr(e) {

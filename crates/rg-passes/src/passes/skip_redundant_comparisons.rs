@@ -15,7 +15,8 @@
 //! - evaluates no check (its walk would start in the hypothetical state);
 //! - stores into no map cell whose key is not known to be in the map's domain (the interpreter
 //!   cannot store outside a domain);
-//! - stays within a budget of [`BUDGET`] edges (over it: kept, with a warning); a node met again
+//! - stays within a budget of [`BUDGET`] edges, fewer when the knowledge has more than 16 facts
+//!   ([`FACT_BUDGET`] facts copied; over it: kept, with a warning); a node met again
 //!   with the same knowledge is not explored again.
 //!
 //! Reads of a map at a key outside its declared key type (typically `board[null]` once the null
@@ -45,6 +46,9 @@ use std::collections::{HashMap, HashSet};
 
 /// Edges explored per comparison before giving up.
 pub(crate) const BUDGET: usize = 256;
+/// Facts copied per comparison at most: each explored edge copies the knowledge, so with many
+/// facts (large GDL translations) fewer edges are explored.
+const FACT_BUDGET: usize = 16 * BUDGET;
 
 /// Inequalities whose failing walks die anyway become skips.
 #[derive(Debug)]
@@ -70,6 +74,8 @@ struct Explorer<'a> {
     /// Maps read at a key outside their key type: (map name, key).
     outside: Vec<(Symbol, Symbol)>,
     steps: usize,
+    /// Edges this exploration may step over.
+    budget: usize,
 }
 
 impl Explorer<'_> {
@@ -146,7 +152,7 @@ impl Explorer<'_> {
             seen.push(k.clone());
             for &f in g.outgoing(n) {
                 self.steps += 1;
-                if self.steps > BUDGET {
+                if self.steps > self.budget {
                     return Err(Stop::Budget);
                 }
                 let label = if self.skipped.contains(&f) {
@@ -211,12 +217,12 @@ fn guard(g: &Game, c: &Constants<'_>, label: Label, k: &Facts) -> Option<(ExprId
     }
 }
 
-/// The most values of a key variable split into cases (see [`hypotheses`]).
-const MAX_CASES: usize = 256;
+/// The most cases a lookup is split into (see [`hypotheses`]).
+const MAX_CASES: usize = 32;
 
 /// The knowledge in which the walks of a failing `x != s` are explored: `k` plus `x ↦ s`; when
-/// `x` is a lookup `m[v]` in a known map at an unknown variable `v` with at most [`MAX_CASES`]
-/// values, one such knowledge per value `u` of `v`'s type for which `m[u]` may be `s`, with
+/// `x` is a lookup `m[v]` in a known map at an unknown variable `v`, one such knowledge per value
+/// `u` of `v`'s type for which `m[u]` may be `s` (at most [`MAX_CASES`] of them), with
 /// `v ↦ u` too (the comparison fails exactly in those states, since `v` holds a value of its
 /// type), so that what follows can use the key: after `dir[coord] != null` fails, the walks
 /// know where `coord` is, and that `lookup[coord]` is `null` as well.
@@ -249,26 +255,30 @@ fn split(
     let ExprData::Ref(v) = g.expr(key) else {
         return None;
     };
-    if !c.values.is_variable(v) || c.eval(g, key, k).is_some() || c.eval(g, m, k).is_none() {
+    if !c.values.is_variable(v) || c.eval(g, key, k).is_some() {
         return None;
     }
+    let map = c.eval(g, m, k)?;
     let members = env.values(g.variable(v)?.ty).ok()??;
-    if members.as_slice().len() > MAX_CASES {
-        return None;
-    }
-    let mut cases = Vec::new();
+    // The values `u` with `m[u]` possibly `s`, found without copying the knowledge.
+    let mut keys = Vec::new();
     for &u in members.as_slice() {
-        let mut h = k.clone();
-        h.set(g, key, Known::Sym(u));
-        match c.eval(g, x, &h) {
+        match c.values.lookup(g, map, u) {
             Some(Known::Sym(y)) if y != s => {}
-            _ => {
-                h.set(g, x, Known::Sym(s));
-                cases.push(h);
-            }
+            _ if keys.len() == MAX_CASES => return None,
+            _ => keys.push(u),
         }
     }
-    Some(cases)
+    Some(
+        keys.into_iter()
+            .map(|u| {
+                let mut h = k.clone();
+                h.set(g, key, Known::Sym(u));
+                h.set(g, x, Known::Sym(s));
+                h
+            })
+            .collect(),
+    )
 }
 
 /// The smallest declared set type holding `members`, by name.
@@ -378,6 +388,7 @@ impl Pass for SkipRedundantComparisons {
                     relied: Vec::new(),
                     outside: Vec::new(),
                     steps: 0,
+                    budget: BUDGET.min(FACT_BUDGET / (1 + k.len())),
                 };
                 let verdict = hypotheses.into_iter().try_for_each(|h| ex.explore(d.to, h));
                 match verdict {
@@ -394,7 +405,7 @@ impl Pass for SkipRedundantComparisons {
         if over_budget > 0 {
             cx.warnings.push(format!(
                 "skip_redundant_comparisons: kept {over_budget} comparison(s) whose walks were \
-                 not explored within {BUDGET} edges"
+                 not explored within their budget of edges"
             ));
         }
         if skipped.is_empty() {

@@ -27,6 +27,11 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// Compares two symbol names: integers numerically and before other names, then by text.
+/// The most rules of one literal each a next-state condition may have to be emitted as a
+/// decision chain rather than a check (each costs two edges either way; longer disjunctions are
+/// left to the check, whose sub-automaton other conditions may share).
+const MAX_DISJUNCTS: usize = 3;
+
 fn name_cmp(a: &str, b: &str) -> Ordering {
     let num = |s: &str| !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit());
     match (num(a), num(b)) {
@@ -534,10 +539,14 @@ impl Lowerer<'_> {
             let c = net.cond(net.fluents[f].next);
             let t = self.node(&format!("m_next_{k}_1"));
             let nx = self.node(&format!("m_next_{}", k + 1));
-            self.cond_edge(at, t, c, true, &format!("m_nextc_{k}"), next_span);
             let lab = self.assign(nv, one);
-            self.edge(t, nx, lab, next_span);
-            self.cond_edge(at, nx, c, false, &format!("m_nextn_{k}"), next_span);
+            if let Some(lits) = self.small_disjunction(c) {
+                self.decide(at, t, nx, &lits, lab, &format!("m_nextd_{k}"), next_span);
+            } else {
+                self.cond_edge(at, t, c, true, &format!("m_nextc_{k}"), next_span);
+                self.edge(t, nx, lab, next_span);
+                self.cond_edge(at, nx, c, false, &format!("m_nextn_{k}"), next_span);
+            }
             at = nx;
         }
         // Commit, then reset the scratch variables.
@@ -855,6 +864,66 @@ impl Lowerer<'_> {
                 self.lit_path(from, to, l, base, span, 0)
             }
         }
+    }
+
+    /// The literals `l1 … lk` (2 ≤ k ≤ [`MAX_DISJUNCTS`]) when condition `c` is an atom
+    /// defined by k rules of one literal each, none of them derived (so each is one edge):
+    /// `c ⇔ l1 ∨ … ∨ lk`. Reads of fluents come last (see [`Self::decide`]).
+    fn small_disjunction(&self, c: Cond) -> Option<Vec<PLit>> {
+        let net = self.net;
+        let Cond::Lit(l) = c else { return None };
+        let a = lit_atom(l) as usize;
+        if lit_neg(l) || net.kind[a] != Kind::Derived || net.scc_of[a] != u32::MAX {
+            return None;
+        }
+        let rules = &net.rules_of[a];
+        if !(2..=MAX_DISJUNCTS).contains(&rules.len()) {
+            return None;
+        }
+        let mut lits = Vec::with_capacity(rules.len());
+        for &r in rules {
+            let [x] = net.rules[r as usize].lits.as_slice() else {
+                return None;
+            };
+            if matches!(net.kind[lit_atom(*x) as usize], Kind::Derived) || lits.contains(x) {
+                return None;
+            }
+            lits.push(*x);
+        }
+        lits.sort_by_key(|&x| (matches!(net.kind[lit_atom(x) as usize], Kind::Fluent(_)), x));
+        Some(lits)
+    }
+
+    /// Emits "if `l1 ∨ … ∨ lk` then `effect`" from `from` to `to` as a decision chain instead of
+    /// a check: `from → t: l1`, `from → d0: ¬l1`, `d0 → t: l2`, …, and the last literal with its
+    /// own copy of the effect, `d → e: lk`, `e → to: effect`, `d → to: ¬lk`; `t → to: effect`.
+    /// Exactly one route passes in every state, as with the check pair it replaces, and the
+    /// last step is the shape join_conditional_assignments turns into a copy when `lk` reads a
+    /// fluent (join_fork_suffixes merges the two effects otherwise).
+    #[allow(clippy::too_many_arguments)]
+    fn decide(
+        &mut self,
+        from: NodeId,
+        t: NodeId,
+        to: NodeId,
+        lits: &[PLit],
+        effect: Label,
+        base: &str,
+        span: Option<Span>,
+    ) {
+        let (last, rest) = lits.split_last().expect("at least two literals");
+        let mut at = from;
+        for (k, &l) in rest.iter().enumerate() {
+            let d = self.fresh(&format!("{base}_{k}"));
+            self.lit_path(at, t, l, &format!("{base}_{k}p"), span, 0);
+            self.lit_path(at, d, l ^ 1, &format!("{base}_{k}n"), span, 0);
+            at = d;
+        }
+        self.edge(t, to, effect, span);
+        let e = self.fresh(&format!("{base}_e"));
+        self.lit_path(at, e, *last, &format!("{base}_lp"), span, 0);
+        self.edge(e, to, effect, span);
+        self.lit_path(at, to, last ^ 1, &format!("{base}_ln"), span, 0);
     }
 
     /// Emits edges from `from` to `to` that pass iff literal `l` holds; intermediate nodes are
@@ -1271,6 +1340,38 @@ fn sym(i: u32) -> crate::ast::Sym {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The -O0 translation of `text`, printed.
+    fn lowered(text: &str) -> String {
+        let (p, g) =
+            crate::ground::tests::ground_text(text, &crate::ground::GroundLimits::default())
+                .expect("grounds");
+        let net = Net::build(&p, &g).expect("a net");
+        rg_core::print(&lower(&p, &g, &net).0)
+    }
+
+    /// "next(f) if does(x, set) or true(f)" becomes a decision chain without a check; the fluent
+    /// is read last, next to its own copy of the store (the shape join_conditional_assignments
+    /// turns into `n_f = f_f`).
+    #[test]
+    fn a_next_state_disjunction_of_single_literals_is_a_decision_chain() {
+        let out = lowered(
+            "(role x) (init (ctl)) (<= (legal x set) (true (ctl))) (<= (legal x wait) (true (ctl)))
+             (<= (next (f)) (does x set)) (<= (next (f)) (true (f))) (<= (next (ctl)) (true (ctl)))
+             (<= terminal (true (f))) (<= (goal x 100) (true (f))) (<= (goal x 0) (not (true (f))))",
+        );
+        assert!(!out.contains("? d_next"), "{out}");
+        for want in [
+            "m_reveal_tag_0, m_next_0_1: does_x == set;",
+            "m_next_0_1, m_next_1: n_f = 1;",
+            "m_reveal_tag_0, m_nextd_0_0: does_x != set;",
+            "m_nextd_0_0, m_nextd_0_e: f_f == 1;",
+            "m_nextd_0_e, m_next_1: n_f = 1;",
+            "m_nextd_0_0, m_next_1: f_f != 1;",
+        ] {
+            assert!(out.contains(want), "{want} missing from\n{out}");
+        }
+    }
 
     #[test]
     fn names_order_numbers_numerically_first() {

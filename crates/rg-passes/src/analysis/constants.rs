@@ -12,8 +12,11 @@
 //! - names resolve as in the interpreter (a constant shadows a variable of the same name).
 //!
 //! Transfer over `l = r`: evaluate `r`, forget every fact mentioning the assigned variable,
-//! then record `l ↦ value`. Over `l == r` with one side known: record the other side. Over an
-//! any-assignment: forget the assigned variable. Everything else keeps the knowledge.
+//! then record `l ↦ value`. Over `l == r` with one side known: record the other side. Over
+//! `x != s` with `x` a variable whose type has exactly two values: record `x ↦` the other one
+//! (not in the reference; a variable holds a value of its type in a proper game, which
+//! compact_comparisons relies on too). Over an any-assignment: forget the assigned variable.
+//! Everything else keeps the knowledge.
 //!
 //! Complexity: facts are kept sorted by expression id, so a lookup is O(log F) and a join or a
 //! copy O(F) for F facts at a node; forgetting a variable is a binary search plus a scan of the
@@ -88,6 +91,11 @@ impl Facts {
     /// The value recorded for exactly this expression.
     pub(crate) fn get(&self, e: ExprId) -> Option<Known> {
         find(&self.names, e).or_else(|| find(&self.others, e))
+    }
+
+    /// The number of facts.
+    pub(crate) fn len(&self) -> usize {
+        self.names.len() + self.others.len()
     }
 
     /// Records `e ↦ v`.
@@ -222,6 +230,15 @@ impl Constants<'_> {
             }
         }
     }
+
+    /// After `e != s` held: if `e` is a variable with two values, it holds the other one.
+    fn refine_other(&self, g: &Game, k: &mut Facts, e: ExprId, s: Symbol) {
+        if let ExprData::Ref(v) = g.expr(e)
+            && let Some(other) = self.values.other_value(v, s)
+        {
+            k.set(g, e, Known::Sym(other));
+        }
+    }
 }
 
 impl Analysis for Constants<'_> {
@@ -268,6 +285,8 @@ impl Analysis for Constants<'_> {
                     }
                     (Some(a), None) if !negated => k.set(g, r, a),
                     (None, Some(b)) if !negated => k.set(g, l, b),
+                    (Some(Known::Sym(s)), None) if negated => self.refine_other(g, k, r, s),
+                    (None, Some(Known::Sym(s))) if negated => self.refine_other(g, k, l, s),
                     _ => {}
                 }
             }

@@ -50,6 +50,8 @@ pub(crate) struct Values {
     /// of their initial value, which is what a key outside the key type reads (no walk stores
     /// at such a key without aborting).
     outside_default: HashMap<Symbol, (Vec<Symbol>, Known)>,
+    /// Variables whose declared type is a set of exactly two symbols: those two.
+    two_valued: HashMap<Symbol, [Symbol; 2]>,
 }
 
 impl Values {
@@ -83,6 +85,7 @@ impl Values {
             free,
             map_constants: HashMap::new(),
             outside_default: HashMap::new(),
+            two_valued: HashMap::new(),
         };
         for (i, c) in g.constants.iter().enumerate() {
             if values.constants.get(&c.name) == Some(&i)
@@ -92,7 +95,34 @@ impl Values {
             }
         }
         values.outside_default = values.outside_defaults(g);
+        values.two_valued = values.two_valued(g);
         values
+    }
+
+    fn two_valued(&self, g: &Game) -> HashMap<Symbol, [Symbol; 2]> {
+        let env = TypeEnv::new(g);
+        let mut out = HashMap::new();
+        for v in &g.variables {
+            if !self.is_variable(v.name) || self.builtins.contains(&v.name) {
+                continue;
+            }
+            if let Ok(Some(members)) = env.values(v.ty)
+                && let [a, b] = members.as_slice()
+            {
+                out.entry(v.name).or_insert([*a, *b]);
+            }
+        }
+        out
+    }
+
+    /// The value variable `v` holds when it does not hold `s`, if its type has exactly two
+    /// values, `s` among them (a variable holds a value of its type in a proper game).
+    pub(crate) fn other_value(&self, v: Symbol, s: Symbol) -> Option<Symbol> {
+        match self.two_valued.get(&v)? {
+            [a, b] if *a == s => Some(*b),
+            [a, b] if *b == s => Some(*a),
+            _ => None,
+        }
     }
 
     fn outside_defaults(&self, g: &Game) -> HashMap<Symbol, (Vec<Symbol>, Known)> {

@@ -4,15 +4,19 @@
 //! later.
 //!
 //! For an edge `a → b: x != s` (`s` known, `x` not known at `a`), the walks from `b` are explored
-//! in the knowledge of ConstantsAnalysis at `a` plus the hypothesis `x ↦ s`. The comparison is
-//! redundant when every explored walk reaches a comparison known to fail, and on the way:
+//! in the knowledge of ConstantsAnalysis at `a` plus the hypothesis `x ↦ s`; when `x` is a lookup
+//! `m[v]` in a known map at a variable `v`, once per value `u` of `v`'s type with `m[u]` possibly
+//! `s`, with `v ↦ u` (the walks after `dir[coord] != null` then know where `coord` is, and that
+//! `lookup[coord]` is `null` too). The comparison is redundant when every explored walk reaches
+//! a comparison known to fail, and on the way:
 //!
 //! - ends no move (no assignment to `player`) and reaches no check's end node (inside a check
 //!   that would make the check hold);
 //! - evaluates no check (its walk would start in the hypothetical state);
 //! - stores into no map cell whose key is not known to be in the map's domain (the interpreter
 //!   cannot store outside a domain);
-//! - stays within a budget of [`BUDGET`] edges (over it: kept, with a warning); a node met again
+//! - stays within a budget of [`BUDGET`] edges, fewer when the knowledge has more than 16 facts
+//!   ([`FACT_BUDGET`] facts copied; over it: kept, with a warning); a node met again
 //!   with the same knowledge is not explored again.
 //!
 //! Reads of a map at a key outside its declared key type (typically `board[null]` once the null
@@ -42,6 +46,9 @@ use std::collections::{HashMap, HashSet};
 
 /// Edges explored per comparison before giving up.
 pub(crate) const BUDGET: usize = 256;
+/// Facts copied per comparison at most: each explored edge copies the knowledge, so with many
+/// facts (large GDL translations) fewer edges are explored.
+const FACT_BUDGET: usize = 16 * BUDGET;
 
 /// Inequalities whose failing walks die anyway become skips.
 #[derive(Debug)]
@@ -67,6 +74,8 @@ struct Explorer<'a> {
     /// Maps read at a key outside their key type: (map name, key).
     outside: Vec<(Symbol, Symbol)>,
     steps: usize,
+    /// Edges this exploration may step over.
+    budget: usize,
 }
 
 impl Explorer<'_> {
@@ -143,7 +152,7 @@ impl Explorer<'_> {
             seen.push(k.clone());
             for &f in g.outgoing(n) {
                 self.steps += 1;
-                if self.steps > BUDGET {
+                if self.steps > self.budget {
                     return Err(Stop::Budget);
                 }
                 let label = if self.skipped.contains(&f) {
@@ -206,6 +215,70 @@ fn guard(g: &Game, c: &Constants<'_>, label: Label, k: &Facts) -> Option<(ExprId
         (Some(Known::Sym(s)), None) => Some((r, s)),
         _ => None,
     }
+}
+
+/// The most cases a lookup is split into (see [`hypotheses`]).
+const MAX_CASES: usize = 32;
+
+/// The knowledge in which the walks of a failing `x != s` are explored: `k` plus `x ↦ s`; when
+/// `x` is a lookup `m[v]` in a known map at an unknown variable `v`, one such knowledge per value
+/// `u` of `v`'s type for which `m[u]` may be `s` (at most [`MAX_CASES`] of them), with
+/// `v ↦ u` too (the comparison fails exactly in those states, since `v` holds a value of its
+/// type), so that what follows can use the key: after `dir[coord] != null` fails, the walks
+/// know where `coord` is, and that `lookup[coord]` is `null` as well.
+fn hypotheses(
+    g: &Game,
+    env: &TypeEnv<'_>,
+    c: &Constants<'_>,
+    k: &Facts,
+    x: ExprId,
+    s: Symbol,
+) -> Vec<Facts> {
+    let mut h = k.clone();
+    h.set(g, x, Known::Sym(s));
+    split(g, env, c, k, x, s).unwrap_or_else(|| vec![h])
+}
+
+/// The cases of [`hypotheses`] for a lookup, or `None` when `x` is not one that can be split.
+fn split(
+    g: &Game,
+    env: &TypeEnv<'_>,
+    c: &Constants<'_>,
+    k: &Facts,
+    x: ExprId,
+    s: Symbol,
+) -> Option<Vec<Facts>> {
+    let ExprData::Access(m, key) = g.expr(x) else {
+        return None;
+    };
+    let key = g.strip_casts(key);
+    let ExprData::Ref(v) = g.expr(key) else {
+        return None;
+    };
+    if !c.values.is_variable(v) || c.eval(g, key, k).is_some() {
+        return None;
+    }
+    let map = c.eval(g, m, k)?;
+    let members = env.values(g.variable(v)?.ty).ok()??;
+    // The values `u` with `m[u]` possibly `s`, found without copying the knowledge.
+    let mut keys = Vec::new();
+    for &u in members.as_slice() {
+        match c.values.lookup(g, map, u) {
+            Some(Known::Sym(y)) if y != s => {}
+            _ if keys.len() == MAX_CASES => return None,
+            _ => keys.push(u),
+        }
+    }
+    Some(
+        keys.into_iter()
+            .map(|u| {
+                let mut h = k.clone();
+                h.set(g, key, Known::Sym(u));
+                h.set(g, x, Known::Sym(s));
+                h
+            })
+            .collect(),
+    )
 }
 
 /// The smallest declared set type holding `members`, by name.
@@ -305,8 +378,7 @@ impl Pass for SkipRedundantComparisons {
                 let Some((x, s)) = guard(g, &c, d.label, k) else {
                     continue;
                 };
-                let mut hypothesis = k.clone();
-                hypothesis.set(g, x, Known::Sym(s));
+                let hypotheses = hypotheses(g, &env, &c, k, x, s);
                 let mut ex = Explorer {
                     g,
                     env: &env,
@@ -316,8 +388,10 @@ impl Pass for SkipRedundantComparisons {
                     relied: Vec::new(),
                     outside: Vec::new(),
                     steps: 0,
+                    budget: BUDGET.min(FACT_BUDGET / (1 + k.len())),
                 };
-                match ex.explore(d.to, hypothesis) {
+                let verdict = hypotheses.into_iter().try_for_each(|h| ex.explore(d.to, h));
+                match verdict {
                     Ok(()) => {
                         relied.extend(ex.relied);
                         outside.extend(ex.outside);
@@ -331,7 +405,7 @@ impl Pass for SkipRedundantComparisons {
         if over_budget > 0 {
             cx.warnings.push(format!(
                 "skip_redundant_comparisons: kept {over_budget} comparison(s) whose walks were \
-                 not explored within {BUDGET} edges"
+                 not explored within their budget of edges"
             ));
         }
         if skipped.is_empty() {

@@ -882,7 +882,7 @@ impl Lowerer<'_> {
         }
         let mut lits = Vec::with_capacity(rules.len());
         for &r in rules {
-            let [x] = net.rules[r as usize].lits.as_slice() else {
+            let [x] = net.lits.get(r as usize) else {
                 return None;
             };
             if matches!(net.kind[lit_atom(*x) as usize], Kind::Derived) || lits.contains(x) {

@@ -239,6 +239,35 @@ impl Values {
         self.value(g, e.value, ctx)
     }
 
+    /// [`Self::lookup`] at each of `keys`, with the map's entries indexed once (a lookup scans
+    /// them, so asking for every member of a large key type one by one is quadratic).
+    pub(crate) fn lookup_each(&self, g: &Game, map: Known, keys: &[Symbol]) -> Vec<Option<Known>> {
+        let Known::Map(m, ctx) = map else {
+            return vec![None; keys.len()];
+        };
+        let ValueData::Map(entries) = g.value(m) else {
+            return vec![None; keys.len()];
+        };
+        let mut at: FxHashMap<Symbol, ValueId> = FxHashMap::default();
+        let mut default = None;
+        for e in entries {
+            match e.key {
+                Some(k) => {
+                    at.entry(k).or_insert(e.value);
+                }
+                None => default = default.or(Some(e.value)),
+            }
+        }
+        keys.iter()
+            .map(|k| {
+                at.get(k)
+                    .copied()
+                    .or(default)
+                    .and_then(|v| self.value(g, v, ctx))
+            })
+            .collect()
+    }
+
     /// Whether two known values are equal at run time: decided for symbols and for the same
     /// map value; unknown for two different map literals (they may still be equal).
     pub(crate) fn equal(&self, a: Known, b: Known) -> Option<bool> {

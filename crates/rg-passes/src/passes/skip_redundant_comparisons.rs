@@ -217,68 +217,84 @@ fn guard(g: &Game, c: &Constants<'_>, label: Label, k: &Facts) -> Option<(ExprId
     }
 }
 
-/// The most cases a lookup is split into (see [`hypotheses`]).
+/// The most cases a lookup is split into (see [`Cases`]).
 const MAX_CASES: usize = 32;
 
-/// The knowledge in which the walks of a failing `x != s` are explored: `k` plus `x ↦ s`; when
-/// `x` is a lookup `m[v]` in a known map at an unknown variable `v`, one such knowledge per value
-/// `u` of `v`'s type for which `m[u]` may be `s` (at most [`MAX_CASES`] of them), with
-/// `v ↦ u` too (the comparison fails exactly in those states, since `v` holds a value of its
-/// type), so that what follows can use the key: after `dir[coord] != null` fails, the walks
-/// know where `coord` is, and that `lookup[coord]` is `null` as well.
-fn hypotheses(
-    g: &Game,
-    env: &TypeEnv<'_>,
-    c: &Constants<'_>,
-    k: &Facts,
-    x: ExprId,
-    s: Symbol,
-) -> Vec<Facts> {
-    let mut h = k.clone();
-    h.set(g, x, Known::Sym(s));
-    split(g, env, c, k, x, s).unwrap_or_else(|| vec![h])
+/// The cases in which the walks of a failing `x != s` are explored, each `k` plus `x ↦ s`:
+/// when `x` is a lookup `m[v]` in a known map at an unknown variable `v`, one case per value `u`
+/// of `v`'s type for which `m[u]` may be `s` (at most [`MAX_CASES`] of them), with `v ↦ u` too
+/// (the comparison fails exactly in those states, since `v` holds a value of its type), so that
+/// what follows can use the key: after `dir[coord] != null` fails, the walks know where `coord`
+/// is, and that `lookup[coord]` is `null` as well. Otherwise one case. Each case's knowledge is
+/// built only when it is explored.
+enum Cases {
+    One,
+    Keys(ExprId, Vec<Symbol>),
 }
 
-/// The cases of [`hypotheses`] for a lookup, or `None` when `x` is not one that can be split.
-fn split(
-    g: &Game,
-    env: &TypeEnv<'_>,
-    c: &Constants<'_>,
-    k: &Facts,
-    x: ExprId,
-    s: Symbol,
-) -> Option<Vec<Facts>> {
-    let ExprData::Access(m, key) = g.expr(x) else {
-        return None;
-    };
-    let key = g.strip_casts(key);
-    let ExprData::Ref(v) = g.expr(key) else {
-        return None;
-    };
-    if !c.values.is_variable(v) || c.eval(g, key, k).is_some() {
-        return None;
+impl Cases {
+    fn of(g: &Game, env: &TypeEnv<'_>, c: &Constants<'_>, k: &Facts, x: ExprId, s: Symbol) -> Self {
+        Self::split(g, env, c, k, x, s).unwrap_or(Self::One)
     }
-    let map = c.eval(g, m, k)?;
-    let members = env.values(g.variable(v)?.ty).ok()??;
-    // The values `u` with `m[u]` possibly `s`, found without copying the knowledge.
-    let mut keys = Vec::new();
-    for &u in members.as_slice() {
-        match c.values.lookup(g, map, u) {
-            Some(Known::Sym(y)) if y != s => {}
-            _ if keys.len() == MAX_CASES => return None,
-            _ => keys.push(u),
+
+    /// The cases of a lookup, or `None` when `x` is not one that can be split.
+    fn split(
+        g: &Game,
+        env: &TypeEnv<'_>,
+        c: &Constants<'_>,
+        k: &Facts,
+        x: ExprId,
+        s: Symbol,
+    ) -> Option<Self> {
+        let ExprData::Access(m, key) = g.expr(x) else {
+            return None;
+        };
+        let key = g.strip_casts(key);
+        let ExprData::Ref(v) = g.expr(key) else {
+            return None;
+        };
+        if !c.values.is_variable(v) || c.eval(g, key, k).is_some() {
+            return None;
+        }
+        let map = c.eval(g, m, k)?;
+        let members = env.values(g.variable(v)?.ty).ok()??;
+        let members = members.as_slice();
+        let mut keys = Vec::new();
+        for (&u, value) in members.iter().zip(c.values.lookup_each(g, map, members)) {
+            match value {
+                Some(Known::Sym(y)) if y != s => {}
+                _ if keys.len() == MAX_CASES => return None,
+                _ => keys.push(u),
+            }
+        }
+        Some(Self::Keys(key, keys))
+    }
+
+    /// Explores the walks from `to` in each case, stopping at the first that does not die.
+    fn explore(
+        self,
+        ex: &mut Explorer<'_>,
+        k: &Facts,
+        x: ExprId,
+        s: Symbol,
+        to: NodeId,
+    ) -> Result<(), Stop> {
+        let g = ex.g;
+        let case = |u: Option<(ExprId, Symbol)>| {
+            let mut h = k.clone();
+            if let Some((key, u)) = u {
+                h.set(g, key, Known::Sym(u));
+            }
+            h.set(g, x, Known::Sym(s));
+            h
+        };
+        match self {
+            Self::One => ex.explore(to, case(None)),
+            Self::Keys(key, keys) => keys
+                .into_iter()
+                .try_for_each(|u| ex.explore(to, case(Some((key, u))))),
         }
     }
-    Some(
-        keys.into_iter()
-            .map(|u| {
-                let mut h = k.clone();
-                h.set(g, key, Known::Sym(u));
-                h.set(g, x, Known::Sym(s));
-                h
-            })
-            .collect(),
-    )
 }
 
 /// The smallest declared set type holding `members`, by name.
@@ -378,7 +394,7 @@ impl Pass for SkipRedundantComparisons {
                 let Some((x, s)) = guard(g, &c, d.label, k) else {
                     continue;
                 };
-                let hypotheses = hypotheses(g, &env, &c, k, x, s);
+                let cases = Cases::of(g, &env, &c, k, x, s);
                 let mut ex = Explorer {
                     g,
                     env: &env,
@@ -390,7 +406,7 @@ impl Pass for SkipRedundantComparisons {
                     steps: 0,
                     budget: BUDGET.min(FACT_BUDGET / (1 + k.len())),
                 };
-                let verdict = hypotheses.into_iter().try_for_each(|h| ex.explore(d.to, h));
+                let verdict = cases.explore(&mut ex, k, x, s, d.to);
                 match verdict {
                     Ok(()) => {
                         relied.extend(ex.relied);

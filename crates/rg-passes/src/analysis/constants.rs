@@ -231,12 +231,19 @@ impl Constants<'_> {
         }
     }
 
-    /// After `e != s` held: if `e` is a variable with two values, it holds the other one.
+    /// The fact learnt when `e != s` held: if `e` is a variable with two values, it holds the
+    /// other one.
+    fn other_value(&self, g: &Game, e: ExprId, s: Symbol) -> Option<(ExprId, Known)> {
+        match g.expr(e) {
+            ExprData::Ref(v) => Some((e, Known::Sym(self.values.other_value(v, s)?))),
+            _ => None,
+        }
+    }
+
+    /// Records [`Self::other_value`] in `k`.
     fn refine_other(&self, g: &Game, k: &mut Facts, e: ExprId, s: Symbol) {
-        if let ExprData::Ref(v) = g.expr(e)
-            && let Some(other) = self.values.other_value(v, s)
-        {
-            k.set(g, e, Known::Sym(other));
+        if let Some((e, v)) = self.other_value(g, e, s) {
+            k.set(g, e, v);
         }
     }
 }
@@ -325,6 +332,8 @@ impl Analysis for Constants<'_> {
                     }
                     (Some(a), None) if !negated => Some((r, a)),
                     (None, Some(b)) if !negated => Some((l, b)),
+                    (Some(Known::Sym(s)), None) if negated => self.other_value(g, r, s),
+                    (None, Some(Known::Sym(s))) if negated => self.other_value(g, l, s),
                     _ => None,
                 };
                 dst.intersect_transferred(g, src, None, extra)
@@ -414,5 +423,54 @@ mod tests {
         assert_eq!(facts_at(&mut g, "k", "v"), None);
         assert_eq!(facts_at(&mut g, "c1", "v"), Some(sym(&g, "a")));
         assert_eq!(facts_at(&mut g, "c2", "v"), Some(sym(&g, "b")));
+    }
+    #[test]
+    fn flow_into_is_transfer_then_join_on_every_edge() {
+        // Every kind of label, a two-valued `!=` among them, and a join point (`j`).
+        let text = "type T = {p, q};\n\
+                    type U = {p, q, r};\n\
+                    var v: T = p;\n\
+                    var w: U = p;\n\
+                    var m: T -> U = {:p};\n\
+                    begin, a: w = U(*);\n\
+                    a, b: v != p;\n\
+                    a, c: w == q;\n\
+                    b, j: m[v] = r;\n\
+                    c, j: w != r;\n\
+                    j, k: $ t;\n\
+                    k, l: v = T(*);\n\
+                    l, begin: player = keeper;";
+        let g = test_game(text);
+        let values = Values::new(&g);
+        let c = Constants { values: &values };
+        let facts = solve(&g, &c);
+        // The knowledge at each node and after each edge's transfer: the targets to join into.
+        let mut known: Vec<Facts> = facts.iter().flatten().cloned().collect();
+        for e in crate::util::edge_ids(&g) {
+            if let Some(src) = &facts[g.edge(e).from.index()] {
+                let mut moved = src.clone();
+                if c.transfer(&g, &mut moved, Some(e)) {
+                    known.push(moved);
+                }
+            }
+        }
+        let mut compared = 0;
+        for e in crate::util::edge_ids(&g) {
+            let Some(src) = facts[g.edge(e).from.index()].as_ref() else {
+                continue;
+            };
+            for dst in &known {
+                let mut flowed = dst.clone();
+                let changed = c.flow_into(&g, src, Some(e), &mut flowed);
+                let mut moved = src.clone();
+                let mut joined = dst.clone();
+                let expected_change =
+                    c.transfer(&g, &mut moved, Some(e)) && c.join(&mut joined, &moved);
+                assert_eq!(flowed, joined, "edge {e:?}");
+                assert_eq!(changed, expected_change, "edge {e:?}");
+                compared += 1;
+            }
+        }
+        assert!(compared > 20);
     }
 }

@@ -24,10 +24,8 @@
 //! 4530 nodes) copied 100 MB per sweep before.
 
 use crate::analysis::values::Values;
-use crate::dataflow::{Analysis, reverse_postorder, solve};
+use crate::dataflow::{Analysis, solve};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Symbol};
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::collections::HashMap;
 
 /// The most definitions a set holds before it becomes "any definition".
@@ -250,7 +248,7 @@ impl Solution {
     pub(crate) fn reached(&self, n: NodeId) -> bool {
         match self {
             Solution::Dense(at) => at[n.index()].is_some(),
-            Solution::Bits(b) => b.reached[n.index()],
+            Solution::Bits(b) => b.reached(n),
         }
     }
 
@@ -259,7 +257,7 @@ impl Solution {
     pub(crate) fn defs(&self, n: NodeId, slot: usize) -> Option<Defs> {
         match self {
             Solution::Dense(at) => at[n.index()].as_ref().map(|k| k[slot]),
-            Solution::Bits(b) => b.reached[n.index()].then(|| b.defs(n, slot)),
+            Solution::Bits(b) => b.defs(n, slot),
         }
     }
 }
@@ -267,52 +265,101 @@ impl Solution {
 /// Reaching definitions as bit sets: bit `i` of a node is definition `def[i]`; the bits of
 /// slot `s` are `start[s]..start[s + 1]`, in increasing [`Def`] order (the initial value last).
 pub(crate) struct BitSolution {
-    words: usize,
-    bits: Vec<u64>,
-    reached: Vec<bool>,
+    rows: Vec<Option<Box<[u64]>>>,
     start: Vec<usize>,
     def: Vec<Def>,
 }
 
 impl BitSolution {
-    fn defs(&self, n: NodeId, slot: usize) -> Defs {
-        let row = &self.bits[n.index() * self.words..][..self.words];
+    fn reached(&self, n: NodeId) -> bool {
+        self.rows[n.index()].is_some()
+    }
+
+    fn defs(&self, n: NodeId, slot: usize) -> Option<Defs> {
+        let row = self.rows[n.index()].as_ref()?;
         let set = (self.start[slot]..self.start[slot + 1])
             .filter(|&i| row[i / 64] >> (i % 64) & 1 == 1)
             .map(|i| self.def[i]);
-        Defs::from_sorted(set)
+        Some(Defs::from_sorted(set))
     }
 }
 
-/// Clears bits `a..b` of `row`.
-fn clear_bits(row: &mut [u64], a: usize, b: usize) {
-    let mut i = a;
-    while i < b {
-        let (w, lo) = (i / 64, i % 64);
-        let hi = (b - w * 64).min(64);
-        let mask = if hi - lo == 64 {
-            !0
-        } else {
-            ((1u64 << (hi - lo)) - 1) << lo
+/// The bits of `a..b` that lie in word `w`.
+fn range_mask(w: usize, a: usize, b: usize) -> u64 {
+    let (lo, hi) = (a.max(w * 64), b.min(w * 64 + 64));
+    if lo >= hi {
+        return 0;
+    }
+    let len = hi - lo;
+    let ones = if len == 64 { !0 } else { (1u64 << len) - 1 };
+    ones << (lo - w * 64)
+}
+
+/// [`ReachingDefinitions`] over bit sets, for the generic solver: a definition edge clears the
+/// bits `a..b` of its slot and sets its own `bit`.
+struct DefBits {
+    /// Per edge: `(a, b, bit)` when it defines a slot.
+    edge_bit: Vec<Option<(usize, usize, usize)>>,
+    /// The initial values' bits.
+    init: Box<[u64]>,
+}
+
+impl Analysis for DefBits {
+    type Domain = Box<[u64]>;
+
+    fn extreme(&self, _: &Game) -> Box<[u64]> {
+        self.init.clone()
+    }
+
+    fn transfer(&self, _: &Game, k: &mut Box<[u64]>, edge: Option<EdgeId>) -> bool {
+        if let Some((a, b, bit)) = edge.and_then(|e| self.edge_bit[e.index()]) {
+            for w in a / 64..b.div_ceil(64) {
+                k[w] &= !range_mask(w, a, b);
+            }
+            k[bit / 64] |= 1 << (bit % 64);
+        }
+        true
+    }
+
+    fn join(&self, acc: &mut Box<[u64]>, other: &Box<[u64]>) -> bool {
+        let mut changed = false;
+        for (d, s) in acc.iter_mut().zip(other.iter()) {
+            changed |= *s & !*d != 0;
+            *d |= s;
+        }
+        changed
+    }
+
+    /// `transfer` then `join`, word by word without a copy of `src`.
+    fn flow_into(
+        &self,
+        _: &Game,
+        src: &Box<[u64]>,
+        edge: Option<EdgeId>,
+        dst: &mut Box<[u64]>,
+    ) -> bool {
+        let Some((a, b, bit)) = edge.and_then(|e| self.edge_bit[e.index()]) else {
+            return self.join(dst, src);
         };
-        row[w] &= !mask;
-        i = w * 64 + hi;
+        let mut changed = false;
+        for (w, (d, s)) in dst.iter_mut().zip(src.iter()).enumerate() {
+            let mut s = s & !range_mask(w, a, b);
+            if w == bit / 64 {
+                s |= 1 << (bit % 64);
+            }
+            changed |= s & !*d != 0;
+            *d |= s;
+        }
+        changed
     }
-}
 
-/// Ors `src` into `dst`; returns whether `dst` changed.
-fn or_into(dst: &mut [u64], src: &[u64]) -> bool {
-    let mut changed = false;
-    for (d, s) in dst.iter_mut().zip(src) {
-        let new = *d | s;
-        changed |= new != *d;
-        *d = new;
+    fn with_reachability(&self) -> bool {
+        true
     }
-    changed
 }
 
 /// The most bits [`solve_sets`] stores (64 MB); beyond, or when the bits would take more room
-/// than the dense sets, it uses the generic solver.
+/// than the dense sets, it uses the generic solver on [`Defs`].
 const BIT_BUDGET: usize = 1 << 29;
 
 /// Solves `rd` on `g`, by bit sets when they are smaller than the dense sets (always, unless
@@ -330,8 +377,7 @@ pub(crate) fn solve_sets(g: &Game, rd: &ReachingDefinitions) -> Solution {
     }
     let total: usize = per_slot.iter().map(|d| d.len() + 1).sum();
     let words = total.div_ceil(64).max(1);
-    let nodes = g.node_capacity();
-    if nodes.saturating_mul(words).saturating_mul(64) > BIT_BUDGET
+    if g.node_capacity().saturating_mul(words).saturating_mul(64) > BIT_BUDGET
         || words * 8 > rd.len() * size_of::<Defs>()
     {
         return Solution::Dense(solve(g, rd));
@@ -345,7 +391,7 @@ pub(crate) fn solve_sets(g: &Game, rd: &ReachingDefinitions) -> Solution {
     }
     start.push(def.len());
     // The bit of each definition edge, and the bits its slot owns.
-    let edge_bit: Vec<Option<(usize, usize, usize)>> = edge_def
+    let edge_bit = edge_def
         .iter()
         .map(|x| {
             x.map(|(slot, d)| {
@@ -357,61 +403,13 @@ pub(crate) fn solve_sets(g: &Game, rd: &ReachingDefinitions) -> Solution {
             })
         })
         .collect();
-    let mut sol = BitSolution {
-        words,
-        bits: vec![0; nodes * words],
-        reached: vec![false; nodes],
-        start,
-        def,
-    };
-    let Some(begin) = g.begin() else {
-        return Solution::Bits(sol);
-    };
-    let mut check_starts: Vec<Vec<NodeId>> = vec![Vec::new(); nodes];
-    for (_, e) in g.edges() {
-        if let Label::Reach { from, .. } = e.label {
-            check_starts[e.from.index()].push(from);
-        }
+    let mut init = vec![0u64; words].into_boxed_slice();
+    for &end in &start[1..] {
+        let i = end - 1;
+        init[i / 64] |= 1 << (i % 64);
     }
-    let rank = reverse_postorder(g, &[begin], &check_starts);
-    {
-        let row = &mut sol.bits[begin.index() * words..][..words];
-        for s in 1..sol.start.len() {
-            let i = sol.start[s] - 1;
-            row[i / 64] |= 1 << (i % 64);
-        }
-    }
-    sol.reached[begin.index()] = true;
-    let mut queued = vec![false; nodes];
-    let mut work = BinaryHeap::from([Reverse((rank[begin.index()], begin))]);
-    queued[begin.index()] = true;
-    let mut k = vec![0u64; words];
-    let mut t = vec![0u64; words];
-    while let Some(Reverse((_, node))) = work.pop() {
-        queued[node.index()] = false;
-        k.copy_from_slice(&sol.bits[node.index() * words..][..words]);
-        let out = g.outgoing(node).iter().map(|&e| (Some(e), g.edge(e).to));
-        let checks = check_starts[node.index()].iter().map(|&s| (None, s));
-        for (e, to) in out.chain(checks) {
-            let src = match e.and_then(|e| edge_bit[e.index()]) {
-                Some((a, b, bit)) => {
-                    t.copy_from_slice(&k);
-                    clear_bits(&mut t, a, b);
-                    t[bit / 64] |= 1 << (bit % 64);
-                    &t
-                }
-                None => &k,
-            };
-            let row = &mut sol.bits[to.index() * words..][..words];
-            let changed = or_into(row, src) || !sol.reached[to.index()];
-            sol.reached[to.index()] = true;
-            if changed && !queued[to.index()] {
-                queued[to.index()] = true;
-                work.push(Reverse((rank[to.index()], to)));
-            }
-        }
-    }
-    Solution::Bits(sol)
+    let rows = solve(g, &DefBits { edge_bit, init });
+    Solution::Bits(BitSolution { rows, start, def })
 }
 
 #[cfg(test)]

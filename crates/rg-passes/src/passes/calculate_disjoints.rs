@@ -91,7 +91,7 @@ impl Pass for CalculateDisjoints {
                 continue;
             }
             if let Some((mut nodes, exhaustive)) = disjoint_of(g, n) {
-                nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+                crate::util::sort_by_name(g, &mut nodes);
                 let kind = if exhaustive {
                     PragmaKind::DisjointExhaustive { node: n, nodes }
                 } else {

@@ -181,7 +181,7 @@ impl Pass for CalculateSimpleApply {
                 candidates.push(e.to);
             }
         }
-        candidates.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+        crate::util::sort_by_name(g, &mut candidates);
         candidates.dedup();
         let mut budget = STEPS_PER_RUN;
         let mut capped = 0;

@@ -126,7 +126,7 @@ impl Pass for CalculateTagIndexes {
         }
         let mut computed: Vec<PragmaKind> = Vec::new();
         for ((several, index), mut nodes) in groups {
-            nodes.sort_by(|a, b| g.node_name(*a).as_bytes().cmp(g.node_name(*b).as_bytes()));
+            crate::util::sort_by_name(g, &mut nodes);
             computed.push(if several {
                 PragmaKind::TagMaxIndex { index, nodes }
             } else {

@@ -7,6 +7,7 @@ mod hrg;
 mod interp;
 mod lg;
 mod passes;
+mod passes_fuzz;
 mod rbg;
 mod rg;
 mod validate;

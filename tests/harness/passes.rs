@@ -170,6 +170,24 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
     files.extend(fixture_files("interp/perft", "rg"));
     files.extend(fixture_files("passes", "rg"));
     let mut checked = 0;
+    for path in files {
+        let before = game(&path);
+        // Passes promise the same tree for proper games only (an ambiguous move may count
+        // several walks that a pass legitimately merges), and drop the node pragmas of a
+        // changed automaton (a wrong pragma then stops hiding moves).
+        if !is_proper(&before) || name(&path).starts_with("wrong_") {
+            continue;
+        }
+        checked += 1;
+        levels_keep_the_game_tree(&before, &path.display().to_string(), &ORACLE);
+    }
+    assert!(checked >= 20, "only {checked} proper fixtures");
+}
+
+/// `-O1`, `-O2` (with and without its relabelling passes) and every safe pass keep the game tree
+/// of `before` (a proper game), their pragmas are true, and mangling keeps the tree too; panics
+/// with the optimised game on the first difference.
+pub(crate) fn levels_keep_the_game_tree(before: &rg_core::Game, what: &str, oracle: &EquivOptions) {
     // `-O2` may relabel moves; without its relabelling passes the labels must stay.
     let mut labels_kept = rgt::pipeline::OptLevel::O2.pipeline();
     for p in rg_passes::registry() {
@@ -186,48 +204,31 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
         ("-O2 without relabelling", labels_kept),
         ("every safe pass", everything_safe()),
     ];
-    for path in files {
-        let before = game(&path);
-        // Passes promise the same tree for proper games only (an ambiguous move may count
-        // several walks that a pass legitimately merges), and drop the node pragmas of a
-        // changed automaton (a wrong pragma then stops hiding moves).
-        if !is_proper(&before) || name(&path).starts_with("wrong_") {
-            continue;
-        }
-        checked += 1;
-        for (level, p) in &levels {
-            let mut after = before.clone();
-            rg_passes::run(&mut after, p, &opts(), &mut |_, _| Ok(()))
-                .unwrap_or_else(|e| panic!("{} at {level}: {e}", path.display()));
-            let relabels = p.passes().iter().any(|p| p.safety() == Safety::Relabels);
-            let check = if relabels {
-                check_relabelled
-            } else {
-                check_equivalent
-            };
-            check(&before, &after, &ORACLE).unwrap_or_else(|d| {
-                panic!(
-                    "{} at {level}: {d}\n{}",
-                    path.display(),
-                    rg_core::print(&after)
-                )
-            });
-            pragmas_are_true(&after)
-                .unwrap_or_else(|d| panic!("{} at {level}: {d}", path.display()));
-            // Mangling the optimised game keeps its tree under the renaming of its tags.
-            let mut mangled = after.clone();
-            let mut m = Pipeline::default();
-            m.add("mangle_symbols");
-            rg_passes::run(&mut mangled, &m, &opts(), &mut |_, _| Ok(()))
-                .unwrap_or_else(|e| panic!("{} mangled: {e}", path.display()));
-            prove(&after, &mangled, Safety::Relabels)
-                .unwrap_or_else(|d| panic!("{} at {level}, mangled: {d}", path.display()));
-        }
+    for (level, p) in &levels {
+        let mut after = before.clone();
+        rg_passes::run(&mut after, p, &opts(), &mut |_, _| Ok(()))
+            .unwrap_or_else(|e| panic!("{what} at {level}: {e}"));
+        let relabels = p.passes().iter().any(|p| p.safety() == Safety::Relabels);
+        let check = if relabels {
+            check_relabelled
+        } else {
+            check_equivalent
+        };
+        check(before, &after, oracle)
+            .unwrap_or_else(|d| panic!("{what} at {level}: {d}\n{}", rg_core::print(&after)));
+        pragmas_are_true(&after).unwrap_or_else(|d| panic!("{what} at {level}: {d}"));
+        // Mangling the optimised game keeps its tree under the renaming of its tags.
+        let mut mangled = after.clone();
+        let mut m = Pipeline::default();
+        m.add("mangle_symbols");
+        rg_passes::run(&mut mangled, &m, &opts(), &mut |_, _| Ok(()))
+            .unwrap_or_else(|e| panic!("{what} mangled: {e}"));
+        prove(&after, &mangled, Safety::Relabels)
+            .unwrap_or_else(|d| panic!("{what} at {level}, mangled: {d}"));
     }
-    assert!(checked >= 20, "only {checked} proper fixtures");
 }
 
-fn is_proper(g: &rg_core::Game) -> bool {
+pub(crate) fn is_proper(g: &rg_core::Game) -> bool {
     let Ok(p) = Program::new(g, CompileOptions::default()) else {
         return false;
     };

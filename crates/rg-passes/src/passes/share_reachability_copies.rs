@@ -349,3 +349,105 @@ fn keys_of(g: &Game, lhs: ExprId, f: &mut impl FnMut(Symbol)) {
         names_of(g, i, f);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{edges, run};
+
+    /// A move `m` checked by a guard `? g -> f`: the game around them, with `main` (the move,
+    /// from `m`) and `copy` (the guard's sub-automaton, from `g`) filled in.
+    fn guarded(main: &str, copy: &str) -> String {
+        format!(
+            "type T = {{p, q}};\n\
+             var v: T = p;\n\
+             var w: T = q;\n\
+             begin, s: ? g -> f;\n\
+             begin, stuck: ! g -> f;\n\
+             s, m: player = x;\n\
+             stuck, end: player = keeper;\n\
+             {main}\n{copy}\n"
+        )
+    }
+
+    /// Runs the pass (validated, same game tree by the oracle); the edges after it, if it changed
+    /// the game.
+    fn shared(text: &str) -> Option<Vec<String>> {
+        let (_, after, changed, _) = run(&ShareReachabilityCopies, text);
+        changed.then(|| edges(&after))
+    }
+
+    #[test]
+    fn a_guard_that_copies_the_move_without_its_tags_uses_the_move() {
+        let after = shared(&guarded(
+            "m, y1: v == p;\ny1, y2: $$ v;\ny2, y3: w = p;\ny3, t: $ go;\nt, begin: player = keeper;",
+            "g, x1: v == p;\nx1, f: w = p;",
+        ))
+        .expect("shared");
+        assert!(after.contains(&"begin, s: ? m -> t;".to_owned()), "{after:?}");
+        assert!(after.contains(&"begin, stuck: ! m -> t;".to_owned()), "{after:?}");
+    }
+
+    #[test]
+    fn a_guard_whose_labels_differ_from_the_move_stays() {
+        // The first labels agree (the candidate is tried), the second do not.
+        let text = guarded(
+            "m, y1: v == p;\ny1, t: w == q;\nt, begin: player = keeper;",
+            "g, x1: v == p;\nx1, f: w == p;",
+        );
+        assert_eq!(shared(&text), None);
+    }
+
+    #[test]
+    fn a_move_with_an_extra_edge_is_not_a_copy() {
+        let text = guarded(
+            "m, y1: v == p;\ny1, t: w == q;\ny1, t: v == q;\nt, begin: player = keeper;",
+            "g, x1: v == p;\nx1, f: w == q;",
+        );
+        assert_eq!(shared(&text), None);
+    }
+
+    /// The move's walk is a loop through `m`: the copy's target would be `m`, which the search
+    /// from `m` reaches at once (`? m -> m` always holds) while the guard needs `w == p`.
+    #[test]
+    fn a_move_that_passes_the_target_early_is_not_a_copy() {
+        let text = guarded(
+            "m, y1: v == p;\ny1, m: w == p;",
+            "g, x1: v == p;\nx1, f: w == p;",
+        );
+        assert_eq!(shared(&text), None);
+    }
+
+    /// States that differ only in `player` are merged by the search, and tags keep states apart:
+    /// a walk reading `player` may see different states on the two sides.
+    #[test]
+    fn a_guard_that_reads_player_stays() {
+        let text = guarded(
+            "m, y1: player == x;\ny1, t: $ go;\nt, begin: player = keeper;",
+            "g, f: player == x;",
+        );
+        assert_eq!(shared(&text), None);
+    }
+
+    #[test]
+    fn two_copies_of_one_check_become_one() {
+        let text = "type T = {p, q};\n\
+            var v: T = p;\n\
+            begin, a: ? c1 -> d1;\n\
+            a, b: ? c2 -> d2;\n\
+            b, end: player = keeper;\n\
+            c1, e1: v == p;\n\
+            e1, d1: v = q;\n\
+            c2, e2: v == p;\n\
+            e2, d2: v = q;\n";
+        let (_, mut after, changed, _) = run(&ShareReachabilityCopies, text);
+        assert!(changed);
+        let printed = edges(&after);
+        assert!(printed.contains(&"a, b: ? c1 -> d1;".to_owned()), "{printed:?}");
+        // A second run finds nothing more: the kept check has no other copy.
+        let again = ShareReachabilityCopies
+            .run(&mut after, &mut PassContext::default())
+            .expect("runs");
+        assert!(!again, "{:?}", edges(&after));
+    }
+}

@@ -72,16 +72,17 @@ impl Pass for ShareReachabilityCopies {
                 by_signature.entry(signature(g, n)).or_default().push(n);
             }
         }
-        let mut kept: Vec<(NodeId, NodeId)> = Vec::new();
+        // Checks kept so far by the signature of their start, in the order they were kept.
+        let mut kept: HashMap<u64, Vec<(NodeId, NodeId)>> = HashMap::new();
         let mut rewrites: HashMap<(NodeId, NodeId), (NodeId, NodeId)> = HashMap::new();
         let mut over_budget = Vec::new();
         for &(start, target) in &checks {
             let first = close(g, start, Some(target), &mut Vec::new());
+            let sig = signature(g, first);
             if first == target {
-                kept.push((start, target));
+                kept.entry(sig).or_default().push((start, target));
                 continue;
             }
-            let sig = signature(g, first);
             let mut budget = CHECK_BUDGET.min(s.budget);
             let mut found = None;
             let main_candidates = by_signature.get(&sig).map_or(&[][..], Vec::as_slice);
@@ -94,14 +95,11 @@ impl Pass for ShareReachabilityCopies {
                     break;
                 }
             }
-            for &(m, t) in &kept {
+            for &(m, t) in kept.get(&sig).map_or(&[][..], Vec::as_slice) {
                 if found.is_some() || budget == 0 {
                     break;
                 }
-                if m != start
-                    && signature(g, close(g, m, Some(t), &mut Vec::new())) == sig
-                    && s.bisimilar(start, target, m, Some(t), &mut budget) == Some(t)
-                {
+                if m != start && s.bisimilar(start, target, m, Some(t), &mut budget) == Some(t) {
                     found = Some((m, t));
                 }
             }
@@ -113,13 +111,17 @@ impl Pass for ShareReachabilityCopies {
                 Some(rep) => {
                     rewrites.insert((start, target), rep);
                 }
-                None => kept.push((start, target)),
+                None => kept.entry(sig).or_default().push((start, target)),
             }
         }
         if !over_budget.is_empty() {
-            let names: Vec<&str> = over_budget.iter().map(|&n| g.node_name(n)).collect();
+            let names: Vec<&str> = over_budget.iter().take(3).map(|&n| g.node_name(n)).collect();
+            let more = match over_budget.len() - names.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
             cx.warnings.push(format!(
-                "share_reachability_copies: gave up comparing the checks starting at {} (work limit)",
+                "share_reachability_copies: gave up comparing the checks starting at {}{more} (work limit)",
                 names.join(", ")
             ));
         }
@@ -303,8 +305,7 @@ impl<'g> Sharing<'g> {
         // Assumed while the walk runs, so a check reached again is not entered twice.
         self.nested.insert((from, to), true);
         let g = self.g;
-        let mut seen = vec![false; g.node_capacity()];
-        seen[from.0 as usize] = true;
+        let mut seen = HashSet::from([from]);
         let mut stack = vec![from];
         let mut r = false;
         'walk: while let Some(n) = stack.pop() {
@@ -317,8 +318,7 @@ impl<'g> Sharing<'g> {
                     r = true;
                     break 'walk;
                 }
-                if !seen[d.to.0 as usize] {
-                    seen[d.to.0 as usize] = true;
+                if seen.insert(d.to) {
                     stack.push(d.to);
                 }
             }

@@ -34,7 +34,7 @@ use std::hash::{Hash, Hasher};
 /// Pair visits and edge comparisons allowed for one check.
 const CHECK_BUDGET: usize = 10_000;
 /// Pair visits and edge comparisons allowed for one run of the pass.
-const RUN_BUDGET: usize = 200_000;
+const RUN_BUDGET: usize = 50_000;
 
 /// Points reachability checks whose sub-automaton copies another part of the game at that part.
 #[derive(Debug)]
@@ -95,7 +95,8 @@ impl Pass for ShareReachabilityCopies {
                     break;
                 }
             }
-            for &(m, t) in kept.get(&sig).map_or(&[][..], Vec::as_slice) {
+            let kept_candidates = kept.get(&sig).map_or(&[][..], Vec::as_slice);
+            for &(m, t) in kept_candidates {
                 if found.is_some() || budget == 0 {
                     break;
                 }
@@ -104,7 +105,7 @@ impl Pass for ShareReachabilityCopies {
                 }
             }
             s.budget -= CHECK_BUDGET.min(s.budget) - budget;
-            if budget == 0 {
+            if budget == 0 && found.is_none() && main_candidates.len() + kept_candidates.len() > 0 {
                 over_budget.push(start);
             }
             match found {
@@ -115,7 +116,11 @@ impl Pass for ShareReachabilityCopies {
             }
         }
         if !over_budget.is_empty() {
-            let names: Vec<&str> = over_budget.iter().take(3).map(|&n| g.node_name(n)).collect();
+            let names: Vec<&str> = over_budget
+                .iter()
+                .take(3)
+                .map(|&n| g.node_name(n))
+                .collect();
             let more = match over_budget.len() - names.len() {
                 0 => String::new(),
                 n => format!(" and {n} more"),
@@ -170,7 +175,9 @@ fn close(g: &Game, n: NodeId, stop: Option<NodeId>, path: &mut Vec<NodeId>) -> N
     while Some(c) != stop {
         let &[e] = g.outgoing(c) else { break };
         let d = g.edge(e);
-        if !(d.label.is_tag() || d.label == Label::Skip) || d.to == n || path[from..].contains(&d.to)
+        if !(d.label.is_tag() || d.label == Label::Skip)
+            || d.to == n
+            || path[from..].contains(&d.to)
         {
             break;
         }
@@ -384,8 +391,14 @@ mod tests {
             "g, x1: v == p;\nx1, f: w = p;",
         ))
         .expect("shared");
-        assert!(after.contains(&"begin, s: ? m -> t;".to_owned()), "{after:?}");
-        assert!(after.contains(&"begin, stuck: ! m -> t;".to_owned()), "{after:?}");
+        assert!(
+            after.contains(&"begin, s: ? m -> t;".to_owned()),
+            "{after:?}"
+        );
+        assert!(
+            after.contains(&"begin, stuck: ! m -> t;".to_owned()),
+            "{after:?}"
+        );
     }
 
     #[test]
@@ -443,7 +456,10 @@ mod tests {
         let (_, mut after, changed, _) = run(&ShareReachabilityCopies, text);
         assert!(changed);
         let printed = edges(&after);
-        assert!(printed.contains(&"a, b: ? c1 -> d1;".to_owned()), "{printed:?}");
+        assert!(
+            printed.contains(&"a, b: ? c1 -> d1;".to_owned()),
+            "{printed:?}"
+        );
         // A second run finds nothing more: the kept check has no other copy.
         let again = ShareReachabilityCopies
             .run(&mut after, &mut PassContext::default())

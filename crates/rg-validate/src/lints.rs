@@ -26,6 +26,11 @@ fn warning(
 
 /// Nodes reachable from `from` in the label-blind edge graph (`from` included).
 fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
+    reachable_until(game, from, None)
+}
+
+/// Nodes reachable from `from` (labels ignored) without leaving `stop`.
+fn reachable_until(game: &Game, from: &[NodeId], stop: Option<NodeId>) -> Vec<bool> {
     let mut seen = vec![false; game.node_capacity()];
     let mut stack = Vec::new();
     for &n in from {
@@ -35,24 +40,7 @@ fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
         }
     }
     while let Some(n) = stack.pop() {
-        for &e in game.outgoing(n) {
-            let to = game.edge(e).to;
-            if !seen[to.0 as usize] {
-                seen[to.0 as usize] = true;
-                stack.push(to);
-            }
-        }
-    }
-    seen
-}
-
-/// Nodes reachable from `from` (labels ignored) without leaving `stop`.
-fn reachable_until(game: &Game, from: NodeId, stop: NodeId) -> Vec<bool> {
-    let mut seen = vec![false; game.node_capacity()];
-    seen[from.0 as usize] = true;
-    let mut stack = vec![from];
-    while let Some(n) = stack.pop() {
-        if n == stop {
+        if Some(n) == stop {
             continue;
         }
         for &e in game.outgoing(n) {
@@ -346,7 +334,7 @@ impl Validator for ReachabilityLint {
             };
             let seen = cache
                 .entry((from, to))
-                .or_insert_with(|| reachable_until(game, from, to));
+                .or_insert_with(|| reachable_until(game, &[from], Some(to)));
             // A check whose edge leaves its own target is not evaluated inside its search.
             if seen[e.from.0 as usize] && e.from != to {
                 out.push(warning(

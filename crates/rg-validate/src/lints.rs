@@ -26,6 +26,11 @@ fn warning(
 
 /// Nodes reachable from `from` in the label-blind edge graph (`from` included).
 fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
+    reachable_until(game, from, None)
+}
+
+/// Nodes reachable from `from` (labels ignored) without leaving `stop`.
+fn reachable_until(game: &Game, from: &[NodeId], stop: Option<NodeId>) -> Vec<bool> {
     let mut seen = vec![false; game.node_capacity()];
     let mut stack = Vec::new();
     for &n in from {
@@ -35,6 +40,9 @@ fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
         }
     }
     while let Some(n) = stack.pop() {
+        if Some(n) == stop {
+            continue;
+        }
         for &e in game.outgoing(n) {
             let to = game.edge(e).to;
             if !seen[to.0 as usize] {
@@ -305,7 +313,8 @@ impl Validator for UnreachableNodes {
 
 /// Reachability checks that can recurse or can never hold (validators.md §6, with the sharper
 /// recursion test of §9.1: the checking edge's source must not be reachable from the check's
-/// start).
+/// start). The search of a check stops at its target (rg.md §12.8: edges leaving it are never
+/// followed), so the graph search does not go past the target either.
 #[derive(Clone, Copy, Debug)]
 pub struct ReachabilityLint;
 
@@ -314,19 +323,20 @@ impl Validator for ReachabilityLint {
         "reachability-checks"
     }
     fn cost(&self) -> Cost {
-        // One graph search per distinct start node.
+        // One graph search per distinct check.
         Cost::Expensive
     }
     fn validate(&self, game: &Game, out: &mut Vec<Violation>) {
-        let mut cache: HashMap<NodeId, Vec<bool>> = HashMap::new();
+        let mut cache: HashMap<(NodeId, NodeId), Vec<bool>> = HashMap::new();
         for (id, e) in game.edges() {
             let Label::Reach { from, to, .. } = e.label else {
                 continue;
             };
             let seen = cache
-                .entry(from)
-                .or_insert_with(|| reachable(game, &[from]));
-            if seen[e.from.0 as usize] {
+                .entry((from, to))
+                .or_insert_with(|| reachable_until(game, &[from], Some(to)));
+            // A check whose edge leaves its own target is not evaluated inside its search.
+            if seen[e.from.0 as usize] && e.from != to {
                 out.push(warning(
                     self.name(),
                     "rg::lint::reachability-loop",
@@ -354,5 +364,40 @@ impl Validator for ReachabilityLint {
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rg_core::FileId;
+
+    /// The codes of [`ReachabilityLint`] on the game of `text`.
+    fn reachability_codes(text: &str) -> Vec<&'static str> {
+        let text = format!("type Player = {{ a }};\ntype Score = {{ 0 }};\n{text}");
+        let mut game = rg_core::parse(FileId(0), &text).expect("test game parses");
+        rg_core::builtins::add_builtins(&mut game).expect("built-ins");
+        let mut out = Vec::new();
+        ReachabilityLint.validate(&game, &mut out);
+        out.iter().map(|v| v.code).collect()
+    }
+
+    #[test]
+    fn a_check_whose_start_leads_back_to_its_edge_loops() {
+        let codes = reachability_codes(
+            "begin, s: player = a;\ns, t: ? s -> u;\nt, end: player = keeper;\ns, u: ;\nu, s: ;",
+        );
+        assert_eq!(codes, ["rg::lint::reachability-loop"]);
+    }
+
+    /// The search stops at `t`, so the check on the move `m -> t -> begin` never evaluates
+    /// itself; a check leaving its own target is not evaluated by its search either.
+    #[test]
+    fn a_check_that_reaches_its_edge_only_through_its_target_does_not_loop() {
+        let codes = reachability_codes(
+            "begin, s: ? m -> t;\ns, m: ;\nm, t: player = a;\nt, u: ? m -> t;\nu, begin: ;\n\
+             t, end: player = keeper;",
+        );
+        assert_eq!(codes, Vec::<&str>::new());
     }
 }

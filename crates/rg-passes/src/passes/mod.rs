@@ -32,6 +32,7 @@ mod prune_unused_constants;
 mod prune_unused_variables;
 mod reorder_comparisons;
 mod reorder_conditions;
+mod share_reachability_copies;
 mod skip_artificial_tags;
 mod skip_redundant_comparisons;
 mod skip_redundant_tags;
@@ -71,6 +72,8 @@ pub(crate) static ALL: &[&dyn Pass] = &[
     &skip_redundant_tags::SkipRedundantTags,
     &prune_self_loops::PruneSelfLoops,
     &prune_singleton_types::PruneSingletonTypes,
+    // Not in the reference: a check whose sub-automaton copies another part of the game uses it.
+    &share_reachability_copies::ShareReachabilityCopies,
     &prune_unreachable_nodes::PruneUnreachableNodes,
     &prune_unused_constants::PruneUnusedConstants,
     &prune_unused_variables::PruneUnusedVariables,

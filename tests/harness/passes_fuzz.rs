@@ -60,6 +60,12 @@ impl Gen {
         format!("m{}", self.mids)
     }
 
+    /// A tag label no other edge has.
+    fn fresh_tag(&mut self) -> String {
+        self.tags += 1;
+        format!("$ t{}", self.tags)
+    }
+
     fn comparison(&mut self) -> String {
         let op = self.pick(&["==", "!="]);
         let v = self.pick(VALUES);
@@ -112,8 +118,7 @@ impl Gen {
             };
             (format!("{var} = {ty}(*)"), Some(format!("$$ {var}")))
         } else if roll < 76 && ctx != Ctx::Keeper {
-            self.tags += 1;
-            (format!("$ t{}", self.tags), None)
+            (self.fresh_tag(), None)
         } else if roll < 80 && ctx != Ctx::Keeper {
             (format!("$$ {}", self.pick(&["k", "b"])), None)
         } else if roll < 80 {
@@ -127,12 +132,8 @@ impl Gen {
         } else {
             (self.comparison(), None)
         };
-        let tag_after = tag_after.or_else(|| {
-            (branching && matches!(ctx, Ctx::Player(_))).then(|| {
-                self.tags += 1;
-                format!("$ t{}", self.tags)
-            })
-        });
+        let tag_after = tag_after
+            .or_else(|| (branching && matches!(ctx, Ctx::Player(_))).then(|| self.fresh_tag()));
         match tag_after {
             Some(t) => {
                 let m = self.mid();
@@ -176,9 +177,9 @@ impl Gen {
                 // Tagged, so that two early ends are never the same move counted twice (a
                 // pass may merge such walks; rg.md §12.5 counts them apart).
                 let (c, m, m2) = (self.comparison(), self.mid(), self.mid());
-                self.tags += 1;
+                let t = self.fresh_tag();
                 self.edge(&node(i), &m, c);
-                self.edge(&m, &m2, format!("$ t{}", self.tags));
+                self.edge(&m, &m2, t);
                 self.edge(&m2, "end", "player = keeper");
             }
         }

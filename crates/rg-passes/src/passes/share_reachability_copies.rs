@@ -27,9 +27,9 @@ use super::meta;
 use crate::util::{edge_ids, names_of, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{ExprData, ExprId, Game, Label, NodeId, Symbol};
-use std::collections::hash_map::DefaultHasher;
+use rustc_hash::FxBuildHasher;
 use std::collections::{HashMap, HashSet};
-use std::hash::{Hash, Hasher};
+use std::hash::BuildHasher;
 
 /// Pair visits and edge comparisons allowed for one check.
 const CHECK_BUDGET: usize = 10_000;
@@ -155,16 +155,10 @@ fn signature(g: &Game, n: NodeId) -> u64 {
     let mut hashes: Vec<u64> = g
         .outgoing(n)
         .iter()
-        .map(|&e| {
-            let mut h = DefaultHasher::new();
-            g.edge(e).label.hash(&mut h);
-            h.finish()
-        })
+        .map(|&e| FxBuildHasher.hash_one(g.edge(e).label))
         .collect();
     hashes.sort_unstable();
-    let mut h = DefaultHasher::new();
-    hashes.hash(&mut h);
-    h.finish()
+    FxBuildHasher.hash_one(&hashes)
 }
 
 /// Follows the only edge out of `n` while it is a tag, variable tag or skip and `n` is not

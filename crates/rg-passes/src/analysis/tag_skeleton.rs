@@ -6,15 +6,22 @@
 //! are ignored, which over-approximates the walks). A *position set* is the set of nodes a walk
 //! can be at after a given sequence of events since the move began: the initial sets are the
 //! silent closures of `begin` and of the target of every end-of-move edge, and from a set `Q` the
-//! event `t` leads to the silent closure of the targets of the `t`-edges leaving `Q`. Every walk
-//! from a state whose move so far carries the events `w` is at a node of the set reached by `w`.
+//! event class `c` leads to the silent closure of the targets of the edges leaving `Q` whose event
+//! is in `c`. Every walk from a state whose move so far carries the tags `w` is at a node of the
+//! set reached by the classes of `w`.
+//!
+//! Events are grouped into classes because a move records tag *values*, not the edges that made
+//! them: `$$ a` and `$$ b` over one type, or `$$ a` and `$ v1` with `v1` a value of `a`, can show
+//! the same tag. Two events are in one class when their value sets meet (transitively), so every
+//! tag value belongs to at most one class and the class sequence of a move is determined by it.
 //!
 //! The sets are explored breadth-first under two caps (number of sets, total work counted in
 //! node visits and edge scans); the exploration is abandoned when one is exceeded.
 //!
 //! Complexity: O(work cap) time, O(sum of set sizes) memory.
 
-use rg_core::{EdgeData, EdgeId, Game, Label, NodeId};
+use crate::util::set_members;
+use rg_core::{EdgeData, EdgeId, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
 
 /// What an edge contributes to the labelling of a move.
@@ -48,6 +55,67 @@ impl std::fmt::Display for Exceeded {
             Exceeded::Sets(n) => write!(f, "more than {n} position sets"),
             Exceeded::Work(n) => write!(f, "more than {n} steps"),
         }
+    }
+}
+
+/// The event classes of a game: tag labels whose value sets meet share a class.
+#[derive(Debug, Default)]
+pub(crate) struct EventClasses {
+    of: HashMap<Label, usize>,
+}
+
+impl EventClasses {
+    /// The classes of the tag labels of `g`'s edges. A variable tag whose type does not resolve
+    /// to a set of values is put in one class with every other tag.
+    pub(crate) fn new(g: &Game) -> Self {
+        let mut labels: Vec<Label> = Vec::new();
+        let mut index: HashMap<Label, usize> = HashMap::new();
+        for (_, d) in g.edges() {
+            if d.label.is_tag() && !index.contains_key(&d.label) {
+                index.insert(d.label, labels.len());
+                labels.push(d.label);
+            }
+        }
+        let mut parent: Vec<usize> = (0..labels.len()).collect();
+        fn find(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let mut owner: HashMap<Symbol, usize> = HashMap::new();
+        let mut unknown: Option<usize> = None;
+        for (i, &l) in labels.iter().enumerate() {
+            let values = match l {
+                Label::Tag(s) => Some(vec![s]),
+                Label::TagVar(v) => g.variable(v).and_then(|var| set_members(g, var.ty)),
+                _ => None,
+            };
+            let Some(values) = values else {
+                unknown = Some(i);
+                continue;
+            };
+            for x in values {
+                let j = *owner.entry(x).or_insert(i);
+                let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                parent[a.max(b)] = a.min(b);
+            }
+        }
+        if unknown.is_some() {
+            parent.iter_mut().for_each(|p| *p = 0);
+        }
+        let of = labels
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (l, find(&mut parent, i)))
+            .collect();
+        EventClasses { of }
+    }
+
+    /// The class of the event `l` (a tag label of the game).
+    pub(crate) fn class(&self, l: Label) -> usize {
+        self.of.get(&l).copied().unwrap_or(usize::MAX)
     }
 }
 
@@ -119,12 +187,14 @@ impl<F: Fn(&EdgeData) -> Step> Explorer<'_, F> {
     }
 }
 
-/// Explores the position sets, edges classified by `step`. `main` marks the nodes of the main
-/// automaton: only their end-of-move edges start moves (walks inside checks are not moves).
+/// Explores the position sets, edges classified by `step` and events grouped by `classes`. `main`
+/// marks the nodes of the main automaton: only their end-of-move edges start moves (walks inside
+/// checks are not moves).
 pub(crate) fn position_sets(
     g: &Game,
     main: &[bool],
     step: impl Fn(&EdgeData) -> Step,
+    classes: &EventClasses,
     caps: Caps,
 ) -> Result<PositionSets, Exceeded> {
     let mut x = Explorer {
@@ -154,13 +224,14 @@ pub(crate) fn position_sets(
     while head < queue.len() {
         let q = queue[head];
         head += 1;
-        // Targets per event, events in first-seen order (deterministic).
-        let mut targets: Vec<(Label, Vec<NodeId>)> = Vec::new();
+        // Targets per event class, classes in first-seen order (deterministic).
+        let mut targets: Vec<(usize, Vec<NodeId>)> = Vec::new();
         for i in 0..x.sets[q].len() {
             let n = x.sets[q][i];
             for &e in g.outgoing(n) {
                 let d = g.edge(e);
                 if let Step::Event(l) = (x.step)(d) {
+                    let l = classes.class(l);
                     match targets.iter_mut().find(|(t, _)| *t == l) {
                         Some((_, v)) => v.push(d.to),
                         None => targets.push((l, vec![d.to])),

@@ -21,6 +21,12 @@
 //! sequence, not single edges (the reference's Rule A merges moves that share a prefix through
 //! different edges). The reference's Rule B has no sound counterpart here and is omitted.
 //!
+//! A move records tag values, not the edges that showed them, so the skeleton follows event
+//! *classes* ([`EventClasses`]): `$$ a` and `$$ b` over one type are one class, and so are `$ v1`
+//! and `$$ a` when `v1` is a value of `a`'s type. Following labels instead, the sets after `$$ b`
+//! and after `$$ a` were different, and a tag forced after `$$ b` was removed although the move
+//! `$$ b` (tag gone) could then show the same as a move `$$ a` (found by the randomised test).
+//!
 //! Artificial tags (`@artificialTag`) are silent in the skeleton: `skip_artificial_tags` removes
 //! them later on the promise that the rest of the move determines them, so a tag may only count
 //! as forced if it is forced without them (with `$_ r; …; $ r_done` both would otherwise go, and
@@ -34,7 +40,7 @@
 //! recorded. Below the caps: O(work) plus a linear propagation over (set, node) memberships.
 
 use super::meta;
-use crate::analysis::tag_skeleton::{Caps, Step, events_of, position_sets};
+use crate::analysis::tag_skeleton::{Caps, EventClasses, Step, events_of, position_sets};
 use crate::util::{artificial_tags, assigned, assigns_player, names_of, reachable_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
@@ -118,7 +124,8 @@ impl Pass for SkipRedundantTags {
                 Step::Silent
             }
         };
-        let sets = match position_sets(g, &main, step, CAPS) {
+        let classes = EventClasses::new(g);
+        let sets = match position_sets(g, &main, step, &classes, CAPS) {
             Ok(s) => s.sets,
             Err(x) => {
                 cx.warnings.push(format!(
@@ -263,6 +270,26 @@ mod tests {
             .expect("runs");
         let opts = rg_interp::equiv::EquivOptions::default();
         rg_interp::equiv::check_relabelled(&before, &g, &opts).expect("the same tree");
+    }
+
+    #[test]
+    fn tags_after_events_that_can_show_the_same_value_stay() {
+        // `$$ b` then `t`, or a chosen `a` then `$$ a`: with `a = b = v1` the moves show `v1 t`
+        // and `v1`. Without `t` they would show the same and lead to different states.
+        let text = "type V = { v0, v1 };\nvar a: V = v1;\nvar b: V = v1;\nbegin, s: player = x;\n\
+                    s, p: $$ b;\np, q: $ t;\nq, z: b = v0;\ns, r: a = V(*);\nr, z: $$ a;\n\
+                    z, end: player = keeper;\n";
+        let (_, _, changed, _) = run(&SkipRedundantTags, text);
+        assert!(!changed);
+        // The same with a symbol tag that is a value of `a`.
+        let text = text.replace("s, p: $$ b;", "s, p: $ v1;");
+        let (_, _, changed, _) = run(&SkipRedundantTags, &text);
+        assert!(!changed);
+        // A symbol that is no value of `a` cannot be confused with `$$ a`: `t` goes.
+        let text = text.replace("s, p: $ v1;", "s, p: $ w;");
+        let (_, after, changed, _) = run(&SkipRedundantTags, &text);
+        assert!(changed);
+        assert!(edges(&after).contains(&"p, q: ;".into()));
     }
 
     #[test]

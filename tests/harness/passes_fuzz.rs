@@ -12,8 +12,9 @@ use rgt::lang::Lang;
 use rgt_tests::load;
 use std::fmt::Write;
 
-/// Seeds tried by default.
-const GAMES: u64 = 60;
+/// Seeds tried by default (about 13 s in the test profile). Seed 117 is the first whose optimised
+/// game splits a move when inline_assignment drops a store after an untagged loop.
+const GAMES: u64 = 120;
 
 /// Lighter than the fixtures' oracle: many games, each small.
 const ORACLE: EquivOptions = EquivOptions {
@@ -149,22 +150,22 @@ impl Gen {
     /// edges always hold, so every move can be completed (continuability), and the keeper's
     /// segment is a plain chain (a deterministic keeper).
     ///
-    /// Known gap, kept out of these games: walks of one move that differ only in `k` (after an
-    /// untagged shift loop) and are merged by a later `k = <key>` that nothing reads split
-    /// again when inline_assignment (like the reference's) drops that store as dead; the move
-    /// is then counted once per value of `k`. So shift loops here end with `$$ k`.
+    /// Half the shift loops end untagged: their walks then differ only in `k` until a later
+    /// `k = <key>` merges them (or the game is not proper), and a pass that dropped that store
+    /// as dead would split the move into one per value of `k`.
     fn segment(&mut self, p: &str, n: usize, ctx: Ctx) {
         let node = |i: usize| format!("{p}{i}");
         for i in 0..n {
             let shortcut = ctx != Ctx::Keeper && i + 2 <= n && self.chance(40);
             if ctx != Ctx::Keeper && self.chance(12) {
                 // A shift loop `k = kn[k]` on the way to the next step, its end tagged with `k`
-                // (as RBG moves tag the square they reach), so that its walks stay distinct.
+                // (as RBG moves tag the square they reach) or not.
                 let (l, m, t) = (self.mid(), self.mid(), self.mid());
+                let end = if self.chance(50) { "$$ k" } else { "" };
                 self.edge(&node(i), &l, "");
                 self.edge(&l, &m, "k = kn[k]");
                 self.edge(&m, &l, "");
-                self.edge(&l, &t, "$$ k");
+                self.edge(&l, &t, end);
                 self.random_edge(&t, &node(i + 1), ctx, false, ctx != Ctx::Check);
             } else {
                 self.random_edge(&node(i), &node(i + 1), ctx, shortcut, ctx != Ctx::Check);

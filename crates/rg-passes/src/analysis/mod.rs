@@ -8,3 +8,4 @@ pub(crate) mod search_starts;
 pub(crate) mod tag_skeleton;
 pub(crate) mod type_keys;
 pub(crate) mod values;
+pub(crate) mod walk_dependent;

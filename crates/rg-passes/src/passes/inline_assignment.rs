@@ -25,10 +25,15 @@
 //! inlines a definition only if neither it nor its usages were touched by an earlier definition
 //! of the same run, and a rewritten label that would not type check cancels its definition.
 //!
+//! A plain store (whole or cell) also stays, inlinable or dead, when the variable may differ
+//! before it between walks of one move with the same tags and a move can end after it before
+//! the variable is assigned again (`analysis::walk_dependent`): the store is what makes those
+//! walks end in one state, and the reference's pass, which drops it, splits one move into many.
+//!
 //! Why the game tree is kept: every usage reads the value `d` would have stored, and nothing
 //! else observes that variable where `d`'s value reaches; a dead store only changes a value no
 //! walk reads (walks differing only in it are merged by the interpreter's visited check, so no
-//! move is lost or added).
+//! move is lost or added), and the rule above keeps the stores that end such differences.
 //!
 //! Complexity: one solve, O(E · V · CAP) (see `analysis::definitions`), then O(E · R · CAP) to
 //! build the chains for R names read per label, and O(U · R) to decide, U usages in total.
@@ -36,7 +41,8 @@
 use super::meta;
 use crate::analysis::definitions::{Def, Defs, ReachingDefinitions, Solution, solve_sets};
 use crate::analysis::values::Values;
-use crate::util::{edge_ids, label_well_typed, reads};
+use crate::analysis::walk_dependent::{WalkDependent, walk_dependent};
+use crate::util::{assigns_player, edge_ids, label_well_typed, reads};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
@@ -340,8 +346,53 @@ fn inlinable(
     })
 }
 
+/// The nodes from which a walk can end a move (assign `player`) without assigning `v` as a whole
+/// first: one backward search.
+fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> Vec<bool> {
+    let whole = |lhs: ExprId| g.expr(g.strip_casts(lhs)) == ExprData::Ref(v);
+    let mut seen = vec![false; g.node_capacity()];
+    let mut stack = Vec::new();
+    for (_, e) in g.edges() {
+        if assigns_player(g, &e.label) && !seen[e.from.0 as usize] {
+            seen[e.from.0 as usize] = true;
+            stack.push(e.from);
+        }
+    }
+    while let Some(n) = stack.pop() {
+        for &f in g.incoming(n) {
+            let e = g.edge(f);
+            let redefines = matches!(e.label,
+                Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } if whole(lhs));
+            if !redefines && !seen[e.from.0 as usize] {
+                seen[e.from.0 as usize] = true;
+                stack.push(e.from);
+            }
+        }
+    }
+    seen
+}
+
+/// Whether removing the plain store `d` to `v` (dead or inlined) could leave two walks of a move
+/// with the same tags in different states: `v` may differ between them before `d`, and a move can
+/// end after `d` before `v` is assigned again as a whole (see `analysis::walk_dependent`).
+fn store_merges_walks(
+    g: &Game,
+    wd: &WalkDependent,
+    d: EdgeId,
+    v: Symbol,
+    move_end: &mut HashMap<Symbol, Vec<bool>>,
+) -> bool {
+    let e = g.edge(d);
+    wd.may_differ(e.from, v)
+        && move_end
+            .entry(v)
+            .or_insert_with(|| nodes_reaching_a_move_end(g, v))[e.to.0 as usize]
+}
+
 fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
     let mut search = Searcher::new(g);
+    let wd = walk_dependent(g);
+    let mut move_end: HashMap<Symbol, Vec<bool>> = HashMap::new();
     let wk = *g.well_known();
     let mut touched: HashSet<EdgeId> = HashSet::new();
     let mut out = Plan::default();
@@ -372,6 +423,10 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
         };
         usages.sort_unstable();
         usages.dedup();
+        if matches!(label, Label::Assign { .. }) && store_merges_walks(g, &wd, d, v, &mut move_end)
+        {
+            continue;
+        }
         if usages.is_empty() {
             touched.insert(d);
             out.defs.push((d, None));
@@ -515,6 +570,29 @@ mod tests {
              m, end: player = keeper;"
         );
         assert!(run(&text).contains("l, m: v = nxt[v];"));
+    }
+
+    #[test]
+    fn a_store_that_merges_the_walks_of_an_untagged_loop_stays() {
+        // The loop runs 0, 1 or 2 times on walks that all show `go`; `v = q` makes their states
+        // one. Nothing reads `v` later, but without the store the move `go` would lead to three
+        // states (the oracle of `testing::run` counts them).
+        let text = format!(
+            "{PRELUDE}begin, s: player = x;\n\
+             s, l: ;\nl, m: v = nxt[v];\nm, l: ;\nl, t: $ go;\n\
+             t, u: v = q;\nu, end: player = keeper;\n"
+        );
+        let (_, after, _, _) = crate::testing::run(&InlineAssignment, &text);
+        assert!(
+            crate::testing::edges(&after).contains(&"t, u: v = q;".into()),
+            "{}",
+            rg_core::print(&after)
+        );
+        // Shown by the tag, `v` tells the walks apart: the store is dead and goes.
+        let text = text.replace("l, t: $ go;", "l, t: $$ v;");
+        let (_, after, changed, _) = crate::testing::run(&InlineAssignment, &text);
+        assert!(changed);
+        assert!(crate::testing::edges(&after).contains(&"t, u: ;".into()));
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! that store (dead or inlined) would leave them apart at the end of the move, so the optimised
 //! game would have more moves (inline_assignment asks this analysis first).
 //!
-//! A forward may-analysis over every node. A variable becomes walk-dependent when it is assigned
+//! A forward may-analysis on `crate::dataflow` (checks included). A variable becomes walk-dependent when it is assigned
 //! on a *cyclic silent edge* (an edge that is neither a tag nor a `player` assignment, inside a
 //! strongly connected component of such edges) or by `T(*)`, and when it is assigned from an
 //! expression that reads a walk-dependent variable (a cell assignment also when the map already
@@ -17,27 +17,31 @@
 //! without a loop; the lowerings guard such branches with exclusive conditions, which this
 //! analysis does not read.
 //!
-//! Complexity: O(N + E) for the components and O(E · R / 64) per pass of the worklist for the
-//! R variables that can become walk-dependent at all (none in most games: then nothing runs).
+//! Complexity: O(N + E) for the components, then one solve whose domain is a bit set over the R
+//! variables that can become walk-dependent at all (none in most games: then nothing runs), so
+//! O(E · R · R / 64).
 
-use crate::util::{assigns_player, reads};
+use crate::dataflow;
+use crate::util::{assigns_player, names_of, reads};
 use petgraph::graph::{DiGraph, NodeIndex};
-use rg_core::{EdgeData, ExprData, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeData, EdgeId, ExprData, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
 
 #[derive(Debug, Default)]
 pub(crate) struct WalkDependent {
     bit: HashMap<Symbol, usize>,
-    words: usize,
-    at: Vec<u64>,
+    at: Vec<Option<Box<[u64]>>>,
 }
 
 impl WalkDependent {
     /// Whether `v` may differ at `n` between two walks of one move with the same tags so far.
     pub(crate) fn may_differ(&self, n: NodeId, v: Symbol) -> bool {
-        self.bit
-            .get(&v)
-            .is_some_and(|&b| self.at[n.0 as usize * self.words + b / 64] & (1 << (b % 64)) != 0)
+        let Some(&b) = self.bit.get(&v) else {
+            return false;
+        };
+        self.at[n.0 as usize]
+            .as_ref()
+            .is_some_and(|k| k[b / 64] & (1 << (b % 64)) != 0)
     }
 }
 
@@ -72,6 +76,88 @@ fn cyclic_edges(g: &Game) -> Vec<bool> {
             silent(g, d) && component[d.from.0 as usize] == component[d.to.0 as usize];
     }
     out
+}
+
+/// The analysis on the framework of `crate::dataflow`: the walk-dependent variables as bits over
+/// the variables that can become walk-dependent at all.
+struct Analysis<'a> {
+    bit: &'a HashMap<Symbol, usize>,
+    cyclic: Vec<bool>,
+}
+
+impl Analysis<'_> {
+    fn has(&self, k: &[u64], s: Symbol) -> bool {
+        self.bit
+            .get(&s)
+            .is_some_and(|&b| k[b / 64] & (1 << (b % 64)) != 0)
+    }
+
+    fn set(&self, k: &mut [u64], v: Symbol, on: bool) {
+        if let Some(&b) = self.bit.get(&v) {
+            if on {
+                k[b / 64] |= 1 << (b % 64);
+            } else {
+                k[b / 64] &= !(1 << (b % 64));
+            }
+        }
+    }
+}
+
+impl dataflow::Analysis for Analysis<'_> {
+    type Domain = Box<[u64]>;
+
+    fn extreme(&self, _: &Game) -> Box<[u64]> {
+        vec![0; self.bit.len().div_ceil(64)].into_boxed_slice()
+    }
+
+    fn transfer(&self, g: &Game, k: &mut Box<[u64]>, edge: Option<EdgeId>) -> bool {
+        let Some(e) = edge else { return true };
+        let d = g.edge(e);
+        if assigns_player(g, &d.label) {
+            k.fill(0);
+            return true;
+        }
+        match d.label {
+            Label::TagVar(v) => self.set(k, v, false),
+            Label::Assign { lhs, .. } => {
+                let mut dependent = self.cyclic[e.0 as usize];
+                reads(g, &d.label, &mut |s| dependent |= self.has(k, s));
+                self.set(k, g.expr_root(lhs), dependent);
+            }
+            Label::AssignAny { lhs, .. } => self.set(k, g.expr_root(lhs), true),
+            Label::Compare {
+                lhs,
+                rhs,
+                negated: false,
+            } => {
+                // After `v == r` every walk still here has `v` equal to `r`.
+                for (a, other) in [(lhs, rhs), (rhs, lhs)] {
+                    if let ExprData::Ref(v) = g.expr(g.strip_casts(a)) {
+                        let mut dependent = false;
+                        names_of(g, other, &mut |s| dependent |= self.has(k, s));
+                        if !dependent {
+                            self.set(k, v, false);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        true
+    }
+
+    fn join(&self, acc: &mut Box<[u64]>, other: &Box<[u64]>) -> bool {
+        let mut grew = false;
+        for (a, b) in acc.iter_mut().zip(other.iter()) {
+            grew |= *a | b != *a;
+            *a |= b;
+        }
+        grew
+    }
+
+    fn with_reachability(&self) -> bool {
+        true
+    }
 }
 
 pub(crate) fn walk_dependent(g: &Game) -> WalkDependent {
@@ -112,91 +198,6 @@ pub(crate) fn walk_dependent(g: &Game) -> WalkDependent {
             break;
         }
     }
-    let words = bit.len().div_ceil(64);
-    let mut at = vec![0u64; g.node_capacity() * words];
-    let mut queued = vec![true; g.node_capacity()];
-    let mut work: Vec<NodeId> = (0..g.node_capacity() as u32).map(NodeId).collect();
-    let mut out = vec![0u64; words];
-    let set = |w: &mut [u64], b: usize, on: bool| {
-        if on {
-            w[b / 64] |= 1 << (b % 64);
-        } else {
-            w[b / 64] &= !(1 << (b % 64));
-        }
-    };
-    while let Some(n) = work.pop() {
-        queued[n.0 as usize] = false;
-        for &e in g.outgoing(n) {
-            let d = g.edge(e);
-            let base = n.0 as usize * words;
-            out.copy_from_slice(&at[base..base + words]);
-            let input = &at[base..base + words];
-            let has = |s: Symbol| {
-                bit.get(&s)
-                    .is_some_and(|&b| input[b / 64] & (1 << (b % 64)) != 0)
-            };
-            let reads_dependent = |label: &Label| {
-                let mut any = false;
-                reads(g, label, &mut |s| any |= has(s));
-                any
-            };
-            if assigns_player(g, &d.label) {
-                out.fill(0);
-            } else {
-                match d.label {
-                    Label::TagVar(v) => {
-                        if let Some(&b) = bit.get(&v) {
-                            set(&mut out, b, false);
-                        }
-                    }
-                    Label::Assign { lhs, .. } => {
-                        if let Some(&b) = bit.get(&g.expr_root(lhs)) {
-                            set(
-                                &mut out,
-                                b,
-                                cyclic[e.0 as usize] || reads_dependent(&d.label),
-                            );
-                        }
-                    }
-                    Label::AssignAny { lhs, .. } => {
-                        if let Some(&b) = bit.get(&g.expr_root(lhs)) {
-                            set(&mut out, b, true);
-                        }
-                    }
-                    Label::Compare {
-                        lhs,
-                        rhs,
-                        negated: false,
-                    } => {
-                        // After `v == r` every walk still here has `v` equal to `r`.
-                        for (a, other) in [(lhs, rhs), (rhs, lhs)] {
-                            if let ExprData::Ref(v) = g.expr(g.strip_casts(a))
-                                && let Some(&b) = bit.get(&v)
-                            {
-                                let mut any = false;
-                                crate::util::names_of(g, other, &mut |s| any |= has(s));
-                                if !any {
-                                    set(&mut out, b, false);
-                                }
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let tb = d.to.0 as usize * words;
-            let mut grew = false;
-            for (t, o) in at[tb..tb + words].iter_mut().zip(&out) {
-                if *t | o != *t {
-                    *t |= o;
-                    grew = true;
-                }
-            }
-            if grew && !queued[d.to.0 as usize] {
-                queued[d.to.0 as usize] = true;
-                work.push(d.to);
-            }
-        }
-    }
-    WalkDependent { bit, words, at }
+    let at = dataflow::solve(g, &Analysis { bit: &bit, cyclic });
+    WalkDependent { bit, at }
 }

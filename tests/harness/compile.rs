@@ -196,6 +196,24 @@ fn compiled_models_count_and_play_as_the_interpreter() {
             let want: Vec<(String, u64)> =
                 stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
             assert_eq!(goals, want, "{file} {level:?}: goals");
+            // The fast path, moves listed without states and replayed from their tags, plays
+            // the same games; and every replayed move gives the state recorded for it.
+            let fast = driver(
+                &built.driver,
+                &["play", "--plays", &plays, "--seed", &seed, "--json"],
+            );
+            for key in ["branching", "turns", "length", "goals"] {
+                assert_eq!(fast[key], got[key], "{file} {level:?}: fast path, {key}");
+            }
+            let out = Command::new(&built.driver)
+                .args(["selftest", "--plays", "5", "--seed", &seed])
+                .output()
+                .expect("driver runs");
+            assert!(
+                out.status.success(),
+                "{file} {level:?}: selftest: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             checked += 1;
         }
     }

@@ -24,6 +24,7 @@ use crate::error::CompileError;
 use crate::expr::{ExprGen, Operand, Src};
 use crate::layout::{Layout, RtVal, Shape};
 use crate::search::{SearchPlan, Visit, assigns_player};
+use crate::visits::{Check, Collide, KindChecks, Visits};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Span, Symbol};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -35,12 +36,16 @@ enum Mode {
     Moves,
     /// A reachability search towards `b`: `r = R<b>_<t>(c);`, leaving loops when it holds.
     Reach(NodeId),
+    /// Applying a move given by its tags: a move search that follows only walks whose tags are
+    /// a prefix of the move's and stops, leaving the state as the move's, at the first one.
+    Apply,
 }
 
 pub(crate) struct Gen<'a> {
     game: &'a Game,
     layout: &'a Layout,
     plan: &'a SearchPlan,
+    visits: &'a Visits,
     ex: ExprGen<'a>,
     /// Distinct `(a, b)` pairs of checks with `a != b`, numbered.
     pairs: BTreeMap<(NodeId, NodeId), usize>,
@@ -93,7 +98,12 @@ fn int_type(width: u32) -> &'static str {
 }
 
 impl<'a> Gen<'a> {
-    pub fn new(game: &'a Game, layout: &'a Layout, plan: &'a SearchPlan) -> Self {
+    pub fn new(
+        game: &'a Game,
+        layout: &'a Layout,
+        plan: &'a SearchPlan,
+        visits: &'a Visits,
+    ) -> Self {
         let mut pairs = BTreeMap::new();
         let mut check_edges = BTreeMap::new();
         let mut edges: Vec<_> = game.edges().collect();
@@ -121,7 +131,13 @@ impl<'a> Gen<'a> {
             game,
             layout,
             plan,
-            ex: ExprGen { game, layout },
+            visits,
+            ex: ExprGen {
+                game,
+                layout,
+                binders: HashMap::new(),
+                sl_used: Default::default(),
+            },
             pairs,
             check_edges,
             statics: String::new(),
@@ -138,7 +154,7 @@ impl<'a> Gen<'a> {
         if let Some(name) = self.static_ids.get(&key) {
             return name.clone();
         }
-        let name = format!("A{}", self.n_statics);
+        let name = format!("T{}", self.n_statics);
         self.n_statics += 1;
         let _ = writeln!(
             self.statics,
@@ -268,19 +284,43 @@ impl<'a> Gen<'a> {
             Label::Skip | Label::Compare { .. } | Label::Reach { .. } => {
                 let _ = writeln!(out, "{ind}{cont}");
             }
-            Label::Tag(s) => {
+            Label::Tag(_) | Label::TagVar(_) => {
+                let value = match label {
+                    Label::Tag(s) => format!("{}u", s.0),
+                    Label::TagVar(v) => {
+                        let var = self.layout.var_by_name[&v];
+                        let class = self.layout.vars[var].shape.leaf();
+                        let table = self.class_table(class);
+                        format!("{table}[G{var}(c.s, 0)]")
+                    }
+                    _ => unreachable!("a tag"),
+                };
                 let vis = self.vis_code();
-                let _ = writeln!(out, "{ind}push_tag(c, {}u, {vis}); {cont} pop_tag(c);", s.0);
-            }
-            Label::TagVar(v) => {
-                let var = self.layout.var_by_name[&v];
-                let class = self.layout.vars[var].shape.leaf();
-                let table = self.class_table(class);
-                let vis = self.vis_code();
-                let _ = writeln!(
-                    out,
-                    "{ind}push_tag(c, {table}[G{var}(c.s, 0)], {vis}); {cont} pop_tag(c);"
-                );
+                let visits = self.visits;
+                let checks = match mode {
+                    Mode::Reach(b) => &visits.reach[&b],
+                    Mode::Moves | Mode::Apply => &visits.moves,
+                };
+                let shared = match checks.collide.get(&e).unwrap_or(&Collide::Never) {
+                    Collide::Never => "c.nondet".to_string(),
+                    Collide::Always => "true".to_string(),
+                    Collide::Some(set) => {
+                        let alts: Vec<String> =
+                            set.iter().map(|s| format!("tv_ == {}u", s.0)).collect();
+                        format!("c.nondet || {}", alts.join(" || "))
+                    }
+                };
+                if mode == Mode::Apply {
+                    let _ = writeln!(
+                        out,
+                        "{ind}{{ const uint32_t tv_ = {value}; if (c.ntags < c.goal_n && tv_ == c.goal[c.ntags]) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{ind}{{ const uint32_t tv_ = {value}; const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
+                    );
+                }
             }
             Label::Assign { lhs, rhs } => {
                 let loc = self.ex.location(lhs, "c.s", span)?;
@@ -463,57 +503,103 @@ impl<'a> Gen<'a> {
 
     // ----- visited-state checks ----------------------------------------------------------
 
-    fn visit_code(&mut self, n: NodeId, on_seen: &str) -> String {
-        match &self.plan.visit[n.index()] {
-            Visit::None => String::new(),
-            Visit::Full => format!(
-                "  if (!visit(c, {}u, c.s.b, ORDINARY_WORDS)) {on_seen}\n",
-                n.index()
-            ),
-            Visit::Vars(vars) => {
-                let mut ranges: Vec<(u64, u64)> = vars
-                    .iter()
-                    .filter_map(|v| self.layout.var_by_name.get(v))
-                    .map(|&i| self.layout.vars[i].byte_range())
-                    .filter(|r| r.1 > 0)
-                    .collect();
-                ranges.sort_unstable();
-                ranges.dedup();
-                // Merge overlapping or touching ranges.
-                let mut merged: Vec<(u64, u64)> = Vec::new();
-                for (s, l) in ranges {
-                    if let Some(last) = merged.last_mut()
-                        && s <= last.0 + last.1
-                    {
-                        last.1 = last.1.max(s + l - last.0);
-                        continue;
-                    }
-                    merged.push((s, l));
+    /// Byte ranges (start, length) covering these variables, merged.
+    fn byte_ranges(&self, vars: impl Iterator<Item = usize>) -> Vec<(u64, u64)> {
+        let mut ranges: Vec<(u64, u64)> = vars
+            .map(|i| self.layout.vars[i].byte_range())
+            .filter(|r| r.1 > 0)
+            .collect();
+        ranges.sort_unstable();
+        ranges.dedup();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (s, l) in ranges {
+            if let Some(last) = merged.last_mut()
+                && s <= last.0 + last.1
+            {
+                last.1 = last.1.max(s + l - last.0);
+                continue;
+            }
+            merged.push((s, l));
+        }
+        merged
+    }
+
+    fn ranges_array(&mut self, merged: &[(u64, u64)]) -> String {
+        let items: Vec<String> = merged
+            .iter()
+            .flat_map(|&(s, l)| [format!("{s}u"), format!("{l}u")])
+            .collect();
+        self.static_array("uint32_t", &items)
+    }
+
+    /// The visited-state check at the top of a node function (`on_seen` leaves the function):
+    /// the determined-scope check, and the interpreter's where the scope may be shared.
+    fn visit_code(&mut self, n: NodeId, checks: &KindChecks, on_seen: &str) -> String {
+        let det = &checks.det[n.index()];
+        if !checks.nondet[n.index()] || *det == Check::Full {
+            return self.det_code(n, det, on_seen);
+        }
+        let full = self.det_code(n, &Check::Full, on_seen);
+        let full = full.trim().trim_start_matches("if (");
+        if *det == Check::None {
+            return format!("  if (c.nondet && {full}\n");
+        }
+        let inner = self.det_code(n, det, on_seen);
+        format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
+    }
+
+    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str) -> String {
+        let q = n.index();
+        match check {
+            Check::None => String::new(),
+            Check::Stamp { vars, radix, base } => {
+                let mut idx = format!("{base}u");
+                for (v, r) in vars.iter().zip(radix) {
+                    let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
                 }
-                let bytes: u64 = merged.iter().map(|r| r.1).sum();
-                if merged.is_empty() {
-                    return format!("  if (!visit(c, {}u, nullptr, 0)) {on_seen}\n", n.index());
-                }
-                if merged.len() == 1 && merged[0].0 % 8 == 0 && merged[0].1 % 8 == 0 {
-                    return format!(
-                        "  if (!visit(c, {}u, c.s.b + {}, {}u)) {on_seen}\n",
-                        n.index(),
-                        merged[0].0,
-                        merged[0].1 / 8
-                    );
-                }
-                let items: Vec<String> = merged
-                    .iter()
-                    .flat_map(|&(s, l)| [format!("{s}u"), format!("{l}u")])
-                    .collect();
-                let arr = self.static_array("uint32_t", &items);
                 format!(
-                    "  if (!visit_ranges(c, {}u, {arr}, {}u, {}u)) {on_seen}\n",
-                    n.index(),
+                    "  {{ uint64_t& st_ = c.stamps[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                )
+            }
+            Check::Scoped { vars } => {
+                let merged = self.byte_ranges(vars.iter().copied());
+                let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                let arr = self.ranges_array(&merged);
+                format!(
+                    "  if (!visit_scoped(c, {q}u, {arr}, {}u, {}u)) {on_seen}\n",
                     merged.len(),
                     bytes.div_ceil(8)
                 )
             }
+            Check::Full => match self.plan.visit[q].clone() {
+                Visit::None | Visit::Full => {
+                    format!("  if (!visit(c, {q}u, c.s.b, ORDINARY_WORDS)) {on_seen}\n")
+                }
+                Visit::Vars(vars) => {
+                    let idx: Vec<usize> = vars
+                        .iter()
+                        .filter_map(|v| self.layout.var_by_name.get(v).copied())
+                        .collect();
+                    let merged = self.byte_ranges(idx.into_iter());
+                    let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                    if merged.is_empty() {
+                        return format!("  if (!visit(c, {q}u, nullptr, 0)) {on_seen}\n");
+                    }
+                    if merged.len() == 1 && merged[0].0 % 8 == 0 && merged[0].1 % 8 == 0 {
+                        return format!(
+                            "  if (!visit(c, {q}u, c.s.b + {}, {}u)) {on_seen}\n",
+                            merged[0].0,
+                            merged[0].1 / 8
+                        );
+                    }
+                    let arr = self.ranges_array(&merged);
+                    format!(
+                        "  if (!visit_ranges(c, {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                        merged.len(),
+                        bytes.div_ceil(8)
+                    )
+                }
+            },
         }
     }
 
@@ -534,15 +620,187 @@ impl<'a> Gen<'a> {
 
     // ----- node functions --------------------------------------------------------------
 
-    fn moves_fn(&mut self, n: NodeId) -> Result<String, CompileError> {
+    /// The `@simpleApply` shortcuts of node `n` in apply mode. They are taken only when the
+    /// move is known to be legal (`apply` of a listed move) and is the first listed with its
+    /// tags (`goal_skip` 0): then the pragma's promise, which the interpreter does not use,
+    /// gives its state without a search. A pattern whose assignments store whole maps is left
+    /// to the search.
+    fn simple_applies(&mut self, n: NodeId) -> Result<String, CompileError> {
+        if self.plan.ignore_pragmas {
+            return Ok(String::new());
+        }
+        let pragmas: Vec<_> = self
+            .game
+            .pragmas
+            .iter()
+            .filter_map(|p| match &p.kind {
+                rg_core::PragmaKind::SimpleApply {
+                    from,
+                    to,
+                    tags,
+                    assignments,
+                    exhaustive,
+                } if *from == n => Some((*to, tags.clone(), assignments.clone(), *exhaustive)),
+                _ => None,
+            })
+            .collect();
+        if pragmas.is_empty() {
+            return Ok(String::new());
+        }
+        // Only patterns whose binders all set a variable are used: a binder that no
+        // assignment uses stands for a `$$ v` whose value the pattern does not check, and
+        // another walk from the node may emit a symbol of that type next. And only when no
+        // two patterns of the node can match one tag sequence.
+        let binds_all =
+            |tags: &[rg_core::PragmaTag], assignments: &[(rg_core::ExprId, rg_core::ExprId)]| {
+                tags.iter().all(|t| match t {
+                rg_core::PragmaTag::Symbol(_) => true,
+                rg_core::PragmaTag::Variable(b, _) => assignments.iter().any(|&(_, r)| {
+                    matches!(self.game.expr(self.game.strip_casts(r)), rg_core::ExprData::Ref(x) if x == *b)
+                }),
+            })
+            };
+        let overlap = |a: &[rg_core::PragmaTag], b: &[rg_core::PragmaTag]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (rg_core::PragmaTag::Symbol(p), rg_core::PragmaTag::Symbol(q)) => p == q,
+                    _ => true,
+                })
+        };
+        for (i, p) in pragmas.iter().enumerate() {
+            if !binds_all(&p.1, &p.2) || pragmas[i + 1..].iter().any(|q| overlap(&p.1, &q.1)) {
+                return Ok(String::new());
+            }
+        }
+        let wk = *self.game.well_known();
+        let mut out = String::from("  if (c.trusted && c.goal_skip == 0) {\n");
+        let mut all_exhaustive = true;
+        for (to, tags, assignments, exhaustive) in pragmas {
+            let k = tags.len();
+            let mut conds = vec![format!("c.goal_n - c.ntags >= {k}u")];
+            let mut binders = HashMap::new();
+            for (i, t) in tags.iter().enumerate() {
+                match t {
+                    rg_core::PragmaTag::Symbol(s) => {
+                        conds.push(format!("c.goal[c.ntags + {i}u] == {}u", s.0));
+                    }
+                    rg_core::PragmaTag::Variable(b, ty) => {
+                        let env = rg_core::typeck::TypeEnv::new(self.game);
+                        let Ok(Some(ms)) = env.values(*ty) else {
+                            return Ok(String::new());
+                        };
+                        let mut mask = vec!["0".to_string(); self.game.symbols().len()];
+                        for m in ms.as_slice() {
+                            mask[m.index()] = "1".into();
+                        }
+                        let arr = self.static_array("uint8_t", &mask);
+                        conds.push(format!("{arr}[c.goal[c.ntags + {i}u]]"));
+                        binders.insert(*b, format!("c.goal[n0_ + {i}u]"));
+                    }
+                }
+            }
+            // The assignments, in order, with the binders bound.
+            let ex = ExprGen {
+                game: self.game,
+                layout: self.layout,
+                binders,
+                sl_used: Default::default(),
+            };
+            let mut body = String::new();
+            let mut ends = false;
+            let mut ok = true;
+            for (lhs, rhs) in &assignments {
+                let Ok(loc) = ex.location(*lhs, "c.s", None) else {
+                    ok = false;
+                    break;
+                };
+                let Shape::Scalar(class) = loc.shape else {
+                    ok = false;
+                    break;
+                };
+                let Ok(val) = ex.scalar_in(*rhs, class, "c.s", None) else {
+                    ok = false;
+                    break;
+                };
+                let v = loc.var;
+                if self.layout.vars[v].name == wk.player && loc.depth == 0 {
+                    ends = true;
+                }
+                let _ = writeln!(
+                    body,
+                    "      {{ const uint32_t i_ = {}; const uint32_t v_ = {val}; S{v}(c.s, i_, v_); }}",
+                    loc.index
+                );
+            }
+            if !ok {
+                all_exhaustive = false;
+                continue;
+            }
+            for c in ex.sl_used.borrow().iter() {
+                self.ex.sl_used.borrow_mut().insert(*c);
+            }
+            if ends {
+                conds[0] = format!("c.goal_n - c.ntags == {k}u");
+            }
+            all_exhaustive &= exhaustive;
+            let _ = writeln!(out, "    if ({}) {{", conds.join(" && "));
+            out.push_str("      const uint32_t n0_ = c.ntags;\n");
+            if !exhaustive && !ends {
+                out.push_str(
+                    "      const State sv_ = c.s;\n      const uint64_t ep_ = c.epoch;\n      const bool nd_ = c.nondet;\n",
+                );
+            }
+            out.push_str(&body);
+            for i in 0..k {
+                let _ = writeln!(out, "      push_tag(c, c.goal[n0_ + {i}u], 0, true);");
+            }
+            if ends {
+                let _ = writeln!(out, "      c.s.node = {}u;\n      return true;", to.index());
+            } else if exhaustive {
+                let _ = writeln!(out, "      return A{}(c);", to.index());
+            } else {
+                let _ = writeln!(
+                    out,
+                    "      if (A{}(c)) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
+                    to.index()
+                );
+            }
+            out.push_str("    }\n");
+        }
+        if all_exhaustive {
+            out.push_str("    return false;\n");
+        }
+        out.push_str("  }\n");
+        Ok(out)
+    }
+
+    /// The move-search function of node `n` (`M<n>`), or its apply-mode twin (`A<n>`).
+    fn moves_fn(&mut self, n: NodeId, mode: Mode) -> Result<String, CompileError> {
+        let apply = mode == Mode::Apply;
+        let (prefix, ret, on_seen) = if apply {
+            ("A", "bool", "return false;")
+        } else {
+            ("M", "void", "return;")
+        };
+        let cont_of = |t: NodeId| {
+            if apply {
+                format!("if (A{}(c)) return true;", t.index())
+            } else {
+                format!("M{}(c);", t.index())
+            }
+        };
         let mut f = String::new();
         let _ = writeln!(
             f,
-            "static void M{}(Cache& c) {{  // {}",
+            "static {ret} {prefix}{}(Cache& c) {{  // {}",
             n.index(),
             comment(self.game.node_name(n))
         );
-        f.push_str(&self.visit_code(n, "return;"));
+        let visits = self.visits;
+        f.push_str(&self.visit_code(n, &visits.moves, on_seen));
+        if apply {
+            f.push_str(&self.simple_applies(n)?);
+        }
         f.push_str(&self.reach_cache(n));
         let edges = self.plan.out[n.index()].clone();
         let finishing = |g: &Gen<'_>, e: EdgeId| assigns_player(g.game, &g.game.edge(e).label);
@@ -562,10 +820,10 @@ impl<'a> Gen<'a> {
                 };
                 f.push_str(&head);
                 if finishing(self, e) {
-                    self.finish(&mut f, "    ", e)?;
+                    self.finish(&mut f, "    ", e, mode)?;
                 } else {
-                    let cont = format!("M{}(c);", self.game.edge(e).to.index());
-                    self.action(&mut f, "    ", e, &cont, Mode::Moves, true)?;
+                    let cont = cont_of(self.game.edge(e).to);
+                    self.action(&mut f, "    ", e, &cont, mode, true)?;
                 }
                 f.push_str("  }\n");
                 first = false;
@@ -576,50 +834,83 @@ impl<'a> Gen<'a> {
         } else {
             for &e in edges.iter().rev() {
                 if finishing(self, e) {
-                    self.finish(&mut f, "  ", e)?;
+                    self.finish(&mut f, "  ", e, mode)?;
                 }
             }
             for &e in edges.iter().rev() {
                 if finishing(self, e) {
                     continue;
                 }
-                let cont = format!("M{}(c);", self.game.edge(e).to.index());
+                let cont = cont_of(self.game.edge(e).to);
                 match self.condition(e, "c.s")? {
                     Some(cond) => {
                         let _ = writeln!(f, "  if ({cond}) {{");
-                        self.action(&mut f, "    ", e, &cont, Mode::Moves, true)?;
+                        self.action(&mut f, "    ", e, &cont, mode, true)?;
                         f.push_str("  }\n");
                     }
-                    None => self.action(&mut f, "  ", e, &cont, Mode::Moves, true)?,
+                    None => self.action(&mut f, "  ", e, &cont, mode, true)?,
                 }
             }
+        }
+        if apply {
+            f.push_str("  return false;\n");
         }
         f.push_str("}\n\n");
         Ok(f)
     }
 
-    /// A finished move: copy the walk's state, apply the assignment to `player` to the copy.
-    fn finish(&mut self, out: &mut String, ind: &str, e: EdgeId) -> Result<(), CompileError> {
+    /// A finished move: copy the walk's state and apply the assignment to `player` to the
+    /// copy; in apply mode, when every tag of the move matched, apply it to the state itself and
+    /// stop (the first such move in output order is the one applied).
+    fn finish(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        mode: Mode,
+    ) -> Result<(), CompileError> {
         let d = self.game.edge(e);
         let span = d.spans.whole;
         let t = d.to.index();
         let p = self.layout.player;
         let class = self.layout.vars[p].shape.leaf();
+        let apply = mode == Mode::Apply;
         match d.label {
             Label::Assign { rhs, .. } => {
                 let val = self.scalar_value(rhs, class, span)?;
-                let _ = writeln!(
-                    out,
-                    "{ind}{{ const uint32_t v_ = {val}; State& ns_ = emit(c, {t}u); S{p}(ns_, 0, v_); }}"
-                );
+                if apply {
+                    let _ = writeln!(
+                        out,
+                        "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{ind}{{ const uint32_t v_ = {val}; State& ns_ = emit(c, {t}u); S{p}(ns_, 0, v_); }}"
+                    );
+                }
             }
             Label::AssignAny { ty, .. } => {
                 let members = self.members(ty, class, span)?;
-                let lp = self.member_loop(&members, true);
-                let _ = writeln!(
-                    out,
-                    "{ind}{lp} {{ State& ns_ = emit(c, {t}u); S{p}(ns_, 0, m_); }}"
-                );
+                if apply {
+                    // Results come out last member first.
+                    if !members.is_empty() {
+                        let n = members.len();
+                        let items: Vec<String> =
+                            members.iter().rev().map(|m| format!("{m}u")).collect();
+                        let arr = self.static_array("uint32_t", &items);
+                        let _ = writeln!(
+                            out,
+                            "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
+                        );
+                    }
+                } else {
+                    let lp = self.member_loop(&members, true);
+                    let _ = writeln!(
+                        out,
+                        "{ind}{lp} {{ State& ns_ = emit(c, {t}u); S{p}(ns_, 0, m_); }}"
+                    );
+                }
             }
             _ => unreachable!("only assignments finish a move"),
         }
@@ -640,7 +931,8 @@ impl<'a> Gen<'a> {
             f.push_str("  (void)c;\n  return true;\n}\n\n");
             return Ok(f);
         }
-        f.push_str(&self.visit_code(n, "return false;"));
+        let visits = self.visits;
+        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;"));
         f.push_str(&self.reach_cache(n));
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
@@ -883,7 +1175,9 @@ impl<'a> Gen<'a> {
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
                 let _ = writeln!(decls, "static void M{n}(Cache& c);");
-                body.push_str(&self.moves_fn(NodeId::new(n))?);
+                let _ = writeln!(decls, "static bool A{n}(Cache& c);");
+                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Moves)?);
+                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Apply)?);
             }
         }
         let targets: Vec<(NodeId, Vec<bool>)> = self
@@ -912,7 +1206,7 @@ impl<'a> Gen<'a> {
             };
             let _ = writeln!(
                 checks,
-                "static bool Q{k}(Cache& c) {{  // ? {} -> {}\n  const uint32_t tb = begin_search(c);\n  const bool r = {call};\n  end_search(c, tb);\n  return r;\n}}\n",
+                "static bool Q{k}(Cache& c) {{  // ? {} -> {}\n  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);\n  return r;\n}}\n",
                 comment(game.node_name(*a)),
                 comment(game.node_name(*b))
             );
@@ -988,6 +1282,23 @@ impl<'a> Gen<'a> {
         );
         let _ = writeln!(
             hpp,
+            "constexpr uint32_t STAMP_SLOTS = {}u;",
+            self.visits.stamp_slots
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool DISTINCT_MOVE_TAGS = {};  // no two legal moves share their tags",
+            self.visits.distinct_move_tags
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t MAX_TAGS = {}u;  // 0: not bounded",
+            crate::visits::max_move_tags(self.game, self.plan)
+                .filter(|&k| k <= 64)
+                .unwrap_or(0)
+        );
+        let _ = writeln!(
+            hpp,
             "constexpr bool DYNAMIC_VISIBILITY = {};",
             self.dynamic_visibility
         );
@@ -1040,6 +1351,20 @@ impl<'a> Gen<'a> {
         cpp.push_str(&vis_fn);
         // Statics collected while generating (static_array is called by the generators above).
         cpp.push_str(&self.statics);
+        // Symbol id -> number in a class, for the binders of @simpleApply patterns.
+        let used: Vec<usize> = self.ex.sl_used.borrow().iter().copied().collect();
+        for c in used {
+            let mut table = vec!["4294967295u".to_string(); game.symbols().len()];
+            for (i, m) in layout.classes[c].members.iter().enumerate() {
+                table[m.index()] = format!("{i}u");
+            }
+            let _ = writeln!(
+                cpp,
+                "static const uint32_t SLc{c}[{}] = {{{}}};",
+                table.len().max(1),
+                table.join(", ")
+            );
+        }
         cpp.push('\n');
         cpp.push_str(&decls);
         cpp.push('\n');
@@ -1059,17 +1384,33 @@ impl<'a> Gen<'a> {
             "uint32_t current_player(const State& s) {{ return {player_table}[G{player_var}(s, 0)]; }}\n"
         );
         let mut cases = String::new();
+        let mut acases = String::new();
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
                 let _ = writeln!(cases, "    case {n}u: M{n}(c); break;");
+                let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
             }
         }
         let _ = writeln!(
             cpp,
-            "void legal_moves(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  c.s = s;\n  c.out = &out;\n  c.level = 0;\n  c.tagbase = 0;\n  c.tags.clear();\n  c.th.resize(1);\n  c.vis.clear();\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
         );
         cpp.push_str(
-            "bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {\n  legal_moves(s, c.scratch, c);\n  for (size_t i = 0; i < c.scratch.size(); ++i) {\n    if (c.scratch.tag_count(i) == n && std::equal(tags, tags + n, c.scratch.tags(i))) {\n      s = c.scratch.state(i);\n      return true;\n    }\n  }\n  return false;\n}\n\n",
+            "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",
+        );
+        let _ = writeln!(
+            cpp,
+            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
+        );
+        cpp.push_str(
+            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  // The how-many-th move with these tags it is: the search applies that one.
+  const uint32_t* t = moves.tags(i);
+  const size_t n = moves.tag_count(i);
+  uint32_t skip = 0;
+  if (!DISTINCT_MOVE_TAGS)
+    for (size_t j = 0; j < i; ++j)
+      if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
+  if (!apply_walk(s, t, n, skip, true, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
         );
         cpp.push_str(
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",

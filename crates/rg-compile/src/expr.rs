@@ -48,6 +48,11 @@ pub(crate) struct Location {
 pub(crate) struct ExprGen<'a> {
     pub game: &'a Game,
     pub layout: &'a Layout,
+    /// Names bound to a symbol at run time (the binders of a `@simpleApply` tag pattern): the
+    /// C++ expression of the bound symbol's id. Where one meets a place of class `c`, its
+    /// number is `SLc<c>[id]`, and class `c` is recorded in `sl_used`.
+    pub binders: std::collections::HashMap<Symbol, String>,
+    pub sl_used: std::cell::RefCell<std::collections::BTreeSet<usize>>,
 }
 
 /// `a + b` for index expressions, folding zeros.
@@ -175,7 +180,13 @@ impl ExprGen<'_> {
         span: Option<Span>,
     ) -> Result<String, CompileError> {
         match self.operand(e, st, span)? {
-            Operand::Lit(s) => Ok(format!("{}u", self.literal(s, class, span)?)),
+            Operand::Lit(s) => match self.binders.get(&s) {
+                Some(id) => {
+                    self.sl_used.borrow_mut().insert(class);
+                    Ok(format!("SLc{class}[{id}]"))
+                }
+                None => Ok(format!("{}u", self.literal(s, class, span)?)),
+            },
             Operand::Scalar { code, .. } => Ok(code),
             Operand::Elems { .. } => Err(CompileError::at("a map used as a symbol", span)),
         }

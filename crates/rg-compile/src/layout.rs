@@ -839,7 +839,13 @@ impl Layout {
             }
             let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
             let count = shape.elements(&classes);
-            let width = classes[shape.leaf()].width();
+            // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one
+            // load, a packed entry needs shifts, and such maps are typically boards read at
+            // every step of a move search. Maps of bits (GDL fluents) stay packed.
+            let width = match classes[shape.leaf()].width() {
+                2 | 4 if count > 1 => 8,
+                w => w,
+            };
             let domains = declared_domains(&u.env, ty, &shape, &classes);
             var_by_name.insert(name, vars.len());
             vars.push(Field {

@@ -19,6 +19,7 @@ mod error;
 mod expr;
 mod layout;
 mod search;
+mod visits;
 
 pub use error::CompileError;
 use rg_core::Game;
@@ -64,7 +65,9 @@ pub const REQUIRED_CXXFLAGS: &[&str] = &["-std=c++17", "-ffp-contract=off", "-pt
 pub fn compile(game: &Game, opts: &Options) -> Result<Sources, CompileError> {
     let layout = layout::Layout::new(game)?;
     let plan = search::SearchPlan::new(game, opts.ignore_pragmas);
-    let (game_hpp, game_cpp) = codegen::Gen::new(game, &layout, &plan).generate(&opts.name)?;
+    let visits = visits::analyse(game, &layout, &plan, opts.ignore_pragmas);
+    let (game_hpp, game_cpp) =
+        codegen::Gen::new(game, &layout, &plan, &visits).generate(&opts.name)?;
     Ok(Sources {
         game_hpp,
         game_cpp,

@@ -37,6 +37,8 @@ pub(crate) struct SearchPlan {
     pub visit: Vec<Visit>,
     /// A covering `@disjoint` (and whether one of them is exhaustive).
     pub disjoint: Vec<Option<bool>>,
+    /// Whether the trusted pragmas are ignored.
+    pub ignore_pragmas: bool,
 }
 
 /// Whether `label` assigns the variable `player` itself (the end of a move).
@@ -185,6 +187,7 @@ impl SearchPlan {
             reach,
             visit,
             disjoint,
+            ignore_pragmas,
         }
     }
 

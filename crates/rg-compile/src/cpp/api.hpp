@@ -11,14 +11,20 @@ uint32_t current_player(const State& s);
 inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
 inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
 
-/// Fills `out` with the legal moves of `s` in the interpreter's order (rg.md §12.5, §12.9).
-/// Throws RuntimeError when the game does something a proper game never does.
+/// Fills `out` with the legal moves of `s` (their tags) in the interpreter's order (rg.md
+/// §12.5, §12.9). Throws RuntimeError when the game does something a proper game never does.
 void legal_moves(const State& s, Moves& out, Cache& cache);
 
-/// Applies move `i` of `moves` (the legal moves of `s`) to `s`.
-inline void apply(State& s, const Moves& moves, size_t i) { s = moves.state(i); }
+/// As `legal_moves`, and records the state each move leads to (`out.state(i)`): what perft and
+/// tree searches that keep many children want; `apply` then copies the state.
+void legal_moves_and_states(const State& s, Moves& out, Cache& cache);
 
-/// Applies the first legal move whose tags are `tags` (rg.md §12.9); false when none is legal.
+/// Applies move `i` of `moves`, the legal moves of `s`, to `s`: copies its state when the moves
+/// keep states, else follows the first walk in the interpreter's order with its tags.
+void apply(State& s, const Moves& moves, size_t i, Cache& cache);
+
+/// Applies the first legal move whose tags are `tags` (rg.md §12.9); false (and `s` unchanged)
+/// when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);
 
 /// The probability of each legal move of a state where `random` moves (rg.md §10): uniform over

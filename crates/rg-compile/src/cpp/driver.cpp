@@ -3,10 +3,13 @@
 //
 //   driver perft DEPTH [--json]
 //   driver play [--plays N | --seconds T] [--seed S] [--check] [--json]
+//   driver selftest [--plays N] [--seed S]
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
 // the same tags that lead to different states (the interpreter always checks this).
+// `selftest` plays random games and checks, in every state, that replaying each legal move from
+// its tags gives the state recorded for it.
 #include "game.hpp"
 
 #include <pthread.h>
@@ -108,7 +111,7 @@ struct Perft {
     if (depth == 0) return 1;
     if (level > 1000000) throw Failure{"keeper moves do not end (more than 1000000 in a row)"};
     if (level >= levels.size()) levels.resize(level + 1);
-    legal_moves(s, levels[level], cache);
+    legal_moves_and_states(s, levels[level], cache);
     // `levels` may grow below: index it again after every recursive call.
     const size_t n = levels[level].size();
     const uint32_t player = current_player(s);
@@ -212,7 +215,12 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     State s = start;
     uint64_t turn = 0, picked = 0;
     for (;;) {
-      legal_moves(s, moves, cache);
+      // The keeper's single move is applied by copying its state; a player's chosen move is
+      // replayed from its tags, which is cheaper than recording the state of every move.
+      if (check || is_keeper(s))
+        legal_moves_and_states(s, moves, cache);
+      else
+        legal_moves(s, moves, cache);
       if (moves.empty()) {
         if (!is_terminal(s))
           throw Failure{std::string("game unexpectedly ended in `") + node_name(s.node) + "`"};
@@ -235,7 +243,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
                       "` to `" + node_name(moves.state(b).node) + "` lead to different states"};
       size_t k = rng.below(moves.size());
       picked += 1;
-      s = moves.state(k);
+      apply(s, moves, k, cache);
     }
     turns.add(double(turn));
     length.add(double(picked));
@@ -291,11 +299,41 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   return 0;
 }
 
+int selftest_main(uint64_t plays, uint64_t seed) {
+  Cache cache, other;
+  Moves with_states, tags_only;
+  Rng rng(seed);
+  uint64_t checked = 0;
+  for (uint64_t p = 0; p < plays; ++p) {
+    State s = initial_state();
+    for (uint64_t ply = 0;; ++ply) {
+      legal_moves_and_states(s, with_states, cache);
+      legal_moves(s, tags_only, other);
+      if (with_states.size() != tags_only.size())
+        throw Failure{"the two move generators disagree on the number of moves"};
+      for (size_t i = 0; i < tags_only.size(); ++i) {
+        State t = s;
+        apply(t, tags_only, i, other);
+        if (!same_state(t, with_states.state(i)))
+          throw Failure{"replaying move `" + tags_text(tags_only, i) + "` in `" +
+                        node_name(s.node) + "` gives another state than the one recorded"};
+        checked += 1;
+      }
+      if (with_states.empty()) break;
+      s = with_states.state(rng.below(with_states.size()));
+    }
+  }
+  std::printf("%llu moves replayed in %llu plays: all equal\n",
+              static_cast<unsigned long long>(checked), static_cast<unsigned long long>(plays));
+  return 0;
+}
+
 void usage() {
   std::fprintf(stderr,
                "usage: %s perft DEPTH [--json]\n"
-               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--json]\n",
-               GAME_NAME, GAME_NAME);
+               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--json]\n"
+               "       %s selftest [--plays N] [--seed S]\n",
+               GAME_NAME, GAME_NAME, GAME_NAME);
 }
 
 struct Args {
@@ -348,6 +386,7 @@ int real_main(int argc, char** argv) {
   try {
     if (cmd == "perft" && depth >= 0) return perft_main(static_cast<unsigned>(depth), json);
     if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json);
+    if (cmd == "selftest") return selftest_main(plays > 0 ? plays : 10, seed);
   } catch (const Failure& f) {
     std::fprintf(stderr, "error: %s\n", f.message.c_str());
     return 1;

@@ -16,34 +16,47 @@ struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// One legal move: the state it leads to and its tags.
+struct MoveRec {
+  State s;
+  uint32_t ntags;
+  uint32_t start;  // of its tags in Moves::tags_ (when MAX_TAGS is 0) and of its visibility
+  uint32_t tags[MAX_TAGS == 0 ? 1 : MAX_TAGS];
+};
+
 /// The legal moves of a state, in the interpreter's order (duplicates kept): for each, its tags
 /// and the state it leads to. Reuse one object: clearing keeps the buffers.
 class Moves {
  public:
-  size_t size() const { return states_.size(); }
-  bool empty() const { return states_.empty(); }
-  /// The state after move `i`.
-  const State& state(size_t i) const { return states_[i]; }
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  /// Whether the moves were listed with the states they lead to (`legal_moves_and_states`).
+  bool keeps_states() const { return keep_states_; }
+  /// The state after move `i` (only when `keeps_states()`).
+  const State& state(size_t i) const { return recs_[i].s; }
   /// The tags (symbol ids) of move `i`.
-  const uint32_t* tags(size_t i) const { return tags_.data() + begin(i); }
-  size_t tag_count(size_t i) const { return ends_[i] - begin(i); }
+  const uint32_t* tags(size_t i) const {
+    return MAX_TAGS > 0 ? recs_[i].tags : tags_.data() + recs_[i].start;
+  }
+  size_t tag_count(size_t i) const { return recs_[i].ntags; }
   /// Bit `p` is set when player number `p` sees tag `k` of move `i` (rg.md §10, visibility).
   uint64_t seen_by(size_t i, size_t k) const;
   void clear() {
-    states_.clear();
+    n_ = 0;
     tags_.clear();
-    ends_.clear();
     vis_.clear();
   }
 
-  // Filled by the generated search.
-  std::vector<State> states_;
+  /// A new record at the end, for the generated search to fill.
+  MoveRec& push() {
+    if (n_ == recs_.size()) recs_.resize(recs_.size() * 2 + 16);
+    return recs_[n_++];
+  }
+  std::vector<MoveRec> recs_;
+  size_t n_ = 0;
+  bool keep_states_ = false;
   std::vector<uint32_t> tags_;
-  std::vector<uint32_t> ends_;
   std::vector<uint64_t> vis_;
-
- private:
-  size_t begin(size_t i) const { return i == 0 ? 0 : ends_[i - 1]; }
 };
 
 namespace detail {
@@ -118,20 +131,34 @@ class Seen {
 /// Reusable search buffers (the visited-state sets, the tags of the walk). One per thread.
 class Cache {
  public:
-  Cache() : seen(4), th(1, 0x51ed270b27a1f3c5ULL) {}
+  Cache() : seen(4) {}
 
   // Used by the generated search.
   State s;
   Moves* out = nullptr;
   std::vector<detail::Seen> seen;
   uint32_t level = 0;
-  std::vector<uint32_t> tags;
-  std::vector<uint64_t> th;  // hash of the first k tags, k = 0..tags.size()
+  std::vector<uint32_t> tags;  // the tags of the walk: the first `ntags`
+  uint32_t ntags = 0;
   std::vector<uint64_t> vis;
   uint32_t tagbase = 0;
+  // The current scope event (a search start or a tag edge taken) and the last number given out;
+  // a stamp table entry holds the scope event that last expanded its (node, key) state.
+  uint64_t epoch = 0;
+  uint64_t next_epoch = 0;
+  // Whether the current scope may share its tags with another (then the interpreter's key is
+  // used for visited-state checks).
+  bool nondet = false;
+  std::vector<uint64_t> stamps;
   std::vector<uint64_t> key;
   std::vector<uint8_t> active;
-  Moves scratch;
+  // Applying a move: its tags.
+  const uint32_t* goal = nullptr;
+  uint32_t goal_n = 0;
+  uint32_t goal_skip = 0;
+  bool trusted = false;
+  // Where a move's state goes when the moves are listed without states.
+  State sink;
 };
 
 namespace detail {
@@ -140,36 +167,61 @@ constexpr size_t TAG_LIMIT = size_t(1) << 16;
 
 [[noreturn]] void fail(const char* what);
 
-inline void push_tag(Cache& c, uint32_t t, uint64_t vis) {
-  if (c.tags.size() >= TAG_LIMIT) fail("a walk collects more than 65536 tags (a cycle through tag edges)");
-  c.tags.push_back(t);
-  c.th.push_back(mix(c.th.back(), t));
-  if (DYNAMIC_VISIBILITY) c.vis.push_back(vis);
+/// The scope a tag edge leaves, restored by `pop_tag`.
+struct Scope {
+  uint64_t epoch;
+  bool nondet;
+};
+
+/// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
+inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
+  if (c.ntags == c.tags.size()) {
+    if (c.ntags >= TAG_LIMIT) fail("a walk collects more than 65536 tags (a cycle through tag edges)");
+    c.tags.resize(c.tags.size() * 2 + 8);
+    if (DYNAMIC_VISIBILITY) c.vis.resize(c.tags.size());
+  }
+  if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
+  c.tags[c.ntags++] = t;
+  Scope scope{c.epoch, c.nondet};
+  c.epoch = ++c.next_epoch;
+  c.nondet = shared;
+  return scope;
 }
 
-inline void pop_tag(Cache& c) {
-  c.tags.pop_back();
-  c.th.pop_back();
-  if (DYNAMIC_VISIBILITY) c.vis.pop_back();
+inline void pop_tag(Cache& c, Scope scope) {
+  --c.ntags;
+  c.epoch = scope.epoch;
+  c.nondet = scope.nondet;
 }
 
 /// Records the walk's current state as a finished move at `node`; the caller then applies the
 /// assignment to `player` to the returned copy.
 inline State& emit(Cache& c, uint32_t node) {
   Moves& m = *c.out;
-  m.states_.push_back(c.s);
-  State& n = m.states_.back();
-  n.node = node;
-  m.tags_.insert(m.tags_.end(), c.tags.begin(), c.tags.end());
-  m.ends_.push_back(static_cast<uint32_t>(m.tags_.size()));
-  if (DYNAMIC_VISIBILITY) m.vis_.insert(m.vis_.end(), c.vis.begin(), c.vis.end());
-  return n;
+  MoveRec& r = m.push();
+  if (m.keep_states_) {
+    r.s = c.s;
+    r.s.node = node;
+  }
+  const uint32_t nt = c.ntags;
+  r.ntags = nt;
+  if (MAX_TAGS > 0) {
+    for (uint32_t i = 0; i < nt; ++i) r.tags[i] = c.tags[i];
+  } else {
+    r.start = static_cast<uint32_t>(m.tags_.size());
+    m.tags_.insert(m.tags_.end(), c.tags.begin(), c.tags.begin() + nt);
+  }
+  if (DYNAMIC_VISIBILITY) {
+    if (MAX_TAGS > 0) r.start = static_cast<uint32_t>(m.vis_.size());
+    m.vis_.insert(m.vis_.end(), c.vis.begin(), c.vis.begin() + nt);
+  }
+  return m.keep_states_ ? r.s : c.sink;
 }
 
 /// The visited-state check: false when (node, tags of this search, `n` words of key bytes) was
 /// seen.
 inline bool visit(Cache& c, uint32_t node, const uint8_t* bytes, uint32_t n) {
-  uint32_t nt = static_cast<uint32_t>(c.tags.size()) - c.tagbase;
+  uint32_t nt = c.ntags - c.tagbase;
   uint32_t len = 1 + (nt + 1) / 2 + n;
   if (c.key.size() < len) c.key.resize(len);
   uint64_t* k = c.key.data();
@@ -207,18 +259,49 @@ inline bool visit_ranges(Cache& c, uint32_t node, const uint32_t* ranges, uint32
   return visit(c, node, w, nwords);
 }
 
+/// The visited-state check within the current scope event: false when (node, `n` words of key
+/// bytes) was seen in it.
+inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
+                         uint32_t nwords) {
+  uint32_t len = 2 + nwords;
+  if (c.key.size() < len) c.key.resize(len);
+  uint64_t* k = c.key.data();
+  std::memset(k, 0, len * sizeof(uint64_t));
+  k[0] = node;
+  k[1] = c.epoch;
+  uint8_t* out = reinterpret_cast<uint8_t*>(k + 2);
+  for (uint32_t r = 0; r < nranges; ++r) {
+    std::memcpy(out, c.s.b + ranges[2 * r], ranges[2 * r + 1]);
+    out += ranges[2 * r + 1];
+  }
+  uint64_t h = 0x8f1bbcdcbfa53e0bULL;
+  for (uint32_t i = 0; i < len; ++i) h = mix(h, k[i]);
+  return c.seen[c.level].insert(h ^ (h >> 32), k, len);
+}
+
+/// What a nested (reachability) search saves of its caller's.
+struct Saved {
+  uint32_t tagbase;
+  uint64_t epoch;
+  bool nondet;
+};
+
 /// Starts a nested (reachability) search; `end_search` restores the caller's.
-inline uint32_t begin_search(Cache& c) {
+inline Saved begin_search(Cache& c) {
   ++c.level;
   if (c.level >= c.seen.size()) c.seen.resize(c.level + 1);
   c.seen[c.level].clear();
-  uint32_t tb = c.tagbase;
-  c.tagbase = static_cast<uint32_t>(c.tags.size());
-  return tb;
+  Saved s{c.tagbase, c.epoch, c.nondet};
+  c.tagbase = c.ntags;
+  c.epoch = ++c.next_epoch;
+  c.nondet = false;
+  return s;
 }
 
-inline void end_search(Cache& c, uint32_t tb) {
-  c.tagbase = tb;
+inline void end_search(Cache& c, Saved s) {
+  c.tagbase = s.tagbase;
+  c.epoch = s.epoch;
+  c.nondet = s.nondet;
   --c.level;
 }
 
@@ -254,7 +337,7 @@ inline void st32(uint8_t* p, uint32_t x) { std::memcpy(p, &x, 4); }
 
 inline uint64_t Moves::seen_by(size_t i, size_t k) const {
   if (!DYNAMIC_VISIBILITY) return STATIC_VISIBILITY;
-  return vis_[begin(i) + k];
+  return vis_[recs_[i].start + k];
 }
 
 /// A small, fast, seedable generator (SplitMix64), identical to the one of `rgt run`: the same

@@ -335,7 +335,14 @@ impl<'a> Gen<'a> {
                         let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
                         let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
                         let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, v_);");
+                        let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
+                        if let Some(t) = &trail {
+                            let _ = writeln!(out, "{i2}{t}");
+                        }
                         let _ = writeln!(out, "{i2}{cont}");
+                        if trail.is_some() {
+                            let _ = writeln!(out, "{i2}--c.ntrail;");
+                        }
                         let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                     }
                     shape => {
@@ -374,7 +381,16 @@ impl<'a> Gen<'a> {
                             out,
                             "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, n_[j_]);"
                         );
+                        let trail = self
+                            .trail_entry(v, &format!("{idx} + j_"))
+                            .filter(|_| mode == Mode::Moves);
+                        if let Some(t) = &trail {
+                            let _ = writeln!(out, "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {t}");
+                        }
                         let _ = writeln!(out, "{i2}{cont}");
+                        if trail.is_some() {
+                            let _ = writeln!(out, "{i2}c.ntrail -= {n}u;");
+                        }
                         let _ = writeln!(
                             out,
                             "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, o_[j_]);"
@@ -395,13 +411,36 @@ impl<'a> Gen<'a> {
                 let idx = self.index_decl(out, &i2, &loc.index, "i_");
                 self.domain_checks(out, &i2, e, v, &loc.checks);
                 let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
+                if let Some(t) = &trail {
+                    let _ = writeln!(out, "{i2}{t}");
+                }
                 let lp = self.member_loop(&members, reverse);
                 let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                if trail.is_some() {
+                    let _ = writeln!(out, "{i2}--c.ntrail;");
+                }
                 let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                 let _ = writeln!(out, "{ind}}}");
             }
         }
         Ok(())
+    }
+
+    /// The trail entry of element `idx` of variable `v` (its bit position and width), pushed
+    /// while a move search walks through an assignment so that a finished move records what
+    /// its walk changed; `None` for a variable that takes no bits.
+    fn trail_entry(&self, v: usize, idx: &str) -> Option<String> {
+        let f = &self.layout.vars[v];
+        if f.width == 0 {
+            return None;
+        }
+        let bit = if idx == "0" || idx == "0u" {
+            format!("{}u", f.bit)
+        } else {
+            format!("{}u + uint32_t({idx}) * {}u", f.bit, f.width)
+        };
+        Some(format!("trail_push(c, {bit}, {}u);", f.width))
     }
 
     /// The class-local numbers of the members of set type `ty`, in order (duplicates kept, as
@@ -884,10 +923,7 @@ impl<'a> Gen<'a> {
                         "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
                     );
                 } else {
-                    let _ = writeln!(
-                        out,
-                        "{ind}{{ const uint32_t v_ = {val}; State& ns_ = emit(c, {t}u); S{p}(ns_, 0, v_); }}"
-                    );
+                    let _ = writeln!(out, "{ind}emit(c, {t}u, {val});");
                 }
             }
             Label::AssignAny { ty, .. } => {
@@ -906,10 +942,7 @@ impl<'a> Gen<'a> {
                     }
                 } else {
                     let lp = self.member_loop(&members, true);
-                    let _ = writeln!(
-                        out,
-                        "{ind}{lp} {{ State& ns_ = emit(c, {t}u); S{p}(ns_, 0, m_); }}"
-                    );
+                    let _ = writeln!(out, "{ind}{lp} emit(c, {t}u, m_);");
                 }
             }
             _ => unreachable!("only assignments finish a move"),
@@ -1280,6 +1313,9 @@ impl<'a> Gen<'a> {
             "constexpr uint32_t NUM_CHECKS = {}u;",
             self.check_edges.len()
         );
+        let pf = &layout.vars[layout.player];
+        let _ = writeln!(hpp, "constexpr uint32_t PLAYER_BIT = {}u;", pf.bit);
+        let _ = writeln!(hpp, "constexpr uint32_t PLAYER_WIDTH = {}u;", pf.width);
         let _ = writeln!(
             hpp,
             "constexpr uint32_t STAMP_SLOTS = {}u;",
@@ -1393,7 +1429,7 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
         );
         cpp.push_str(
             "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",
@@ -1403,7 +1439,7 @@ impl<'a> Gen<'a> {
             "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
         );
         cpp.push_str(
-            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  // The how-many-th move with these tags it is: the search applies that one.
+            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  moves.apply_changes(s, i);\n  (void)c;\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
   const uint32_t* t = moves.tags(i);
   const size_t n = moves.tag_count(i);
   uint32_t skip = 0;

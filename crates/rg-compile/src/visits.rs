@@ -650,6 +650,78 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Whether tag edges `e1` and `e2` of one region never emit one symbol in one scope event:
+    /// both sources are reached by single walks from the region's start, which part at a node
+    /// `d` by two edges at most one of which a state can take, and equal symbols mean equal
+    /// states at `d` (the state at `d` does not vary, or it is a function of one any-assignment
+    /// that both emitted symbols are injective functions of).
+    fn exclusive_emissions(
+        &self,
+        e1: EdgeId,
+        e2: EdgeId,
+        facts: &HashMap<NodeId, Facts>,
+        parent: &HashMap<NodeId, EdgeId>,
+        vary: impl Fn(NodeId) -> Vec<u64>,
+    ) -> bool {
+        let (m1, m2) = (self.game.edge(e1).from, self.game.edge(e2).from);
+        let (Some(f1), Some(f2)) = (facts.get(&m1), facts.get(&m2)) else {
+            return false;
+        };
+        // The walk to m1, as (node, edge leaving it towards m1 or into the tag edge).
+        let mut path1: HashMap<NodeId, EdgeId> = HashMap::new();
+        let (mut q, mut via) = (m1, e1);
+        loop {
+            path1.insert(q, via);
+            match parent.get(&q) {
+                Some(&pe) => {
+                    via = pe;
+                    q = self.game.edge(pe).from;
+                }
+                None => break,
+            }
+        }
+        let (mut q, mut via2) = (m2, e2);
+        let (d, via1) = loop {
+            if let Some(&v1) = path1.get(&q) {
+                break (q, v1);
+            }
+            match parent.get(&q) {
+                Some(&pe) => {
+                    via2 = pe;
+                    q = self.game.edge(pe).from;
+                }
+                None => return false,
+            }
+        };
+        if via1 == via2 || !self.exclusive(d, &[via1, via2]) {
+            return false;
+        }
+        let Some(fd) = facts.get(&d) else {
+            return false;
+        };
+        let vd = vary(d);
+        let varying: Vec<usize> = (0..self.var_of_bit.len())
+            .filter(|&b| has(&vd, b))
+            .collect();
+        if varying.is_empty() {
+            return true;
+        }
+        let origin = |f: &Facts, e: EdgeId| -> Option<u32> {
+            let Label::TagVar(v) = self.game.edge(e).label else {
+                return None;
+            };
+            let b = self.bit_of[*self.layout.var_by_name.get(&v)?]?;
+            f.get(&b)?.inj
+        };
+        let (Some(p1), Some(p2)) = (origin(f1, e1), origin(f2, e2)) else {
+            return false;
+        };
+        p1 == p2
+            && varying
+                .iter()
+                .all(|b| fd.get(b).is_some_and(|x| x.deps.iter().all(|&o| o == p1)))
+    }
+
     /// The facts after edge `e` (taken from a node with `facts`).
     fn transfer(&self, e: EdgeId, facts: &Facts) -> Facts {
         let mut out = facts.clone();
@@ -933,6 +1005,8 @@ impl<'a> Analysis<'a> {
             let in_region = |q: NodeId, d: &[Option<Vec<u64>>]| d[q.index()].is_some();
             // Nodes reached by a single walk from t, with the facts of their variables.
             let mut facts: HashMap<NodeId, Facts> = HashMap::new();
+            // The edge each node reached by a single walk is entered by (a tree from t).
+            let mut parent: HashMap<NodeId, EdgeId> = HashMap::new();
             let single_in = |q: NodeId, d: &[Option<Vec<u64>>]| {
                 preds[q.index()]
                     .iter()
@@ -958,6 +1032,7 @@ impl<'a> Analysis<'a> {
                         }
                         let f = self.transfer(e, &facts[&m]);
                         facts.insert(q, f);
+                        parent.insert(q, e);
                         stack.push(q);
                     }
                 }
@@ -1156,6 +1231,11 @@ impl<'a> Analysis<'a> {
                         work += 1;
                         if work > WORK_BUDGET {
                             return None;
+                        }
+                        if self.exclusive_emissions(emits[i].0, emits[j].0, &facts, &parent, |q| {
+                            d[q.index()].clone().unwrap_or_default()
+                        }) {
+                            continue;
                         }
                         let c = self.collision(&emits[i].1, &emits[j].1, &rev);
                         if c != Collide::Never {

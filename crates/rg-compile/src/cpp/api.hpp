@@ -11,17 +11,21 @@ uint32_t current_player(const State& s);
 inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
 inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
 
-/// Fills `out` with the legal moves of `s` (their tags) in the interpreter's order (rg.md
-/// §12.5, §12.9). Throws RuntimeError when the game does something a proper game never does.
+/// Fills `out` with the legal moves of `s` in the interpreter's order (rg.md §12.5, §12.9):
+/// each move's tags and what its walk changes. Throws RuntimeError when the game does
+/// something a proper game never does.
 void legal_moves(const State& s, Moves& out, Cache& cache);
 
-/// As `legal_moves`, and records the state each move leads to (`out.state(i)`): what perft and
-/// tree searches that keep many children want; `apply` then copies the state.
+/// As `legal_moves`, and records the whole state each move leads to (`out.state(i)`): what
+/// perft and tree searches that keep many children want.
 void legal_moves_and_states(const State& s, Moves& out, Cache& cache);
 
-/// Applies move `i` of `moves`, the legal moves of `s`, to `s`: copies its state when the moves
-/// keep states, else follows the first walk in the interpreter's order with its tags.
+/// Applies move `i` of `moves`, the legal moves of `s`, to `s`.
 void apply(State& s, const Moves& moves, size_t i, Cache& cache);
+
+/// As `apply`, by searching `s` again for the walk of move `i` (the path `apply_tags` takes,
+/// using `@simpleApply` shortcuts); mainly a cross-check of the other two.
+void apply_replayed(State& s, const Moves& moves, size_t i, Cache& cache);
 
 /// Applies the first legal move whose tags are `tags` (rg.md §12.9); false (and `s` unchanged)
 /// when none is legal.

@@ -2,14 +2,14 @@
 // `rgt run` compute them (rg.md §12.11, §12.12), so the two can be compared number for number.
 //
 //   driver perft DEPTH [--json]
-//   driver play [--plays N | --seconds T] [--seed S] [--check] [--json]
+//   driver play [--plays N | --seconds T] [--seed S] [--check] [--states] [--json]
 //   driver selftest [--plays N] [--seed S]
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
 // the same tags that lead to different states (the interpreter always checks this).
-// `selftest` plays random games and checks, in every state, that replaying each legal move from
-// its tags gives the state recorded for it.
+// `selftest` plays random games and checks, in every state, that applying each legal move from
+// its recorded changes, and replaying it from its tags, give the state recorded for it.
 #include "game.hpp"
 
 #include <pthread.h>
@@ -198,7 +198,8 @@ bool ambiguous(const Moves& m, size_t& a, size_t& b) {
   return false;
 }
 
-int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool json) {
+int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool json,
+              bool keep_states) {
   Cache cache;
   Moves moves;
   Rng rng(seed);
@@ -215,9 +216,11 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     State s = start;
     uint64_t turn = 0, picked = 0;
     for (;;) {
-      // The keeper's single move is applied by copying its state; a player's chosen move is
-      // replayed from its tags, which is cheaper than recording the state of every move.
-      if (check || is_keeper(s))
+      // Small states: every move's state is recorded and the chosen one copied; large ones
+      // (over 128 bytes): moves record what their walks change and the chosen one patches
+      // the state (measured: a copy of 40 bytes beats a few patches, 240 bytes do not).
+      // `--states` forces the first.
+      if (check || keep_states || STATE_BYTES <= 128)
         legal_moves_and_states(s, moves, cache);
       else
         legal_moves(s, moves, cache);
@@ -301,29 +304,30 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
 
 int selftest_main(uint64_t plays, uint64_t seed) {
   Cache cache, other;
-  Moves with_states, tags_only;
+  Moves with_states, changes;
   Rng rng(seed);
   uint64_t checked = 0;
   for (uint64_t p = 0; p < plays; ++p) {
     State s = initial_state();
     for (uint64_t ply = 0;; ++ply) {
       legal_moves_and_states(s, with_states, cache);
-      legal_moves(s, tags_only, other);
-      if (with_states.size() != tags_only.size())
+      legal_moves(s, changes, other);
+      if (with_states.size() != changes.size())
         throw Failure{"the two move generators disagree on the number of moves"};
-      for (size_t i = 0; i < tags_only.size(); ++i) {
-        State t = s;
-        apply(t, tags_only, i, other);
-        if (!same_state(t, with_states.state(i)))
-          throw Failure{"replaying move `" + tags_text(tags_only, i) + "` in `" +
-                        node_name(s.node) + "` gives another state than the one recorded"};
+      for (size_t i = 0; i < changes.size(); ++i) {
+        State t = s, u = s;
+        apply(t, changes, i, other);
+        apply_replayed(u, changes, i, other);
+        if (!same_state(t, with_states.state(i)) || !same_state(u, with_states.state(i)))
+          throw Failure{"applying move `" + tags_text(changes, i) + "` in `" + node_name(s.node) +
+                        "` gives another state than the one recorded"};
         checked += 1;
       }
       if (with_states.empty()) break;
       s = with_states.state(rng.below(with_states.size()));
     }
   }
-  std::printf("%llu moves replayed in %llu plays: all equal\n",
+  std::printf("%llu moves applied in %llu plays: all equal\n",
               static_cast<unsigned long long>(checked), static_cast<unsigned long long>(plays));
   return 0;
 }
@@ -331,7 +335,7 @@ int selftest_main(uint64_t plays, uint64_t seed) {
 void usage() {
   std::fprintf(stderr,
                "usage: %s perft DEPTH [--json]\n"
-               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--json]\n"
+               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--states] [--json]\n"
                "       %s selftest [--plays N] [--seed S]\n",
                GAME_NAME, GAME_NAME, GAME_NAME);
 }
@@ -348,7 +352,7 @@ int real_main(int argc, char** argv) {
     return 2;
   }
   std::string cmd = argv[1];
-  bool json = false, check = false;
+  bool json = false, check = false, keep_states = false;
   uint64_t plays = 0, seed = 0;
   double seconds = 0;
   long depth = -1;
@@ -366,6 +370,8 @@ int real_main(int argc, char** argv) {
       json = true;
     } else if (a == "--check") {
       check = true;
+    } else if (a == "--states") {
+      keep_states = true;
     } else if (a == "--plays") {
       plays = std::strtoull(value("--plays"), &endp, 10);
     } else if (a == "--seconds") {
@@ -385,7 +391,7 @@ int real_main(int argc, char** argv) {
   }
   try {
     if (cmd == "perft" && depth >= 0) return perft_main(static_cast<unsigned>(depth), json);
-    if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json);
+    if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json, keep_states);
     if (cmd == "selftest") return selftest_main(plays > 0 ? plays : 10, seed);
   } catch (const Failure& f) {
     std::fprintf(stderr, "error: %s\n", f.message.c_str());

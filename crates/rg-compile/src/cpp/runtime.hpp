@@ -16,16 +16,54 @@ struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-/// One legal move: the state it leads to and its tags.
+/// A change of a state: `width` bits at bit `bit` take `value`.
+struct Patch {
+  uint32_t bit;
+  uint32_t width;
+  uint32_t value;
+};
+
+namespace detail {
+
+inline uint32_t get_bits(const State& s, uint32_t bit, uint32_t width) {
+  const uint8_t* p = s.b + (bit >> 3);
+  switch (width) {
+    case 8: return p[0];
+    case 16: return uint32_t(p[0]) | uint32_t(p[1]) << 8;
+    case 32: return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    default: return (p[0] >> (bit & 7)) & ((1u << width) - 1);
+  }
+}
+
+inline void set_bits(State& s, uint32_t bit, uint32_t width, uint32_t v) {
+  uint8_t* p = s.b + (bit >> 3);
+  switch (width) {
+    case 8: p[0] = uint8_t(v); return;
+    case 16: p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); return;
+    case 32: p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); p[2] = uint8_t(v >> 16); p[3] = uint8_t(v >> 24); return;
+    default: {
+      const uint32_t mask = ((1u << width) - 1) << (bit & 7);
+      p[0] = uint8_t((p[0] & ~mask) | ((v << (bit & 7)) & mask));
+    }
+  }
+}
+
+}  // namespace detail
+
+/// One legal move: its tags, and the state it leads to or the changes that lead there.
 struct MoveRec {
   State s;
+  uint32_t node;
   uint32_t ntags;
-  uint32_t start;  // of its tags in Moves::tags_ (when MAX_TAGS is 0) and of its visibility
+  uint32_t start;   // of its tags in Moves::tags_ (when MAX_TAGS is 0) and of its visibility
+  uint32_t pstart;  // of its changes in Moves::patches_
+  uint32_t pcount;
   uint32_t tags[MAX_TAGS == 0 ? 1 : MAX_TAGS];
 };
 
 /// The legal moves of a state, in the interpreter's order (duplicates kept): for each, its tags
-/// and the state it leads to. Reuse one object: clearing keeps the buffers.
+/// and the state it leads to (`legal_moves_and_states`) or the changes that lead there
+/// (`legal_moves`, cheaper to list). Reuse one object: clearing keeps the buffers.
 class Moves {
  public:
   size_t size() const { return n_; }
@@ -34,17 +72,29 @@ class Moves {
   bool keeps_states() const { return keep_states_; }
   /// The state after move `i` (only when `keeps_states()`).
   const State& state(size_t i) const { return recs_[i].s; }
+  /// Applies move `i` to `s`, the state the moves were listed for (when not `keeps_states()`).
+  void apply_changes(State& s, size_t i) const {
+    const MoveRec& r = recs_[i];
+    for (uint32_t k = 0; k < r.pcount; ++k) {
+      const Patch& p = patches_[r.pstart + k];
+      detail::set_bits(s, p.bit, p.width, p.value);
+    }
+    s.node = r.node;
+  }
   /// The tags (symbol ids) of move `i`.
   const uint32_t* tags(size_t i) const {
     return MAX_TAGS > 0 ? recs_[i].tags : tags_.data() + recs_[i].start;
   }
   size_t tag_count(size_t i) const { return recs_[i].ntags; }
+  /// The node move `i` leads to.
+  uint32_t target(size_t i) const { return recs_[i].node; }
   /// Bit `p` is set when player number `p` sees tag `k` of move `i` (rg.md §10, visibility).
   uint64_t seen_by(size_t i, size_t k) const;
   void clear() {
     n_ = 0;
     tags_.clear();
     vis_.clear();
+    patches_.clear();
   }
 
   /// A new record at the end, for the generated search to fill.
@@ -57,6 +107,7 @@ class Moves {
   bool keep_states_ = false;
   std::vector<uint32_t> tags_;
   std::vector<uint64_t> vis_;
+  std::vector<Patch> patches_;
 };
 
 namespace detail {
@@ -157,8 +208,9 @@ class Cache {
   uint32_t goal_n = 0;
   uint32_t goal_skip = 0;
   bool trusted = false;
-  // Where a move's state goes when the moves are listed without states.
-  State sink;
+  // The locations the walk of a move search has assigned (values unused), the first `ntrail`.
+  std::vector<Patch> trail;
+  uint32_t ntrail = 0;
 };
 
 namespace detail {
@@ -194,14 +246,31 @@ inline void pop_tag(Cache& c, Scope scope) {
   c.nondet = scope.nondet;
 }
 
-/// Records the walk's current state as a finished move at `node`; the caller then applies the
-/// assignment to `player` to the returned copy.
-inline State& emit(Cache& c, uint32_t node) {
+/// Notes that the walk has assigned `width` bits at `bit` (undone with `--c.ntrail`).
+inline void trail_push(Cache& c, uint32_t bit, uint32_t width) {
+  if (c.ntrail == c.trail.size()) c.trail.resize(c.trail.size() * 2 + 16);
+  c.trail[c.ntrail].bit = bit;
+  c.trail[c.ntrail++].width = width;
+}
+
+/// Records the walk's current state, with `player` set to `player`, as a finished move at
+/// `node`: the whole state, or what the walk changed.
+inline void emit(Cache& c, uint32_t node, uint32_t player) {
   Moves& m = *c.out;
   MoveRec& r = m.push();
+  r.node = node;
   if (m.keep_states_) {
     r.s = c.s;
     r.s.node = node;
+    set_bits(r.s, PLAYER_BIT, PLAYER_WIDTH, player);
+  } else {
+    r.pstart = static_cast<uint32_t>(m.patches_.size());
+    for (uint32_t k = 0; k < c.ntrail; ++k) {
+      const Patch& t = c.trail[k];
+      m.patches_.push_back(Patch{t.bit, t.width, get_bits(c.s, t.bit, t.width)});
+    }
+    if (PLAYER_WIDTH > 0) m.patches_.push_back(Patch{PLAYER_BIT, PLAYER_WIDTH, player});
+    r.pcount = static_cast<uint32_t>(m.patches_.size()) - r.pstart;
   }
   const uint32_t nt = c.ntags;
   r.ntags = nt;
@@ -215,7 +284,6 @@ inline State& emit(Cache& c, uint32_t node) {
     if (MAX_TAGS > 0) r.start = static_cast<uint32_t>(m.vis_.size());
     m.vis_.insert(m.vis_.end(), c.vis.begin(), c.vis.begin() + nt);
   }
-  return m.keep_states_ ? r.s : c.sink;
 }
 
 /// The visited-state check: false when (node, tags of this search, `n` words of key bytes) was

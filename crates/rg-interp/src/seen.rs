@@ -107,6 +107,7 @@ impl SeenSet {
     }
 
     /// The key of index `id` (from [`SeenSet::intern`] since the last clear).
+    #[cfg(test)]
     pub fn get(&self, id: u32) -> &[u32] {
         let (_, start, len) = self.entries[id as usize];
         &self.keys[start as usize..(start + len) as usize]

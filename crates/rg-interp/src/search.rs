@@ -18,7 +18,7 @@
 
 use crate::error::{Fault, RuntimeError};
 use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program};
-use crate::seen::{SeenSet, hash_slot, hash_sum};
+use crate::seen::{KeyTable, SeenSet, hash_slot};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
 const TAG_LIMIT: usize = 1 << 16;
@@ -154,9 +154,12 @@ struct Pending {
 struct Level {
     /// Trail length once this state is formed: undoing to it restores the state.
     mark: u32,
-    /// Number of tags of this state (a prefix of [`Frame::tags`]).
+    /// Number of tags of this state (a prefix of [`Frame::tags`]), and the tag sequence's
+    /// number in [`Frame::tag_ids`] (`NONE` for no tags).
     ntags: u32,
-    /// [`hash_sum`] of the ordinary part.
+    tag_id: u32,
+    /// Hash of the ordinary part: the sum of [`hash_slot`] over its slots, minus the start
+    /// state's.
     hash: u64,
     /// The ordinary part's number in [`Frame::ords`], or `NONE` until needed.
     ord: u32,
@@ -171,10 +174,16 @@ struct Frame {
     levels: Vec<Level>,
     /// Tags of the state being expanded.
     tags: Vec<u32>,
-    /// The distinct ordinary parts met by this search.
+    /// The distinct ordinary parts met by this search, and the distinct values of `@repeat`
+    /// variables.
     ords: SeenSet,
+    repeats: SeenSet,
     key: Vec<u32>,
-    seen: SeenSet,
+    /// Tag sequences by number: `(number of the sequence without its last tag, last tag)`.
+    tag_ids: KeyTable<2>,
+    /// The visited-state keys (rg.md §12.6): node, number of the tags, number of the ordinary
+    /// part or of the `@repeat` values.
+    seen: KeyTable<3>,
     reach_cache: Vec<(u32, u32, bool)>,
 }
 
@@ -187,10 +196,17 @@ impl Frame {
         self.tags.clear();
         self.tags.extend_from_slice(tags);
         self.ords.clear();
+        self.repeats.clear();
+        self.tag_ids.clear();
         self.seen.clear();
+        let mut tag_id = NONE;
+        for &t in tags {
+            tag_id = self.tag_ids.intern([tag_id, t]).0;
+        }
         self.levels.push(Level {
             mark: mark as u32,
             ntags: tags.len() as u32,
+            tag_id,
             hash,
             ord: NONE,
         });
@@ -233,9 +249,8 @@ struct Scratch {
 pub struct Machine<'p> {
     p: &'p Program,
     strict: bool,
-    /// The state every search works on, and the undo trail of its changes: `(slot, old value)`.
-    cur: Vec<u32>,
-    trail: Vec<(u32, u32)>,
+    /// The state every search works on.
+    w: Work,
     frames: Vec<Frame>,
     depth: usize,
     reach_stack: Vec<u32>,
@@ -250,8 +265,7 @@ impl<'p> Machine<'p> {
         Machine {
             p: program,
             strict: false,
-            cur: Vec::new(),
-            trail: Vec::new(),
+            w: Work::default(),
             frames: Vec::new(),
             depth: 0,
             reach_stack: Vec::new(),
@@ -312,11 +326,10 @@ impl<'p> Machine<'p> {
         data: &[u32],
         out: &mut Moves,
     ) -> Result<(), Box<RuntimeError>> {
-        self.cur.clear();
-        self.cur.extend_from_slice(data);
-        self.trail.clear();
-        let hash = hash_sum(&self.cur[..self.p.ordinary as usize]);
-        self.search(node, &[], hash, Mode::Moves, Some(out))
+        self.w.reset(data, self.p.ordinary as usize);
+        // Ordinary parts are only compared within this search and those it nests, so their
+        // hashes are taken relative to the start state's: 0 for it, then updated per slot.
+        self.search(node, &[], 0, Mode::Moves, Some(out))
             .map(|_| ())
     }
 
@@ -366,7 +379,7 @@ impl<'p> Machine<'p> {
     }
 
     /// A search from the current state moved to `node`, with `tags` collected and `hash` the
-    /// [`hash_sum`] of its ordinary part. Leaves the current state as it found it.
+    /// hash of its ordinary part ([`Level::hash`]). Leaves the current state as it found it.
     fn search(
         &mut self,
         node: u32,
@@ -380,10 +393,10 @@ impl<'p> Machine<'p> {
         }
         let mut f = std::mem::take(&mut self.frames[self.depth]);
         self.depth += 1;
-        let mark = self.trail.len();
+        let mark = self.w.trail.len();
         f.start(node, tags, mark, hash);
         let r = self.run(&mut f, mode, out);
-        undo(&mut self.cur, &mut self.trail, mark);
+        self.w.undo(mark);
         self.depth -= 1;
         self.frames[self.depth] = f;
         r
@@ -402,16 +415,17 @@ impl<'p> Machine<'p> {
         while let Some(e) = f.pend.pop() {
             // Back to the entry's parent, then its change.
             let parent = f.levels[e.parent as usize];
-            undo(&mut self.cur, &mut self.trail, parent.mark as usize);
+            self.w.undo(parent.mark as usize);
             f.levels.truncate(e.parent as usize + 1);
             f.tags.truncate(parent.ntags as usize);
+            let mut tag_id = parent.tag_id;
             if e.tag != NONE {
                 f.tags.push(e.tag);
+                tag_id = f.tag_ids.intern([tag_id, e.tag]).0;
             }
             let (mut hash, mut ord) = (parent.hash, parent.ord);
             for &(slot, new) in &f.deltas[e.delta as usize..] {
-                let old = std::mem::replace(&mut self.cur[slot as usize], new);
-                self.trail.push((slot, old));
+                let old = self.w.set(slot as usize, new);
                 if slot < ordinary {
                     hash = hash
                         .wrapping_add(hash_slot(slot as usize, new))
@@ -421,8 +435,9 @@ impl<'p> Machine<'p> {
             }
             f.deltas.truncate(e.delta as usize);
             f.levels.push(Level {
-                mark: self.trail.len() as u32,
+                mark: self.w.trail.len() as u32,
                 ntags: f.tags.len() as u32,
+                tag_id,
                 hash,
                 ord,
             });
@@ -430,29 +445,45 @@ impl<'p> Machine<'p> {
 
             let nd = &p.nodes[node as usize];
             if !nd.unique {
-                f.key.clear();
-                f.key.push(node);
-                f.key.push(f.tags.len() as u32);
-                f.key.extend_from_slice(&f.tags);
-                match nd.repeat {
+                let level = f.levels.last_mut().expect("just pushed");
+                let values = match nd.repeat {
                     Some(r) => {
+                        f.key.clear();
                         for &(off, len) in &p.repeats[r as usize] {
                             f.key
-                                .extend_from_slice(&self.cur[off as usize..(off + len) as usize]);
+                                .extend_from_slice(&self.w.cur[off as usize..(off + len) as usize]);
                         }
+                        f.repeats.intern(&f.key).0
                     }
                     None => {
-                        let level = f.levels.last_mut().expect("just pushed");
                         if level.ord == NONE {
+                            // The ordinary part is stored as the slots where it differs from
+                            // the start state's, with their values: two parts are equal iff
+                            // they differ in as many slots and one's differences hold in the
+                            // other.
+                            let w = &self.w;
                             level.ord = f
                                 .ords
-                                .intern_hashed(&self.cur[..ordinary as usize], level.hash)
+                                .intern_by(
+                                    level.hash,
+                                    |k| {
+                                        k.len() == 2 * w.diff.len()
+                                            && k.chunks_exact(2)
+                                                .all(|d| w.cur[d[0] as usize] == d[1])
+                                    },
+                                    |keys| {
+                                        for &slot in &w.diff {
+                                            keys.push(slot);
+                                            keys.push(w.cur[slot as usize]);
+                                        }
+                                    },
+                                )
                                 .0;
                         }
-                        f.key.push(level.ord);
+                        level.ord
                     }
-                }
-                if !f.seen.insert(&f.key) {
+                };
+                if !f.seen.intern([node, level.tag_id, values]).1 {
                     continue;
                 }
             }
@@ -479,19 +510,19 @@ impl<'p> Machine<'p> {
                         if f.tags.len() >= TAG_LIMIT {
                             return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
                         }
-                        f.push(e.target, f.deltas.len(), self.cur[*off as usize]);
+                        f.push(e.target, f.deltas.len(), self.w.cur[*off as usize]);
                         true
                     }
                     Action::Assign { lhs, rhs, player } => {
-                        let value = place(p, strict, rhs, &self.cur, &mut self.scratch.keys)
-                            .map_err(|x| self.error(x, ei))?;
+                        let value = place(p, strict, rhs, &self.w.cur, &mut self.scratch.keys)
+                            .map_err(|x| self.error(*x, ei))?;
                         let to_out = if *player && moves_mode {
                             out.as_deref_mut()
                         } else {
                             None
                         };
                         self.successor(f, to_out, ei, lhs, value)
-                            .map_err(|x| self.error(x, ei))?;
+                            .map_err(|x| self.error(*x, ei))?;
                         true
                     }
                     Action::AssignAny {
@@ -503,7 +534,7 @@ impl<'p> Machine<'p> {
                         for &m in members {
                             let o = if to_out { out.as_deref_mut() } else { None };
                             self.successor(f, o, ei, lhs, Place::Sym(m))
-                                .map_err(|x| self.error(x, ei))?;
+                                .map_err(|x| self.error(*x, ei))?;
                         }
                         true
                     }
@@ -519,10 +550,10 @@ impl<'p> Machine<'p> {
                             lhs,
                             rhs,
                             *size,
-                            &self.cur,
+                            &self.w.cur,
                             &mut self.scratch.keys,
                         )
-                        .map_err(|x| self.error(x, ei))?;
+                        .map_err(|x| self.error(*x, ei))?;
                         if eq != *negated {
                             f.push(e.target, f.deltas.len(), NONE);
                             true
@@ -574,7 +605,7 @@ impl<'p> Machine<'p> {
         edge: u32,
         lhs: &LPath,
         value: Place,
-    ) -> Result<(), Fault> {
+    ) -> Eval<()> {
         let p = self.p;
         let target = p.edges[edge as usize].target;
         match out {
@@ -586,15 +617,15 @@ impl<'p> Machine<'p> {
                     self.strict,
                     lhs,
                     value,
-                    &mut self.cur,
+                    &mut self.w.cur,
                     &mut self.scratch,
                     &mut undo_log,
                 );
                 if r.is_ok() {
-                    o.push(target, edge, &self.cur, &f.tags);
+                    o.push(target, edge, &self.w.cur, &f.tags);
                 }
                 for &(slot, old) in undo_log.iter().rev() {
-                    self.cur[slot as usize] = old;
+                    self.w.cur[slot as usize] = old;
                 }
                 self.scratch.undo = undo_log;
                 r
@@ -606,13 +637,13 @@ impl<'p> Machine<'p> {
                     self.strict,
                     lhs,
                     value,
-                    &mut self.cur,
+                    &mut self.w.cur,
                     &mut self.scratch,
                     &mut f.deltas,
                 );
                 // Turn the log of old values into the delta, restoring the state.
                 for d in f.deltas[start..].iter_mut().rev() {
-                    let new = std::mem::replace(&mut self.cur[d.0 as usize], d.1);
+                    let new = std::mem::replace(&mut self.w.cur[d.0 as usize], d.1);
                     d.1 = new;
                 }
                 r?;
@@ -623,14 +654,82 @@ impl<'p> Machine<'p> {
     }
 }
 
-/// Restores `cur` to the trail length `mark`.
-#[inline]
-fn undo(cur: &mut [u32], trail: &mut Vec<(u32, u32)>, mark: usize) {
-    while trail.len() > mark {
-        let (slot, old) = trail.pop().expect("longer than mark");
-        cur[slot as usize] = old;
+/// The state searches work on, changed in place: the undo trail of its changes, and the
+/// ordinary slots where it differs from the state the top-level search started from (kept up
+/// to date by [`Work::set`] and [`Work::undo`]; the stores of [`store`] that are undone at once
+/// bypass it).
+#[derive(Clone, Debug, Default)]
+struct Work {
+    cur: Vec<u32>,
+    /// `(slot, old value)` per change.
+    trail: Vec<(u32, u32)>,
+    /// The ordinary part of the top-level search's start state.
+    root: Vec<u32>,
+    /// The ordinary slots where `cur` differs from `root`, in no particular order, and each
+    /// ordinary slot's position in that list (`NONE` when it is not in it).
+    diff: Vec<u32>,
+    diff_at: Vec<u32>,
+}
+
+impl Work {
+    /// Starts from `data`, whose first `ordinary` slots are the ordinary variables.
+    fn reset(&mut self, data: &[u32], ordinary: usize) {
+        self.cur.clear();
+        self.cur.extend_from_slice(data);
+        self.trail.clear();
+        self.root.clear();
+        self.root.extend_from_slice(&data[..ordinary]);
+        for &slot in &self.diff {
+            self.diff_at[slot as usize] = NONE;
+        }
+        self.diff.clear();
+        self.diff_at.resize(ordinary, NONE);
+    }
+
+    /// Sets a slot, on the trail; returns its old value.
+    #[inline]
+    fn set(&mut self, slot: usize, v: u32) -> u32 {
+        let old = std::mem::replace(&mut self.cur[slot], v);
+        self.trail.push((slot as u32, old));
+        self.note(slot, v);
+        old
+    }
+
+    /// Restores the state to the trail length `mark`.
+    #[inline]
+    fn undo(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let (slot, old) = self.trail.pop().expect("longer than mark");
+            self.cur[slot as usize] = old;
+            self.note(slot as usize, old);
+        }
+    }
+
+    /// Records that `slot` now holds `v` in the difference list.
+    #[inline]
+    fn note(&mut self, slot: usize, v: u32) {
+        let Some(&r) = self.root.get(slot) else {
+            return; // not an ordinary slot
+        };
+        let at = self.diff_at[slot];
+        if v != r {
+            if at == NONE {
+                self.diff_at[slot] = self.diff.len() as u32;
+                self.diff.push(slot as u32);
+            }
+        } else if at != NONE {
+            let last = self.diff.pop().expect("slot is listed");
+            if last as usize != slot {
+                self.diff[at as usize] = last;
+                self.diff_at[last as usize] = at;
+            }
+            self.diff_at[slot] = NONE;
+        }
     }
 }
+
+/// The result of evaluating an action: errors are rare, so they are boxed to keep results small.
+type Eval<T> = Result<T, Box<Fault>>;
 
 #[inline]
 fn read(p: &Program, pl: Place, cur: &[u32]) -> u32 {
@@ -653,21 +752,14 @@ fn slice<'a>(p: &'a Program, pl: Place, cur: &'a [u32], n: u32, one: &'a [u32; 1
 /// The entry of map `m` (of domain `dom`, values of `vsize` slots) at key `k`: the default
 /// when `k` is outside the domain, or an error in strict mode.
 #[inline]
-fn index(
-    p: &Program,
-    strict: bool,
-    m: Place,
-    k: u32,
-    dom: u32,
-    vsize: u32,
-) -> Result<Place, Fault> {
+fn index(p: &Program, strict: bool, m: Place, k: u32, dom: u32, vsize: u32) -> Eval<Place> {
     let i = p.domains[dom as usize].position(k);
     let shift = if i == NONE {
         if strict {
-            return Err(Fault::KeyOutsideDomain {
+            return Err(Box::new(Fault::KeyOutsideDomain {
                 key: p.name(k).to_string(),
                 write: false,
-            });
+            }));
         }
         0
     } else {
@@ -681,14 +773,8 @@ fn index(
 }
 
 /// Where the value of `e` lives in state `cur` (rg.md §12.3).
-#[inline]
-fn place(
-    p: &Program,
-    strict: bool,
-    e: &Expr,
-    cur: &[u32],
-    keys: &mut Vec<u32>,
-) -> Result<Place, Fault> {
+#[inline(always)]
+fn place(p: &Program, strict: bool, e: &Expr, cur: &[u32], keys: &mut Vec<u32>) -> Eval<Place> {
     match *e {
         Expr::Place(pl) => Ok(pl),
         Expr::Index {
@@ -698,24 +784,36 @@ fn place(
             vsize,
         } => index(p, strict, map, read(p, key, cur), dom, vsize),
         Expr::Code { start, end } => {
-            keys.clear();
-            let mut acc = Place::Sym(NONE);
-            for op in &p.code[start as usize..end as usize] {
-                match *op {
-                    Op::Load(pl) => acc = pl,
-                    Op::Index { key, dom, vsize } => {
-                        acc = index(p, strict, acc, read(p, key, cur), dom, vsize)?;
-                    }
-                    Op::SaveKey => keys.push(read(p, acc, cur)),
-                    Op::IndexSaved { dom, vsize } => {
-                        let k = keys.pop().expect("a saved key");
-                        acc = index(p, strict, acc, k, dom, vsize)?;
-                    }
-                }
-            }
-            Ok(acc)
+            run_code(p, strict, &p.code[start as usize..end as usize], cur, keys)
         }
     }
+}
+
+/// [`place`] of flat code.
+#[inline(never)]
+fn run_code(
+    p: &Program,
+    strict: bool,
+    code: &[Op],
+    cur: &[u32],
+    keys: &mut Vec<u32>,
+) -> Eval<Place> {
+    keys.clear();
+    let mut acc = Place::Sym(NONE);
+    for op in code {
+        match *op {
+            Op::Load(pl) => acc = pl,
+            Op::Index { key, dom, vsize } => {
+                acc = index(p, strict, acc, read(p, key, cur), dom, vsize)?;
+            }
+            Op::SaveKey => keys.push(read(p, acc, cur)),
+            Op::IndexSaved { dom, vsize } => {
+                let k = keys.pop().expect("a saved key");
+                acc = index(p, strict, acc, k, dom, vsize)?;
+            }
+        }
+    }
+    Ok(acc)
 }
 
 fn compare(
@@ -726,7 +824,7 @@ fn compare(
     size: Option<u32>,
     cur: &[u32],
     keys: &mut Vec<u32>,
-) -> Result<bool, Fault> {
+) -> Eval<bool> {
     let l = place(p, strict, lhs, cur, keys)?;
     let r = place(p, strict, rhs, cur, keys)?;
     Ok(match size {
@@ -761,17 +859,17 @@ fn store(
     cur: &mut [u32],
     scratch: &mut Scratch,
     log: &mut Vec<(u32, u32)>,
-) -> Result<(), Fault> {
+) -> Eval<()> {
     let mut base = lhs.root;
     scratch.levels.clear();
     for (key, dom, vsize) in lhs.steps.iter() {
         let k = read(p, place(p, strict, key, cur, &mut scratch.keys)?, cur);
         let i = p.domains[*dom as usize].position(k);
         if i == NONE {
-            return Err(Fault::KeyOutsideDomain {
+            return Err(Box::new(Fault::KeyOutsideDomain {
                 key: p.name(k).to_string(),
                 write: true,
-            });
+            }));
         }
         let present = base + vsize + i * (vsize + 1);
         scratch.levels.push((base, *vsize, present));
@@ -782,10 +880,10 @@ fn store(
         let v = read(p, value, cur);
         let (dom, ty) = &p.sets[set as usize];
         if dom.position(v) == NONE {
-            return Err(Fault::ValueOutsideType {
+            return Err(Box::new(Fault::ValueOutsideType {
                 value: p.name(v).to_string(),
                 ty: ty.clone(),
-            });
+            }));
         }
     }
     let n = lhs.size as usize;

@@ -65,6 +65,15 @@ pub(crate) enum Place {
     Sym(u32),
 }
 
+/// Where the entries of the maps of one layout are: `Program::shifts[tab + k]` is the offset of
+/// key `k`'s entry from the map's start, `NONE` for a symbol outside the domain (then the
+/// default, at offset 0, is read). One table read per access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shifts {
+    pub tab: u32,
+    pub len: u32,
+}
+
 /// One instruction of flat expression code. Code is postfix and runs with one accumulator
 /// place; a key that is itself an access is evaluated first and parked on a small stack, so the
 /// evaluation order (and so which error comes first) is the one of rg.md §12.3: key, then map.
@@ -73,11 +82,14 @@ pub(crate) enum Op {
     /// The accumulator becomes this place.
     Load(Place),
     /// The accumulator (a map) is accessed at the element read from `key`.
-    Index { key: Place, dom: u32, vsize: u32 },
+    Index { key: Place, at: Shifts },
+    /// The map at `map` is accessed at the element in the accumulator (`m[k]` with `m` a
+    /// variable or constant and `k` computed: no key stack needed).
+    Lookup { map: Place, at: Shifts },
     /// The element in the accumulator is pushed on the key stack.
     SaveKey,
     /// The accumulator (a map) is accessed at the key popped from the key stack.
-    IndexSaved { dom: u32, vsize: u32 },
+    IndexSaved { at: Shifts },
 }
 
 /// A compiled expression: the common shapes resolved at compile time, so evaluating them is a
@@ -87,13 +99,7 @@ pub(crate) enum Expr {
     /// A variable, a constant or a literal symbol.
     Place(Place),
     /// `m[k]` with `m` a variable or constant and `k` a variable, constant or symbol.
-    Index {
-        map: Place,
-        key: Place,
-        dom: u32,
-        /// Size of the map's values.
-        vsize: u32,
-    },
+    Index { map: Place, key: Place, at: Shifts },
     /// `Program::code[start..end]`.
     Code { start: u32, end: u32 },
 }
@@ -193,6 +199,8 @@ pub struct Program {
     pub(crate) repeats: Vec<Vec<(u32, u32)>>,
     /// Flat code of the expressions that are not simple ([`Expr::Code`]).
     pub(crate) code: Vec<Op>,
+    /// Entry offsets of map layouts ([`Shifts`]).
+    pub(crate) shifts: Vec<u32>,
     pub(crate) begin: u32,
     pub(crate) end: u32,
     /// Symbol names (for output and errors).
@@ -221,6 +229,9 @@ struct Builder<'g> {
     vars: HashMap<Symbol, (u32, u32)>,
     /// Flat code of the expressions that are not simple.
     code: Vec<Op>,
+    /// Entry offsets of map layouts ([`Shifts`]), by domain and value layout.
+    shifts: Vec<u32>,
+    shift_ids: HashMap<(u32, u32), Shifts>,
 }
 
 const ELEM: u32 = 0;
@@ -397,6 +408,27 @@ impl<'g> Builder<'g> {
         }
     }
 
+    /// The entry offsets of maps with keys in domain `dom` and values of layout `val`.
+    fn shifts_of(&mut self, dom: u32, val: u32) -> Shifts {
+        if let Some(&s) = self.shift_ids.get(&(dom, val)) {
+            return s;
+        }
+        let stride = self.sizes[val as usize] + 1;
+        let index = &self.domains[dom as usize].index;
+        let s = Shifts {
+            tab: self.shifts.len() as u32,
+            len: index.len() as u32,
+        };
+        // Entry i (present flag, then value) starts at size(V) + i * (size(V) + 1).
+        self.shifts.extend(
+            index
+                .iter()
+                .map(|&i| if i == NONE { NONE } else { (i + 1) * stride }),
+        );
+        self.shift_ids.insert((dom, val), s);
+        s
+    }
+
     /// The place a name denotes (rg.md §12.3), with its layout.
     fn name_place(&self, x: Symbol) -> (Place, u32) {
         let wk = self.game.well_known();
@@ -417,6 +449,7 @@ impl<'g> Builder<'g> {
             Visit(ExprId),
             SaveKey,
             Access(Option<Place>),
+            Lookup(Place, u32),
         }
         let mut ops: Vec<Op> = Vec::new();
         let mut layouts: Vec<u32> = Vec::new();
@@ -445,13 +478,21 @@ impl<'g> Builder<'g> {
                                 tasks.push(Task::Access(Some(key)));
                                 tasks.push(Task::Visit(m));
                             }
-                            None => {
-                                // Key first (rg.md §12.3), parked while the map is evaluated.
-                                tasks.push(Task::Access(None));
-                                tasks.push(Task::Visit(m));
-                                tasks.push(Task::SaveKey);
-                                tasks.push(Task::Visit(k));
-                            }
+                            None => match self.game.expr(self.game.strip_casts(m)) {
+                                // Key first (rg.md §12.3), then the map: a name is read at once,
+                                // anything else waits while the key is parked.
+                                ExprData::Ref(x) => {
+                                    let (map, ml) = self.name_place(x);
+                                    tasks.push(Task::Lookup(map, ml));
+                                    tasks.push(Task::Visit(k));
+                                }
+                                _ => {
+                                    tasks.push(Task::Access(None));
+                                    tasks.push(Task::Visit(m));
+                                    tasks.push(Task::SaveKey);
+                                    tasks.push(Task::Visit(k));
+                                }
+                            },
                         }
                     }
                     ExprData::Cast(..) => unreachable!("casts are stripped"),
@@ -462,15 +503,26 @@ impl<'g> Builder<'g> {
                     }
                     ops.push(Op::SaveKey);
                 }
+                Task::Lookup(map, ml) => {
+                    if layouts.pop() != Some(ELEM) {
+                        return Err(CompileError::at("a map used as an access key", span));
+                    }
+                    let Layout::Map { dom, val } = self.layouts[ml as usize] else {
+                        return Err(CompileError::at("the accessed value is not a map", span));
+                    };
+                    let at = self.shifts_of(dom, val);
+                    ops.push(Op::Lookup { map, at });
+                    layouts.push(val);
+                }
                 Task::Access(key) => {
                     let ml = layouts.pop().expect("the map was compiled");
                     let Layout::Map { dom, val } = self.layouts[ml as usize] else {
                         return Err(CompileError::at("the accessed value is not a map", span));
                     };
-                    let vsize = self.sizes[val as usize];
+                    let at = self.shifts_of(dom, val);
                     ops.push(match key {
-                        Some(key) => Op::Index { key, dom, vsize },
-                        None => Op::IndexSaved { dom, vsize },
+                        Some(key) => Op::Index { key, at },
+                        None => Op::IndexSaved { at },
                     });
                     layouts.push(val);
                 }
@@ -481,13 +533,8 @@ impl<'g> Builder<'g> {
             [Op::Load(pl)] => Expr::Place(pl),
             [
                 Op::Load(map @ (Place::State(_) | Place::Const(_))),
-                Op::Index { key, dom, vsize },
-            ] => Expr::Index {
-                map,
-                key,
-                dom,
-                vsize,
-            },
+                Op::Index { key, at },
+            ] => Expr::Index { map, key, at },
             _ => {
                 let start = self.code.len() as u32;
                 self.code.extend_from_slice(&ops);
@@ -580,6 +627,8 @@ impl Program {
             const_slots: Vec::new(),
             vars: HashMap::new(),
             code: Vec::new(),
+            shifts: Vec::new(),
+            shift_ids: HashMap::new(),
         };
         b.layout_id(Layout::Elem);
         let wk = *game.well_known();
@@ -845,6 +894,7 @@ impl Program {
             edges,
             repeats,
             code: b.code,
+            shifts: b.shifts,
             begin: begin.0,
             end,
             names,

@@ -17,7 +17,7 @@
 //! buffers grow.
 
 use crate::error::{Fault, RuntimeError};
-use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program};
+use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program, Shifts};
 use crate::seen::{KeyTable, SeenSet, hash_slot};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
@@ -448,12 +448,33 @@ impl<'p> Machine<'p> {
                 let level = f.levels.last_mut().expect("just pushed");
                 let values = match nd.repeat {
                     Some(r) => {
+                        // The `@repeat` values, as the ordinary parts below: the differences
+                        // from the start state within the pragma's variables.
+                        let ranges = &p.repeats[r as usize];
+                        let w = &self.w;
                         f.key.clear();
-                        for &(off, len) in &p.repeats[r as usize] {
-                            f.key
-                                .extend_from_slice(&self.w.cur[off as usize..(off + len) as usize]);
+                        let mut h = 0u64;
+                        for &slot in &w.diff {
+                            if ranges.iter().any(|&(o, n)| slot >= o && slot - o < n) {
+                                let v = w.cur[slot as usize];
+                                f.key.push(slot);
+                                f.key.push(v);
+                                h = h
+                                    .wrapping_add(hash_slot(slot as usize, v))
+                                    .wrapping_sub(hash_slot(slot as usize, w.root[slot as usize]));
+                            }
                         }
-                        f.repeats.intern(&f.key).0
+                        let key = &f.key;
+                        f.repeats
+                            .intern_by(
+                                h,
+                                |k| {
+                                    k.len() == key.len()
+                                        && k.chunks_exact(2).all(|d| w.cur[d[0] as usize] == d[1])
+                                },
+                                |keys| keys.extend_from_slice(key),
+                            )
+                            .0
                     }
                     None => {
                         if level.ord == NONE {
@@ -749,21 +770,30 @@ fn slice<'a>(p: &'a Program, pl: Place, cur: &'a [u32], n: u32, one: &'a [u32; 1
     }
 }
 
-/// The entry of map `m` (of domain `dom`, values of `vsize` slots) at key `k`: the default
-/// when `k` is outside the domain, or an error in strict mode.
-#[inline]
-fn index(p: &Program, strict: bool, m: Place, k: u32, dom: u32, vsize: u32) -> Eval<Place> {
-    let i = p.domains[dom as usize].position(k);
-    let shift = if i == NONE {
+#[cold]
+fn key_outside(p: &Program, k: u32, write: bool) -> Box<Fault> {
+    Box::new(Fault::KeyOutsideDomain {
+        key: p.name(k).to_string(),
+        write,
+    })
+}
+
+/// The entry of map `m` (laid out as `at` says) at key `k`: the default when `k` is outside the
+/// domain, or an error in strict mode.
+#[inline(always)]
+fn index(p: &Program, strict: bool, m: Place, k: u32, at: Shifts) -> Eval<Place> {
+    let s = if k < at.len {
+        p.shifts[(at.tab + k) as usize]
+    } else {
+        NONE
+    };
+    let shift = if s == NONE {
         if strict {
-            return Err(Box::new(Fault::KeyOutsideDomain {
-                key: p.name(k).to_string(),
-                write: false,
-            }));
+            return Err(key_outside(p, k, false));
         }
         0
     } else {
-        vsize + i * (vsize + 1) + 1
+        s
     };
     Ok(match m {
         Place::State(o) => Place::State(o + shift),
@@ -777,12 +807,7 @@ fn index(p: &Program, strict: bool, m: Place, k: u32, dom: u32, vsize: u32) -> E
 fn place(p: &Program, strict: bool, e: &Expr, cur: &[u32], keys: &mut Vec<u32>) -> Eval<Place> {
     match *e {
         Expr::Place(pl) => Ok(pl),
-        Expr::Index {
-            map,
-            key,
-            dom,
-            vsize,
-        } => index(p, strict, map, read(p, key, cur), dom, vsize),
+        Expr::Index { map, key, at } => index(p, strict, map, read(p, key, cur), at),
         Expr::Code { start, end } => {
             run_code(p, strict, &p.code[start as usize..end as usize], cur, keys)
         }
@@ -803,13 +828,16 @@ fn run_code(
     for op in code {
         match *op {
             Op::Load(pl) => acc = pl,
-            Op::Index { key, dom, vsize } => {
-                acc = index(p, strict, acc, read(p, key, cur), dom, vsize)?;
+            Op::Index { key, at } => {
+                acc = index(p, strict, acc, read(p, key, cur), at)?;
+            }
+            Op::Lookup { map, at } => {
+                acc = index(p, strict, map, read(p, acc, cur), at)?;
             }
             Op::SaveKey => keys.push(read(p, acc, cur)),
-            Op::IndexSaved { dom, vsize } => {
+            Op::IndexSaved { at } => {
                 let k = keys.pop().expect("a saved key");
-                acc = index(p, strict, acc, k, dom, vsize)?;
+                acc = index(p, strict, acc, k, at)?;
             }
         }
     }
@@ -866,10 +894,7 @@ fn store(
         let k = read(p, place(p, strict, key, cur, &mut scratch.keys)?, cur);
         let i = p.domains[*dom as usize].position(k);
         if i == NONE {
-            return Err(Box::new(Fault::KeyOutsideDomain {
-                key: p.name(k).to_string(),
-                write: true,
-            }));
+            return Err(key_outside(p, k, true));
         }
         let present = base + vsize + i * (vsize + 1);
         scratch.levels.push((base, *vsize, present));

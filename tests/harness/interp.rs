@@ -346,3 +346,21 @@ fn a_keeper_cycle_is_a_run_time_error_in_perft_and_playouts() {
         }
     }
 }
+
+#[test]
+fn strict_mode_reports_the_first_key_evaluated_outside_its_domain() {
+    // In `m[a[x]][b[y]]` the key `b[y]` is evaluated before the map `m[a[x]]` (rg.md §12.3):
+    // the flat expression code must keep that order.
+    let path = rgt_tests::fixtures("interp/improper/nested_keys.rg");
+    let p = program(&path, false);
+    let mut m = Machine::new(&p);
+    let s = m.follow("//").expect("the keeper's first move");
+    assert_eq!(m.moves(&s).expect("not strict: defaults are read").len(), 1);
+    m.set_strict(true);
+    let e = m.moves(&s).expect_err("strict: `fary` is not a key of `b`");
+    assert!(
+        matches!(e.fault, rg_interp::Fault::KeyOutsideDomain { ref key, write: false } if key == "fary"),
+        "{:?}",
+        e.fault
+    );
+}

@@ -5,11 +5,11 @@ use crate::perft::{KEEPER_LIMIT, KEEPER_WATCH};
 use crate::search::{Machine, Moves, State};
 use crate::seen::SeenSet;
 use std::collections::BTreeMap;
+use std::time::Instant;
 
 /// A play longer than this many moves (keeper and random moves included) is an error: the game
 /// may never end, and a playout must.
 pub const PLAY_LIMIT: usize = 1_000_000;
-use std::time::Instant;
 
 /// A small, fast, seedable generator (SplitMix64): the same seed gives the same plays on every
 /// machine.

@@ -8,9 +8,11 @@
 //! Because the pending stack is LIFO, a popped entry's parent is always on the current path, and
 //! the deltas of the pending entries form a stack too. So the order of expansions, of visited
 //! checks and of outputs is exactly the one of §12.5, while a successor costs what its action
-//! changes. A state is copied only when it must be kept: a finished move, and the ordinary part of
-//! a state the first time the visited-state check (§12.6) meets it (an interner gives each
-//! distinct ordinary part a number, carried along the path until an assignment changes it).
+//! changes. A whole state is copied only into a finished move. The visited-state check (§12.6)
+//! numbers the distinct ordinary parts (and `@repeat` values) of a search, each stored as the
+//! slots where it differs from the search's start state; a part's number is carried along the
+//! path until an assignment changes an ordinary slot, and tag sequences are numbered too, so a
+//! visited key is three numbers.
 //!
 //! Reachability checks (§12.8) run a nested search on the same buffer, which leaves it as it found
 //! it; frames are pooled by nesting depth, so a long perft or playout allocates only while its

@@ -240,7 +240,7 @@ struct Scratch {
     keys: Vec<u32>,
     /// The map levels of a store: base, value size, presence flag.
     levels: Vec<(u32, u32, u32)>,
-    /// Old values of a store into a finished move.
+    /// Old values of a store into a finished move (taken out while [`store`] runs).
     undo: Vec<(u32, u32)>,
     /// A value copied out of the state when it overlaps its destination.
     value: Vec<u32>,
@@ -631,44 +631,41 @@ impl<'p> Machine<'p> {
     ) -> Eval<()> {
         let p = self.p;
         let target = p.edges[edge as usize].target;
+        // The store logs old values: into a scratch log for a finished move, onto the deltas
+        // for a pending entry.
+        let mut log = match out {
+            Some(_) => std::mem::take(&mut self.scratch.undo),
+            None => std::mem::take(&mut f.deltas),
+        };
+        let start = if out.is_some() { 0 } else { log.len() };
+        log.truncate(start);
+        let r = store(
+            p,
+            self.strict,
+            lhs,
+            value,
+            &mut self.w.cur,
+            &mut self.scratch,
+            &mut log,
+        );
         match out {
             Some(o) => {
-                let mut undo_log = std::mem::take(&mut self.scratch.undo);
-                undo_log.clear();
-                let r = store(
-                    p,
-                    self.strict,
-                    lhs,
-                    value,
-                    &mut self.w.cur,
-                    &mut self.scratch,
-                    &mut undo_log,
-                );
                 if r.is_ok() {
                     o.push(target, edge, &self.w.cur, &f.tags);
                 }
-                for &(slot, old) in undo_log.iter().rev() {
+                for &(slot, old) in log.iter().rev() {
                     self.w.cur[slot as usize] = old;
                 }
-                self.scratch.undo = undo_log;
+                self.scratch.undo = log;
                 r
             }
             None => {
-                let start = f.deltas.len();
-                let r = store(
-                    p,
-                    self.strict,
-                    lhs,
-                    value,
-                    &mut self.w.cur,
-                    &mut self.scratch,
-                    &mut f.deltas,
-                );
                 // Turn the log of old values into the delta, restoring the state.
-                for d in f.deltas[start..].iter_mut().rev() {
+                for d in log[start..].iter_mut().rev() {
                     let new = std::mem::replace(&mut self.w.cur[d.0 as usize], d.1);
                     d.1 = new;
                 }
+                f.deltas = log;
                 r?;
                 f.push(target, start, NONE);
                 Ok(())

@@ -161,6 +161,7 @@ fn compiled_models_count_and_play_as_the_interpreter() {
                         rg_interp::PlayError::DeadEnd { .. } => why.contains("unexpectedly ended"),
                         rg_interp::PlayError::KeeperMoves { .. } => why.contains("keeper had"),
                         rg_interp::PlayError::Runtime(_) => true,
+                        rg_interp::PlayError::TooLong { .. } => why.contains("longer than"),
                     };
                     assert!(same, "{file} {level:?}: interpreter: {e}; compiled: {why}");
                     checked += 1;

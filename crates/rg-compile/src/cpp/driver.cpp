@@ -101,6 +101,9 @@ struct Failure {
   std::string message;
 };
 
+constexpr uint64_t PLAY_LIMIT = 1000000;
+constexpr uint64_t KEEPER_LIMIT = 100000;
+
 // ----- perft ----------------------------------------------------------------------------
 
 struct Perft {
@@ -214,7 +217,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   };
   while (seconds > 0 ? elapsed() < seconds : done < plays) {
     State s = start;
-    uint64_t turn = 0, picked = 0;
+    uint64_t turn = 0, picked = 0, keeper_run = 0;
     for (;;) {
       // Small states: every move's state is recorded and the chosen one copied; large ones
       // (over 128 bytes): moves record what their walks change and the chosen one patches
@@ -247,6 +250,15 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       size_t k = rng.below(moves.size());
       picked += 1;
       apply(s, moves, k, cache);
+      // The interpreter's limits (rg.md §11, finiteness): a play must end, and the keeper
+      // must hand over to a player.
+      if (picked > PLAY_LIMIT)
+        throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                      " moves (it was at `" + node_name(s.node) + "`)"};
+      keeper_run = keeper ? keeper_run + 1 : 0;
+      if (keeper_run > KEEPER_LIMIT)
+        throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
+                      " times in a row (a keeper cycle)"};
     }
     turns.add(double(turn));
     length.add(double(picked));

@@ -57,6 +57,8 @@ pub(crate) struct Gen<'a> {
     /// Static arrays already written, by content.
     static_ids: HashMap<String, String>,
     dynamic_visibility: bool,
+    /// Words of saved keys the cycle checks need.
+    loop_words: u64,
 }
 
 /// `x` as a C++ string literal.
@@ -144,6 +146,7 @@ impl<'a> Gen<'a> {
             n_statics: 0,
             static_ids: HashMap::new(),
             dynamic_visibility,
+            loop_words: 0,
         }
     }
 
@@ -301,14 +304,29 @@ impl<'a> Gen<'a> {
                     Mode::Reach(b) => &visits.reach[&b],
                     Mode::Moves | Mode::Apply => &visits.moves,
                 };
-                let shared = match checks.collide.get(&e).unwrap_or(&Collide::Never) {
-                    Collide::Never => "c.nondet".to_string(),
-                    Collide::Always => "true".to_string(),
-                    Collide::Some(set) => {
-                        let alts: Vec<String> =
-                            set.iter().map(|s| format!("tv_ == {}u", s.0)).collect();
-                        format!("c.nondet || {}", alts.join(" || "))
+                let mut alts: Vec<String> = Vec::new();
+                if checks.inherit.contains(&e) {
+                    alts.push("c.nondet".into());
+                }
+                match checks.collide.get(&e).unwrap_or(&Collide::Never) {
+                    Collide::Never => {}
+                    Collide::Always => alts = vec!["true".into()],
+                    Collide::Some { syms, dynamic } => {
+                        alts.extend(syms.iter().map(|s| format!("tv_ == {}u", s.0)));
+                        for &(de, class) in dynamic {
+                            let Label::Assign { rhs, .. } = self.game.edge(de).label else {
+                                continue;
+                            };
+                            let code = self.ex.scalar_in(rhs, class, "c.s", span)?;
+                            let table = self.class_table(class);
+                            alts.push(format!("tv_ == {table}[{code}]"));
+                        }
                     }
+                }
+                let shared = if alts.is_empty() {
+                    "false".to_string()
+                } else {
+                    alts.join(" || ")
                 };
                 if mode == Mode::Apply {
                     let _ = writeln!(
@@ -341,7 +359,7 @@ impl<'a> Gen<'a> {
                         }
                         let _ = writeln!(out, "{i2}{cont}");
                         if trail.is_some() {
-                            let _ = writeln!(out, "{i2}--c.ntrail;");
+                            let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                         }
                         let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                     }
@@ -389,7 +407,7 @@ impl<'a> Gen<'a> {
                         }
                         let _ = writeln!(out, "{i2}{cont}");
                         if trail.is_some() {
-                            let _ = writeln!(out, "{i2}c.ntrail -= {n}u;");
+                            let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
                         }
                         let _ = writeln!(
                             out,
@@ -418,7 +436,7 @@ impl<'a> Gen<'a> {
                 let lp = self.member_loop(&members, reverse);
                 let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
                 if trail.is_some() {
-                    let _ = writeln!(out, "{i2}--c.ntrail;");
+                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                 }
                 let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                 let _ = writeln!(out, "{ind}}}");
@@ -598,6 +616,18 @@ impl<'a> Gen<'a> {
                 }
                 format!(
                     "  {{ uint64_t& st_ = c.stamps[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                )
+            }
+            Check::Loop { vars, base } => {
+                let merged = self.byte_ranges(vars.iter().copied());
+                let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                let arr = self.ranges_array(&merged);
+                let words = bytes.div_ceil(8).max(1);
+                let saved = self.loop_words;
+                self.loop_words += words;
+                format!(
+                    "  if (!loop_check(c, &c.stamps[{base}u], {saved}u, {arr}, {}u, {words}u)) {on_seen}\n",
+                    merged.len()
                 )
             }
             Check::Scoped { vars } => {
@@ -1321,6 +1351,7 @@ impl<'a> Gen<'a> {
             "constexpr uint32_t STAMP_SLOTS = {}u;",
             self.visits.stamp_slots
         );
+        let _ = writeln!(hpp, "constexpr uint32_t LOOP_WORDS = {}u;", self.loop_words);
         let _ = writeln!(
             hpp,
             "constexpr bool DISTINCT_MOVE_TAGS = {};  // no two legal moves share their tags",
@@ -1350,7 +1381,7 @@ impl<'a> Gen<'a> {
         let mut cpp = String::new();
         let _ = writeln!(
             cpp,
-            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nnamespace {{\n\nusing namespace detail;\n",
+            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nvoid detail::grow_trail(Cache& c) {{ c.trail.resize(c.trail.size() * 2 + 16); }}\n\nnamespace {{\n\nusing namespace detail;\n",
             comment(name)
         );
         // Names.
@@ -1429,7 +1460,7 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  if (c.saved.size() < LOOP_WORDS) c.saved.assign(LOOP_WORDS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
         );
         cpp.push_str(
             "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",

@@ -331,7 +331,7 @@ impl<'a> Gen<'a> {
                 if mode == Mode::Apply {
                     let _ = writeln!(
                         out,
-                        "{ind}{{ const uint32_t tv_ = {value}; if (c.ntags < c.goal_n && tv_ == c.goal[c.ntags]) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                        "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
                     );
                 } else {
                     let _ = writeln!(
@@ -950,7 +950,7 @@ impl<'a> Gen<'a> {
                 if apply {
                     let _ = writeln!(
                         out,
-                        "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
+                        "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
                     );
                 } else {
                     let _ = writeln!(out, "{ind}emit(c, {t}u, {val});");
@@ -967,7 +967,7 @@ impl<'a> Gen<'a> {
                         let arr = self.static_array("uint32_t", &items);
                         let _ = writeln!(
                             out,
-                            "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
+                            "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
                         );
                     }
                 } else {
@@ -1275,16 +1275,25 @@ impl<'a> Gen<'a> {
             );
         }
         let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
+        let recursive = self.plan.recursive_checks(game);
         for (e, i) in &edges {
             let Label::Reach { from, to, .. } = game.edge(*e).label else {
                 continue;
             };
             let k = self.pairs[&(from, to)];
             let _ = writeln!(decls, "static bool E{i}(Cache& c);");
-            let _ = writeln!(
-                checks,
-                "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
-            );
+            if recursive.contains(e) {
+                let _ = writeln!(
+                    checks,
+                    "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
+                );
+            } else {
+                // Its search cannot come back to it: no guard.
+                let _ = writeln!(
+                    checks,
+                    "static inline bool E{i}(Cache& c) {{ return Q{k}(c); }}"
+                );
+            }
         }
 
         // Formatting of every variable.
@@ -1467,7 +1476,7 @@ impl<'a> Gen<'a> {
         );
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
+            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
         );
         cpp.push_str(
             "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  moves.apply_changes(s, i);\n  (void)c;\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
@@ -1478,6 +1487,22 @@ impl<'a> Gen<'a> {
     for (size_t j = 0; j < i; ++j)
       if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
   if (!apply_walk(s, t, n, skip, true, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
+        );
+        let single: Vec<String> = self
+            .visits
+            .single_move
+            .iter()
+            .map(|&b| u8::from(b).to_string())
+            .collect();
+        let _ = writeln!(
+            cpp,
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n",
+            single.len().max(1),
+            if single.is_empty() {
+                "0".to_string()
+            } else {
+                single.join(", ")
+            }
         );
         cpp.push_str(
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",

@@ -191,6 +191,65 @@ impl SearchPlan {
         }
     }
 
+    /// The check edges whose search can come back to them (directly or through nested
+    /// checks): only these need the guard that reports a check needing itself.
+    pub fn recursive_checks(&self, game: &Game) -> std::collections::BTreeSet<EdgeId> {
+        use std::collections::{BTreeSet, HashMap};
+        let targets: Vec<NodeId> = self.reach.keys().copied().collect();
+        let index: HashMap<NodeId, usize> =
+            targets.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        // Targets whose searches a target's search can start.
+        let mut callees: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); targets.len()];
+        for (i, b) in targets.iter().enumerate() {
+            for (q, &on) in self.reach[b].iter().enumerate() {
+                if !on || q == b.index() {
+                    continue;
+                }
+                for &e in &self.out[q] {
+                    if let Label::Reach { from, to, .. } = game.edge(e).label
+                        && from != to
+                        && let Some(&j) = index.get(&to)
+                    {
+                        callees[i].insert(j);
+                    }
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
+        for (id, e) in game.edges() {
+            let Label::Reach { from, to, .. } = e.label else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            let Some(&start) = index.get(&to) else {
+                continue;
+            };
+            // Every target reachable from this check's target (itself included).
+            let mut seen = vec![false; targets.len()];
+            let mut work = vec![start];
+            seen[start] = true;
+            let mut recursive = false;
+            while let Some(t) = work.pop() {
+                if self.reach[&targets[t]][e.from.index()] && e.from != targets[t] {
+                    recursive = true;
+                    break;
+                }
+                for &u in &callees[t] {
+                    if !seen[u] {
+                        seen[u] = true;
+                        work.push(u);
+                    }
+                }
+            }
+            if recursive {
+                out.insert(id);
+            }
+        }
+        out
+    }
+
     /// Whether node `q` has a reach function for target `b`.
     pub fn in_reach(&self, b: NodeId, q: NodeId) -> bool {
         self.reach.get(&b).is_some_and(|ns| ns[q.index()])

@@ -156,6 +156,9 @@ pub(crate) struct Visits {
     /// Proven: no two legal moves of a state have the same tags (every move-search scope is
     /// determined and emits at most one finished move).
     pub distinct_move_tags: bool,
+    /// Move-search starts from which a search finds at most one move (one walk, no tags):
+    /// the keeper's move there can be applied without listing moves.
+    pub single_move: Vec<bool>,
 }
 
 /// A search kind: which edges its walks follow and where they start.
@@ -169,6 +172,7 @@ struct Kind<'a> {
 
 /// What the analysis of one search kind finds.
 struct KindResult {
+    single: Vec<bool>,
     acc: Vec<Acc>,
     nondet: Vec<bool>,
     collide: BTreeMap<EdgeId, Collide>,
@@ -1445,10 +1449,14 @@ impl<'a> Analysis<'a> {
         }
         let shared: BTreeSet<NodeId> = partners.iter().flat_map(|&(a, b)| [a, b]).collect();
         let mut acc = vec![Acc::Unvisited; n];
+        let mut single = vec![false; n];
         let mut nondet = vec![false; n];
         let mut distinct = shared.is_empty();
         for (t, r) in &regions {
             distinct &= r.one_move;
+            if kind.starts.contains(t) && r.one_move && r.tags.is_empty() {
+                single[t.index()] = true;
+            }
             let is_shared = shared.contains(t);
             for (q, local, dq) in &r.nodes {
                 if is_shared {
@@ -1473,6 +1481,7 @@ impl<'a> Analysis<'a> {
             }
         }
         Some(KindResult {
+            single,
             acc,
             nondet,
             collide,
@@ -1560,7 +1569,10 @@ pub(crate) fn analyse(
         target: None,
         starts,
     };
-    let to_checks = |r: Option<KindResult>, slots: &mut u64, reach: bool| -> (KindChecks, bool) {
+    let to_checks = |r: Option<KindResult>,
+                     slots: &mut u64,
+                     reach: bool|
+     -> (KindChecks, bool, Vec<bool>) {
         match r {
             Some(r) => (
                 KindChecks {
@@ -1579,6 +1591,7 @@ pub(crate) fn analyse(
                     inherit: r.inherit,
                 },
                 r.distinct,
+                r.single,
             ),
             None => (
                 KindChecks {
@@ -1588,10 +1601,11 @@ pub(crate) fn analyse(
                     inherit: BTreeSet::new(),
                 },
                 false,
+                vec![false; n],
             ),
         }
     };
-    let (moves, distinct_move_tags) = to_checks(a.kind(&kind), &mut slots, false);
+    let (moves, distinct_move_tags, single_move) = to_checks(a.kind(&kind), &mut slots, false);
 
     // Reachability searches, per target.
     let mut froms: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
@@ -1620,5 +1634,6 @@ pub(crate) fn analyse(
         reach,
         stamp_slots: slots,
         distinct_move_tags,
+        single_move,
     }
 }

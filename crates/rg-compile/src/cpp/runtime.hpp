@@ -235,6 +235,7 @@ class Cache {
   uint32_t goal_n = 0;
   uint32_t goal_skip = 0;
   bool trusted = false;
+  bool any_tags = false;
   // The locations the walk of a move search has assigned (values unused), the first `ntrail`.
   std::vector<Patch> trail;
   uint32_t ntrail = 0;

@@ -57,8 +57,8 @@ pub(crate) struct Gen<'a> {
     /// Static arrays already written, by content.
     static_ids: HashMap<String, String>,
     dynamic_visibility: bool,
-    /// Words of saved keys the cycle checks need.
-    loop_words: u64,
+    /// Check targets whose searches can nest.
+    self_nesting: std::collections::BTreeSet<NodeId>,
 }
 
 /// `x` as a C++ string literal.
@@ -146,7 +146,7 @@ impl<'a> Gen<'a> {
             n_statics: 0,
             static_ids: HashMap::new(),
             dynamic_visibility,
-            loop_words: 0,
+            self_nesting: plan.self_nesting_targets(game),
         }
     }
 
@@ -591,21 +591,34 @@ impl<'a> Gen<'a> {
 
     /// The visited-state check at the top of a node function (`on_seen` leaves the function):
     /// the determined-scope check, and the interpreter's where the scope may be shared.
-    fn visit_code(&mut self, n: NodeId, checks: &KindChecks, on_seen: &str) -> String {
+    fn visit_code(
+        &mut self,
+        n: NodeId,
+        checks: &KindChecks,
+        on_seen: &str,
+        nested: bool,
+    ) -> String {
         let det = &checks.det[n.index()];
         if !checks.nondet[n.index()] || *det == Check::Full {
-            return self.det_code(n, det, on_seen);
+            return self.det_code(n, det, on_seen, nested);
         }
-        let full = self.det_code(n, &Check::Full, on_seen);
+        let full = self.det_code(n, &Check::Full, on_seen, nested);
         let full = full.trim().trim_start_matches("if (");
         if *det == Check::None {
             return format!("  if (c.nondet && {full}\n");
         }
-        let inner = self.det_code(n, det, on_seen);
+        let inner = self.det_code(n, det, on_seen, nested);
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
     }
 
-    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str) -> String {
+    /// `nested`: the node belongs to searches that can run inside one another, whose marks
+    /// are kept per nesting level.
+    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str, nested: bool) -> String {
+        let stamps = if nested {
+            "level_stamps(c)"
+        } else {
+            "c.stamps.data()"
+        };
         let q = n.index();
         match check {
             Check::None => String::new(),
@@ -615,19 +628,17 @@ impl<'a> Gen<'a> {
                     let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
                 }
                 format!(
-                    "  {{ uint64_t& st_ = c.stamps[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                    "  {{ uint64_t& st_ = {stamps}[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
                 )
             }
             Check::Loop { vars, base } => {
                 let merged = self.byte_ranges(vars.iter().copied());
                 let bytes: u64 = merged.iter().map(|r| r.1).sum();
                 let arr = self.ranges_array(&merged);
-                let words = bytes.div_ceil(8).max(1);
-                let saved = self.loop_words;
-                self.loop_words += words;
                 format!(
-                    "  if (!loop_check(c, &c.stamps[{base}u], {saved}u, {arr}, {}u, {words}u)) {on_seen}\n",
-                    merged.len()
+                    "  if (!loop_check(c, &{stamps}[{base}u], {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                    merged.len(),
+                    bytes.div_ceil(8)
                 )
             }
             Check::Scoped { vars } => {
@@ -866,7 +877,7 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n))
         );
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.moves, on_seen));
+        f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
         if apply {
             f.push_str(&self.simple_applies(n)?);
         }
@@ -995,7 +1006,8 @@ impl<'a> Gen<'a> {
             return Ok(f);
         }
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;"));
+        let nested = self.self_nesting.contains(&b);
+        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;", nested));
         f.push_str(&self.reach_cache(n));
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
@@ -1360,7 +1372,6 @@ impl<'a> Gen<'a> {
             "constexpr uint32_t STAMP_SLOTS = {}u;",
             self.visits.stamp_slots
         );
-        let _ = writeln!(hpp, "constexpr uint32_t LOOP_WORDS = {}u;", self.loop_words);
         let _ = writeln!(
             hpp,
             "constexpr bool DISTINCT_MOVE_TAGS = {};  // no two legal moves share their tags",
@@ -1469,7 +1480,7 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  if (c.saved.size() < LOOP_WORDS) c.saved.assign(LOOP_WORDS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
         );
         cpp.push_str(
             "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",

@@ -72,10 +72,9 @@ pub(crate) enum Check {
     /// or a later one gives the same results: no finished move or check target lies on such a
     /// cycle, or it is met before any repeat), and in reachability searches with a costly
     /// key (merging walks never changes whether the target is reached; checks only bound the
-    /// work). The visits are counted (stamp slots `base`..`base + 2`); after `LOOP_LIMIT` in
-    /// one scope event each state is compared with one saved earlier state, saved again at
-    /// every power of two (Brent's cycle detection): a walk going round a cycle is stopped
-    /// within two rounds, and a state equal to one expanded before may always be dropped.
+    /// work). The visits are counted (stamp slots `base`, `base + 1`); from the `LOOP_LIMIT`-th
+    /// in one scope event on, states are recorded and repeats dropped (the scoped key), which
+    /// keeps every search finite and its work bounded by the number of states.
     Loop { vars: Vec<usize>, base: u64 },
     /// The interpreter's key (see [`Visit`]).
     Full,
@@ -1505,9 +1504,9 @@ impl<'a> Analysis<'a> {
         match acc {
             Acc::Unvisited | Acc::Full => Check::Full,
             Acc::None => Check::None,
-            Acc::Loop(bits) if *slots + 3 <= MAX_STAMP_TOTAL => {
+            Acc::Loop(bits) if *slots + 2 <= MAX_STAMP_TOTAL => {
                 let base = *slots;
-                *slots += 3;
+                *slots += 2;
                 Check::Loop {
                     vars: vars_of(bits),
                     base,

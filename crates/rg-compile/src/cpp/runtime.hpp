@@ -228,7 +228,7 @@ class Cache {
   // used for visited-state checks).
   bool nondet = false;
   std::vector<uint64_t> stamps;
-  std::vector<uint64_t> saved;  // keys saved by cycle checks
+  std::vector<std::vector<uint64_t>> level_stamps;  // per nesting level, for nesting checks
   std::vector<uint8_t> active;
   // Applying a move: its tags.
   const uint32_t* goal = nullptr;
@@ -245,8 +245,8 @@ class Cache {
 namespace detail {
 
 constexpr size_t TAG_LIMIT = size_t(1) << 16;
-/// Visits of a node in one scope event before a cycle check compares states (any number gives
-/// the same results; see the generator).
+/// Visits of a node in one scope event before a counted check records states (any number
+/// gives the same results; see the generator).
 constexpr uint64_t LOOP_LIMIT = 16;
 
 [[noreturn]] void fail(const char* what);
@@ -391,32 +391,25 @@ inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32
   return t.commit(hash_words(k, len), len);
 }
 
-/// A cycle check (Brent's): false when the state's key bytes equal those saved at an earlier
-/// visit of this node in this scope event. `st`: epoch, visits, next visit to save at.
-inline bool loop_check(Cache& c, uint64_t* st, uint32_t saved, const uint32_t* ranges,
+/// The stamp table of the current nesting level (for searches that can nest in themselves).
+inline uint64_t* level_stamps(Cache& c) {
+  if (c.level >= c.level_stamps.size()) c.level_stamps.resize(c.level + 1);
+  std::vector<uint64_t>& t = c.level_stamps[c.level];
+  if (t.size() < STAMP_SLOTS) t.assign(STAMP_SLOTS, 0);
+  return t.data();
+}
+
+/// A check whose absence would change no result: the visits of the node in the scope event are
+/// counted (`st`: epoch, visits) and only from the `LOOP_LIMIT`-th on are states recorded and
+/// compared (as `visit_scoped`), which keeps every search finite and polynomial.
+inline bool loop_check(Cache& c, uint64_t* st, uint32_t node, const uint32_t* ranges,
                        uint32_t nranges, uint32_t nwords) {
   if (st[0] != c.epoch) {
     st[0] = c.epoch;
     st[1] = 0;
-    st[2] = LOOP_LIMIT;
   }
-  const uint64_t n = ++st[1];
-  if (n < LOOP_LIMIT) return true;
-  uint64_t buf[64];
-  std::vector<uint64_t> big;
-  uint64_t* k = buf;
-  if (nwords > 64) {
-    big.resize(nwords);
-    k = big.data();
-  }
-  gather(c, k, ranges, nranges, nwords);
-  uint64_t* s = c.saved.data() + saved;
-  if (n > LOOP_LIMIT && std::memcmp(k, s, nwords * sizeof(uint64_t)) == 0) return false;
-  if (n == st[2]) {
-    std::memcpy(s, k, nwords * sizeof(uint64_t));
-    st[2] *= 2;
-  }
-  return true;
+  if (++st[1] < LOOP_LIMIT) return true;
+  return visit_scoped(c, node, ranges, nranges, nwords);
 }
 
 /// What a nested (reachability) search saves of its caller's.

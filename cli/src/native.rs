@@ -105,6 +105,18 @@ fn fnv(text: &str) -> u64 {
     })
 }
 
+/// Waits for the compilation of one translation unit.
+fn finish_unit(tc: &Toolchain, what: &str, child: std::process::Child) -> Result<(), Failure> {
+    let out = child
+        .wait_with_output()
+        .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(compiler_failure(tc, what, &out.stderr))
+    }
+}
+
 /// Builds (or finds in `cache`) the driver of `sources`.
 pub fn build(
     sources: &rg_compile::Sources,
@@ -164,20 +176,43 @@ pub fn build(
             .spawn()
             .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))
     };
-    // The two translation units in parallel.
-    let game = compile("game.cpp", "game.o")?;
-    let drv = compile("driver.cpp", "driver.o")?;
-    for (what, child) in [("game.cpp", game), ("driver.cpp", drv)] {
-        let out = child
-            .wait_with_output()
-            .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
-        if !out.status.success() {
-            return Err(compiler_failure(tc, what, &out.stderr));
+    // The translation units in parallel, as many at a time as the machine has cores.
+    let units = sources.units();
+    let objects: Vec<String> = units.iter().map(|u| u.replace(".cpp", ".o")).collect();
+    let jobs = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let mut running: std::collections::VecDeque<(&str, std::process::Child)> = Default::default();
+    let mut result = Ok(());
+    for (unit, obj) in units.iter().zip(&objects) {
+        if running.len() >= jobs
+            && let Some((what, child)) = running.pop_front()
+        {
+            result = finish_unit(tc, what, child);
+        }
+        if result.is_err() {
+            break;
+        }
+        match compile(unit, obj) {
+            Ok(child) => running.push_back((unit, child)),
+            Err(e) => {
+                result = Err(e);
+                break;
+            }
         }
     }
+    while let Some((what, mut child)) = running.pop_front() {
+        if result.is_ok() {
+            result = finish_unit(tc, what, child);
+        } else {
+            // A unit failed: the others are not needed.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+    result?;
     let out = Command::new(&tc.cxx)
         .args(&tc.flags)
-        .args(["-o", "driver", "game.o", "driver.o"])
+        .args(["-o", "driver"])
+        .args(&objects)
         .current_dir(tmp.path())
         .stdin(std::process::Stdio::null())
         .output()

@@ -122,6 +122,7 @@ fn compiled_models_count_and_play_as_the_interpreter() {
                 &rg_compile::Options {
                     name: file.to_owned(),
                     ignore_pragmas: false,
+                    unit_bytes: None,
                 },
             )
             .unwrap_or_else(|e| panic!("{file} {level:?}: {e}"));
@@ -262,4 +263,53 @@ fn generated_sources_are_deterministic() {
         rg_compile::compile(&game, &rg_compile::Options::default()).expect("compiles")
     };
     assert_eq!(generate(), generate());
+}
+
+#[test]
+fn sources_in_several_units_count_as_the_interpreter() {
+    // Large games are spread over several translation units; a tiny unit size makes a small
+    // game take that path.
+    let Some(tc) = toolchain() else { return };
+    let cache = std::env::temp_dir().join(format!("rgt-units-test-{}", std::process::id()));
+    for (file, depth) in [
+        ("tests/fixtures/rg/valid/tictactoe.rg", 4usize),
+        ("tests/fixtures/interp/perft/reachability.rg", 4),
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).expect("fixture");
+        let mut session = rgt::report::Session::plain();
+        let game =
+            rgt::pipeline::load_text(&mut session, Lang::Rg, file.into(), text, OptLevel::O2)
+                .expect("loads");
+        let opts = rg_compile::Options {
+            unit_bytes: Some(2048),
+            ..Default::default()
+        };
+        let sources = rg_compile::compile(&game, &opts).expect("compiles");
+        assert!(
+            sources.parts.len() >= 2,
+            "{file}: {} parts",
+            sources.parts.len()
+        );
+        assert_eq!(
+            sources,
+            rg_compile::compile(&game, &opts).expect("compiles")
+        );
+        let built =
+            build(&sources, &tc, &cache).unwrap_or_else(|f| panic!("{file}: build failed: {f:?}"));
+        let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
+        let mut m = Machine::new(&program);
+        let start = m.initial();
+        let want: Vec<u64> = (0..=depth)
+            .map(|d| m.perft(&start, d).expect("perft"))
+            .collect();
+        let got = driver(&built.driver, &["perft", &depth.to_string(), "--json"]);
+        let got: Vec<u64> = got["counts"]
+            .as_array()
+            .expect("counts")
+            .iter()
+            .map(|x| x.as_u64().expect("count"))
+            .collect();
+        assert_eq!(got, want, "{file}: perft");
+    }
+    let _ = std::fs::remove_dir_all(&cache);
 }

@@ -46,6 +46,7 @@ pub fn generate(
     let opts = rg_compile::Options {
         name: game_name(input),
         ignore_pragmas,
+        unit_bytes: None,
     };
     rg_compile::compile(game, &opts).map_err(|e| {
         let file = e.span().map(|s| s.file);

@@ -61,6 +61,89 @@ pub(crate) struct Gen<'a> {
     self_nesting: std::collections::BTreeSet<NodeId>,
 }
 
+/// Node functions of more than this many bytes of source are spread over several translation
+/// units of about this size (compilers take superlinear time and memory on one huge unit).
+pub(crate) const UNIT_BYTES: usize = 1_500_000;
+/// Where `game.cpp` of a game in several units gets the declarations it uses.
+const SHARED_MARK: &str = "// @shared@";
+
+/// The generated C++ of a game.
+pub(crate) struct Generated {
+    pub hpp: String,
+    pub cpp: String,
+    /// More node functions, one translation unit each (`game_1.cpp`, …).
+    pub parts: Vec<String>,
+}
+
+/// Top-level C++ items (accessors, tables, declarations), each named by the identifier it
+/// declares, from which a translation unit takes what its code uses.
+struct Items {
+    /// `(name, text)` in the order of the source, which declares before use.
+    items: Vec<(String, String)>,
+    by_name: HashMap<String, Vec<usize>>,
+}
+
+/// The identifiers of C++ source text.
+fn identifiers(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .filter(|w| w.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
+impl Items {
+    /// Splits `text`: an item starts at a line beginning with a letter (a declaration; comment
+    /// lines go with the next item, indented lines and closing braces with the current one).
+    fn new(text: &str) -> Items {
+        let mut items: Vec<(String, String)> = Vec::new();
+        let mut comments = String::new();
+        for line in text.lines() {
+            if line.starts_with("//") {
+                comments.push_str(line);
+                comments.push('\n');
+            } else if line.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                let head = line.split(['(', '[', '=']).next().unwrap_or("");
+                let name = identifiers(head).last().unwrap_or("").to_string();
+                let mut t = std::mem::take(&mut comments);
+                t.push_str(line);
+                t.push('\n');
+                items.push((name, t));
+            } else if let Some(last) = items.last_mut() {
+                last.1.push_str(line);
+                last.1.push('\n');
+            }
+        }
+        let mut by_name: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, (name, _)) in items.iter().enumerate() {
+            by_name.entry(name.clone()).or_default().push(i);
+        }
+        Items { items, by_name }
+    }
+
+    /// The items `code` uses, directly or through other items, in source order.
+    fn used_by(&self, code: &str) -> String {
+        let mut taken = vec![false; self.items.len()];
+        let mut seen: std::collections::HashSet<&str> = Default::default();
+        let mut work: Vec<&str> = identifiers(code).collect();
+        while let Some(w) = work.pop() {
+            if !seen.insert(w) {
+                continue;
+            }
+            for &i in self.by_name.get(w).map_or(&[][..], Vec::as_slice) {
+                if !taken[i] {
+                    taken[i] = true;
+                    work.extend(identifiers(&self.items[i].1));
+                }
+            }
+        }
+        let mut out = String::new();
+        for (i, (_, t)) in self.items.iter().enumerate() {
+            if taken[i] {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+}
+
 /// `x` as a C++ string literal.
 pub(crate) fn c_string(x: &str) -> String {
     let mut s = String::with_capacity(x.len() + 2);
@@ -1233,7 +1316,8 @@ impl<'a> Gen<'a> {
     }
 
     /// Generates `game.hpp` and `game.cpp`.
-    pub fn generate(mut self, name: &str) -> Result<(String, String), CompileError> {
+    /// `unit_bytes`: see [`UNIT_BYTES`].
+    pub fn generate(mut self, name: &str, unit_bytes: usize) -> Result<Generated, CompileError> {
         let game = self.game;
         let layout = self.layout;
         let wk = *game.well_known();
@@ -1245,14 +1329,14 @@ impl<'a> Gen<'a> {
         let static_vis = self.static_visibility(&players);
 
         // Functions.
-        let mut body = String::new();
+        let mut body: Vec<String> = Vec::new();
         let mut decls = String::new();
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
                 let _ = writeln!(decls, "static void M{n}(Cache& c);");
                 let _ = writeln!(decls, "static bool A{n}(Cache& c);");
-                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Moves)?);
-                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Apply)?);
+                body.push(self.moves_fn(NodeId::new(n), Mode::Moves)?);
+                body.push(self.moves_fn(NodeId::new(n), Mode::Apply)?);
             }
         }
         let targets: Vec<(NodeId, Vec<bool>)> = self
@@ -1265,7 +1349,7 @@ impl<'a> Gen<'a> {
             for (n, &on) in nodes.iter().enumerate() {
                 if on {
                     let _ = writeln!(decls, "static bool R{}_{n}(Cache& c);", b.index());
-                    body.push_str(&self.reach_fn(*b, NodeId::new(n))?);
+                    body.push(self.reach_fn(*b, NodeId::new(n))?);
                 }
             }
         }
@@ -1286,6 +1370,7 @@ impl<'a> Gen<'a> {
                 comment(game.node_name(*b))
             );
         }
+        let mut guards = String::new();
         let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
         let recursive = self.plan.recursive_checks(game);
         for (e, i) in &edges {
@@ -1296,13 +1381,13 @@ impl<'a> Gen<'a> {
             let _ = writeln!(decls, "static bool E{i}(Cache& c);");
             if recursive.contains(e) {
                 let _ = writeln!(
-                    checks,
+                    guards,
                     "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
                 );
             } else {
                 // Its search cannot come back to it: no guard.
                 let _ = writeln!(
-                    checks,
+                    guards,
                     "static inline bool E{i}(Cache& c) {{ return Q{k}(c); }}"
                 );
             }
@@ -1398,26 +1483,22 @@ impl<'a> Gen<'a> {
         hpp.push_str(include_str!("cpp/api.hpp"));
         hpp.push_str("\n}  // namespace rg\n");
 
-        let mut cpp = String::new();
-        let _ = writeln!(
-            cpp,
-            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nvoid detail::grow_trail(Cache& c) {{ c.trail.resize(c.trail.size() * 2 + 16); }}\n\nnamespace {{\n\nusing namespace detail;\n",
-            comment(name)
-        );
         // Names.
         let syms: Vec<String> = (0..game.symbols().len())
             .map(|i| c_string(game.name(Symbol::new(i))))
             .collect();
-        let _ = writeln!(
-            cpp,
-            "const char* const SYMBOLS[] = {{{}}};",
-            syms.join(", ")
-        );
         let nodes: Vec<String> = (0..game.node_capacity())
             .map(|i| c_string(game.node_name(NodeId::new(i))))
             .collect();
+        let init: Vec<String> = layout.init.iter().map(|b| b.to_string()).collect();
+        let mut names = String::new();
         let _ = writeln!(
-            cpp,
+            names,
+            "const char* const SYMBOLS[] = {{{}}};",
+            syms.join(", ")
+        );
+        let _ = writeln!(
+            names,
             "const char* const NODES[] = {{{}}};",
             if nodes.is_empty() {
                 "\"\"".to_string()
@@ -1425,19 +1506,20 @@ impl<'a> Gen<'a> {
                 nodes.join(", ")
             }
         );
-        let init: Vec<String> = layout.init.iter().map(|b| b.to_string()).collect();
         let _ = writeln!(
-            cpp,
+            names,
             "const uint8_t INIT[STATE_BYTES] = {{{}}};\n",
             init.join(", ")
         );
-        cpp.push_str(&accessors);
-        cpp.push('\n');
-        cpp.push_str(&constants);
-        cpp.push('\n');
-        cpp.push_str(&vis_fn);
+        // What the node functions use: accessors, constants, static tables.
+        let mut shared = String::new();
+        shared.push_str(&accessors);
+        shared.push('\n');
+        shared.push_str(&constants);
+        shared.push('\n');
+        shared.push_str(&vis_fn);
         // Statics collected while generating (static_array is called by the generators above).
-        cpp.push_str(&self.statics);
+        shared.push_str(&self.statics);
         // Symbol id -> number in a class, for the binders of @simpleApply patterns.
         let used: Vec<usize> = self.ex.sl_used.borrow().iter().copied().collect();
         for c in used {
@@ -1446,20 +1528,90 @@ impl<'a> Gen<'a> {
                 table[m.index()] = format!("{i}u");
             }
             let _ = writeln!(
-                cpp,
+                shared,
                 "static const uint32_t SLc{c}[{}] = {{{}}};",
                 table.len().max(1),
                 table.join(", ")
             );
         }
-        cpp.push('\n');
-        cpp.push_str(&decls);
-        cpp.push('\n');
-        cpp.push_str(&checks);
-        cpp.push('\n');
-        cpp.push_str(&body);
-        cpp.push_str(&fmt);
-        cpp.push_str("\n}  // namespace\n\n");
+        shared.push('\n');
+
+        let head = format!(
+            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n",
+            comment(name)
+        );
+        let runtime_defs = "void detail::fail(const char* what) { throw RuntimeError(what); }\n\nvoid detail::grow_trail(Cache& c) { c.trail.resize(c.trail.size() * 2 + 16); }\n\n";
+        let body_bytes: usize = body.iter().map(String::len).sum();
+        let mut cpp = String::new();
+        let mut split = None;
+        if body_bytes <= 2 * unit_bytes {
+            // One translation unit: everything internal to it.
+            cpp.push_str(&head);
+            cpp.push_str("#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\n\n");
+            cpp.push_str(runtime_defs);
+            cpp.push_str("namespace {\n\nusing namespace detail;\n\n");
+            cpp.push_str(&names);
+            cpp.push_str(&shared);
+            cpp.push_str(&decls);
+            cpp.push('\n');
+            cpp.push_str(&checks);
+            cpp.push_str(&guards);
+            cpp.push('\n');
+            for f in &body {
+                cpp.push_str(f);
+            }
+            cpp.push_str(&fmt);
+            cpp.push_str("\n}  // namespace\n\n");
+        } else {
+            // Several translation units that a compiler handles in parallel and in bounded
+            // memory: the node functions get external linkage in `rg::gen`, and every unit
+            // declares only what its code uses (all of it would be most of every unit).
+            let external = |t: &str| {
+                t.replace("static void M", "void M")
+                    .replace("static bool A", "bool A")
+                    .replace("static bool R", "bool R")
+                    .replace("static bool Q", "bool Q")
+            };
+            let mut items = String::new();
+            items.push_str(&shared);
+            items.push_str(&external(&decls));
+            items.push_str(&guards);
+            let items = Items::new(&items);
+            let open = "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\nnamespace gen {\n\nusing namespace detail;\n\n";
+            let close = "\n}  // namespace gen\n}  // namespace rg\n";
+            let mut parts: Vec<String> = Vec::new();
+            let mut code = String::new();
+            let mut flush = |code: &mut String| {
+                let mut part = head.clone();
+                part.push_str(open);
+                part.push_str(&items.used_by(code));
+                part.push('\n');
+                part.push_str(code);
+                part.push_str(close);
+                parts.push(part);
+                code.clear();
+            };
+            for f in &body {
+                code.push_str(&external(f));
+                if code.len() >= unit_bytes {
+                    flush(&mut code);
+                }
+            }
+            if !code.is_empty() {
+                flush(&mut code);
+            }
+            cpp.push_str(&head);
+            let _ = write!(
+                cpp,
+                "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\n{runtime_defs}namespace gen {{\n\nusing namespace detail;\n\n{SHARED_MARK}\n"
+            );
+            cpp.push_str(&names);
+            cpp.push_str(&external(&checks));
+            cpp.push('\n');
+            cpp.push_str(&fmt);
+            cpp.push_str("\n}  // namespace gen\n\nusing namespace gen;\n\n");
+            split = Some((items, parts));
+        }
 
         // The API.
         let _ = writeln!(
@@ -1535,12 +1687,27 @@ impl<'a> Gen<'a> {
             "const char* symbol_name(uint32_t sym) { return sym < NUM_SYMBOLS ? SYMBOLS[sym] : \"?\"; }\n\nint64_t find_symbol(const char* name) {\n  for (uint32_t i = 0; i < NUM_SYMBOLS; ++i)\n    if (std::strcmp(SYMBOLS[i], name) == 0) return i;\n  return -1;\n}\n\nconst char* node_name(uint32_t node) { return node < NUM_NODES ? NODES[node] : \"?\"; }\n\n",
         );
         let _ = writeln!(cpp, "const char* const GAME_NAME = {};", c_string(name));
-        let fingerprint = fingerprint(&cpp);
+        if let Some((items, _)) = &split {
+            // game.cpp declares what it uses too.
+            let used = items.used_by(&cpp);
+            cpp = cpp.replacen(SHARED_MARK, &used, 1);
+        }
+        let fingerprint = match &split {
+            None => fingerprint(&cpp),
+            Some((_, parts)) => {
+                let mut all = cpp.clone();
+                for p in parts {
+                    all.push_str(p);
+                }
+                fingerprint(&all)
+            }
+        };
         let _ = writeln!(
             cpp,
             "const char* const GAME_FINGERPRINT = \"{fingerprint:016x}\";\n\n}}  // namespace rg"
         );
-        Ok((hpp, cpp))
+        let parts = split.map(|(_, parts)| parts).unwrap_or_default();
+        Ok(Generated { hpp, cpp, parts })
     }
 
     fn players(&self) -> Vec<Symbol> {

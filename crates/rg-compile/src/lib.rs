@@ -31,6 +31,9 @@ pub struct Options {
     pub name: String,
     /// Ignore `@unique`, `@repeat` and `@disjoint` (as `rgt perft --ignore-pragmas`).
     pub ignore_pragmas: bool,
+    /// Bytes of node functions per translation unit when a game needs more than two (default
+    /// 1.5 MB); tests set it low to exercise the sources in several units.
+    pub unit_bytes: Option<usize>,
 }
 
 /// The generated files.
@@ -38,19 +41,34 @@ pub struct Options {
 pub struct Sources {
     pub game_hpp: String,
     pub game_cpp: String,
+    /// For large games: more translation units of node functions (`game_1.cpp`, …), so that
+    /// they compile in parallel and in bounded memory.
+    pub parts: Vec<String>,
     pub driver_cpp: String,
     pub makefile: String,
 }
 
 impl Sources {
     /// `(file name, contents)` of every file, in a fixed order.
-    pub fn files(&self) -> [(&'static str, &str); 4] {
-        [
-            ("game.hpp", &self.game_hpp),
-            ("game.cpp", &self.game_cpp),
-            ("driver.cpp", &self.driver_cpp),
-            ("Makefile", &self.makefile),
-        ]
+    pub fn files(&self) -> Vec<(String, &str)> {
+        let mut out = vec![
+            ("game.hpp".to_string(), self.game_hpp.as_str()),
+            ("game.cpp".to_string(), self.game_cpp.as_str()),
+        ];
+        for (i, p) in self.parts.iter().enumerate() {
+            out.push((format!("game_{}.cpp", i + 1), p.as_str()));
+        }
+        out.push(("driver.cpp".to_string(), self.driver_cpp.as_str()));
+        out.push(("Makefile".to_string(), self.makefile.as_str()));
+        out
+    }
+
+    /// The translation units, in the order they are linked.
+    pub fn units(&self) -> Vec<String> {
+        let mut out = vec!["game.cpp".to_string()];
+        out.extend((1..=self.parts.len()).map(|i| format!("game_{i}.cpp")));
+        out.push("driver.cpp".to_string());
+        out
     }
 }
 
@@ -66,12 +84,18 @@ pub fn compile(game: &Game, opts: &Options) -> Result<Sources, CompileError> {
     let layout = layout::Layout::new(game)?;
     let plan = search::SearchPlan::new(game, opts.ignore_pragmas);
     let visits = visits::analyse(game, &layout, &plan, opts.ignore_pragmas);
-    let (game_hpp, game_cpp) =
-        codegen::Gen::new(game, &layout, &plan, &visits).generate(&opts.name)?;
+    let generated = codegen::Gen::new(game, &layout, &plan, &visits)
+        .generate(&opts.name, opts.unit_bytes.unwrap_or(codegen::UNIT_BYTES))?;
+    let objects: Vec<String> = std::iter::once("game.o".to_string())
+        .chain((1..=generated.parts.len()).map(|i| format!("game_{i}.o")))
+        .chain(std::iter::once("driver.o".to_string()))
+        .collect();
+    let makefile = include_str!("cpp/Makefile").replace("@OBJECTS@", &objects.join(" "));
     Ok(Sources {
-        game_hpp,
-        game_cpp,
+        game_hpp: generated.hpp,
+        game_cpp: generated.cpp,
+        parts: generated.parts,
         driver_cpp: include_str!("cpp/driver.cpp").to_string(),
-        makefile: include_str!("cpp/Makefile").to_string(),
+        makefile,
     })
 }

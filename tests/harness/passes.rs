@@ -101,7 +101,10 @@ fn pragmas_are_true(g: &rg_core::Game) -> Result<(), String> {
         Verified::Holds { .. } => Ok(()),
         Verified::Violated(v) => Err(format!(
             "a pragma is false: {}\n{}",
-            v.iter().map(|v| v.message.as_str()).collect::<Vec<_>>().join("; "),
+            v.iter()
+                .map(|v| v.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
             rg_core::print(g)
         )),
         Verified::Inconclusive(why) => Err(format!("the pragmas could not be checked: {why}")),

@@ -9,7 +9,8 @@
 //! every game state within a depth is explored in full, and
 //!
 //! * `@unique n`: a state at `n` taken from the pending stack whose visited key (node, tags,
-//!   ordinary variables) was already taken in the same search is a violation;
+//!   ordinary variables) was already taken in the same search is a violation, unless `n` has
+//!   no outgoing edges (expanding a state twice there does nothing);
 //! * `@repeat n : V`: two states at `n` with equal tags and equal values of `V` but different
 //!   visited keys are a violation (the interpreter would merge them);
 //! * a fully disjoint node (rg.md §12.7) where more than one outgoing edge succeeds in one state
@@ -400,7 +401,8 @@ impl<'g> Verifier<'g> {
                 }
             }
             if !seen.insert(key) {
-                if self.unique[node.index()] {
+                // Expanding a state twice at a node without edges does nothing.
+                if self.unique[node.index()] && !g.outgoing(node).is_empty() {
                     let name = g.node_name(node);
                     self.report(
                         run,

@@ -3,30 +3,13 @@
 //! target in the if-else case.
 
 use super::meta;
-use crate::util::negation_pair;
+use crate::util::{literal_symbol, negation_pair};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{ExprData, ExprId, Game, Label, NodeId, Pragma, PragmaKind, Symbol, ValueData};
+use rg_core::{Game, Label, NodeId, Pragma, PragmaKind};
 use std::collections::HashSet;
 
 #[derive(Debug)]
 pub(crate) struct CalculateDisjoints;
-
-/// The single symbol an expression always evaluates to: a literal symbol or an element constant.
-fn literal(g: &Game, e: ExprId) -> Option<Symbol> {
-    let ExprData::Ref(s) = g.expr(g.strip_casts(e)) else {
-        return None;
-    };
-    if g.variable(s).is_some() {
-        return None;
-    }
-    match g.constant(s) {
-        Some(c) => match g.value(c.value) {
-            ValueData::Element(v) if g.constant(*v).is_none() => Some(*v),
-            _ => None,
-        },
-        None => Some(s),
-    }
-}
 
 fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
     let out = g.outgoing(n);
@@ -59,7 +42,7 @@ fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
         if *lhs0.get_or_insert(lhs) != lhs {
             return None;
         }
-        let s = literal(g, rhs)?;
+        let s = literal_symbol(g, rhs)?;
         if !seen.insert(s) {
             return None;
         }

@@ -157,7 +157,9 @@ impl Gen {
         let node = |i: usize| format!("{p}{i}");
         for i in 0..n {
             let shortcut = ctx != Ctx::Keeper && i + 2 <= n && self.chance(40);
-            if ctx != Ctx::Keeper && self.chance(12) {
+            if ctx != Ctx::Keeper && self.chance(10) {
+                self.pragma_shape(&node(i), &node(i + 1), ctx);
+            } else if ctx != Ctx::Keeper && self.chance(12) {
                 // A shift loop `k = kn[k]` on the way to the next step, its end tagged with `k`
                 // (as RBG moves tag the square they reach) or not.
                 let (l, m, t) = (self.mid(), self.mid(), self.mid());
@@ -183,6 +185,50 @@ impl Gen {
                 self.edge(&m, &m2, t);
                 self.edge(&m2, "end", "player = keeper");
             }
+        }
+    }
+
+    /// A step `from → to` of the shapes the pragma inference reasons about (and could get
+    /// wrong): several lookups from one node into one node (`kn`, `kp`, `kq` coincide on some
+    /// keys and not on others), an any-assignment followed by a map write, a tag recording a
+    /// variable that is then overwritten, and branches on exclusive or overlapping conditions
+    /// that meet again. Half of them tag what they chose, so that most games stay proper.
+    fn pragma_shape(&mut self, from: &str, to: &str, ctx: Ctx) {
+        let (p, q) = (self.mid(), self.mid());
+        match self.rng.below(4) {
+            0 => {
+                for m in ["kn", "kp", "kq"] {
+                    if self.chance(70) {
+                        self.edge(from, &p, format!("k = {m}[k]"));
+                    }
+                }
+                self.edge(from, &p, "k = kq[k]");
+            }
+            1 => {
+                let v = self.pick(VALUES);
+                self.edge(from, &q, "k = K(*)");
+                self.edge(&q, &p, format!("m[k] = {v}"));
+            }
+            2 => {
+                let next = self.pick(&["k = K(*)", "k = kn[k]", "k = kp[k]", "k = k1"]);
+                self.edge(from, &q, "$$ k");
+                self.edge(&q, &p, next);
+            }
+            _ => {
+                let v = self.pick(VALUES);
+                let w = self.pick(VALUES);
+                let other = self.pick(&["a", "b"]);
+                self.edge(from, &q, format!("a == {v}"));
+                self.edge(from, &q, format!("{other} != {w}"));
+                self.edge(&q, &p, "");
+            }
+        }
+        if ctx == Ctx::Check || self.chance(50) {
+            self.edge(&p, to, "");
+        } else {
+            let t = self.mid();
+            self.edge(&p, &t, "$$ k");
+            self.edge(&t, to, "$$ a");
         }
     }
 
@@ -227,7 +273,9 @@ impl Gen {
              type K = { k0, k1, k2 };\n\
              type T = { t0, t1, t2, t3 };\n\
              const nx: T -> T = { t0: t1, t1: t2, :t3 };\n\
-             const kn: K -> K = { k0: k1, k1: k2, :k0 };\n",
+             const kn: K -> K = { k0: k1, k1: k2, :k0 };\n\
+             const kp: K -> K = { k0: k2, k1: k0, :k1 };\n\
+             const kq: K -> K = { k0: k1, k1: k1, :k0 };\n",
         );
         let c: Vec<&str> = (0..3).map(|_| g.pick(VALUES)).collect();
         let m: Vec<&str> = (0..2).map(|_| g.pick(VALUES)).collect();

@@ -389,7 +389,7 @@ impl<'a> Symbolic<'a> {
                 .iter()
                 .map(|&i| VarFact {
                     terms: terms.make(Term::Start(i as u32)).map(|t| vec![t]),
-                    values: None,
+                    values: self.declared(i),
                 })
                 .collect(),
             tags: vec![Some(Vec::new()); TAG_INDEXES],
@@ -403,6 +403,13 @@ impl<'a> Symbolic<'a> {
             |here, e| self.after(here, e),
             NodeFacts::join,
         )
+    }
+
+    /// The members of the declared type of the variable at `position`, if a set: what it
+    /// holds in any state of a proper game (every stored value belongs to the location's type,
+    /// rg.md §11), so also at the start of a search.
+    pub(crate) fn declared(&self, position: usize) -> Option<SymSet> {
+        self.members(self.g.variables[position].ty)
     }
 
     fn members(&self, ty: rg_core::TypeId) -> Option<SymSet> {
@@ -512,6 +519,26 @@ impl<'a> Symbolic<'a> {
                 out.dedup();
                 Some(out)
             }
+        }
+    }
+
+    /// The values an atom (`Tag`, `Cur` or `Start`) may take in a state with facts `k`, when
+    /// known: the tag index's symbols, the variable's values, or for a start value the values
+    /// of a variable that still holds it, else (proper games) its declared type's members.
+    pub(crate) fn atom_values(&self, k: &NodeFacts, atom: Term) -> Option<SymSet> {
+        match atom {
+            Term::Tag(i) => k.tags.get(i as usize)?.clone(),
+            Term::Cur(u) => k.vars[self.tracked[u as usize]?].values.clone(),
+            Term::Start(u) => {
+                let start = self.terms.borrow().index.get(&Term::Start(u)).copied();
+                match self.tracked[u as usize] {
+                    Some(t) if k.vars[t].single().is_some() && k.vars[t].single() == start => {
+                        k.vars[t].values.clone()
+                    }
+                    _ => self.declared(u as usize),
+                }
+            }
+            _ => None,
         }
     }
 
@@ -708,11 +735,19 @@ impl<'a> Symbolic<'a> {
                 atoms.push(a);
             }
         });
+        let start = |u: u32| terms.index.get(&Term::Start(u)).copied();
         let dom = match atoms[..] {
             [Term::Tag(i)] => k.tags.get_mut(i as usize).and_then(Option::as_mut),
             [Term::Cur(u)] => match self.tracked[u as usize] {
                 Some(tu) => k.vars[tu].values.as_mut(),
                 None => None,
+            },
+            // The start value of a variable that still holds it: its values are the atom's.
+            [Term::Start(u)] => match self.tracked[u as usize] {
+                Some(tu) if k.vars[tu].single().is_some() && k.vars[tu].single() == start(u) => {
+                    k.vars[tu].values.as_mut()
+                }
+                _ => None,
             },
             _ => None,
         };

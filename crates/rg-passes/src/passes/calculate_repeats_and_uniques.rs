@@ -111,17 +111,21 @@
 //! most 65 changes per node), the assigned variables (O(edges · variables / 64) per change,
 //! at most `variables` changes per node), the walks (at most 16 walks of at most 16 branches
 //! per node) and the symbolic facts (bounded sets and terms per variable, skipped above a
-//! budget of (node, variable) pairs); the constants analysis of the game once. The pairwise
-//! checks look at nodes with at most [`MAX_PAIRED`] arriving edges, and their term
-//! evaluations share a budget of [`EVALUATIONS`]; when it runs out, the rules that evaluate
-//! terms stop proving anything.
+//! budget of (node, variable) pairs); the constants analysis of the game once. Rule 3 looks
+//! at nodes with at most [`MAX_ARRIVING`] arriving edges and compares at most [`MAX_PAIRS`]
+//! pairs of them (edges ending in different symbol tags need no comparing); the term
+//! evaluations of all its checks share a budget of [`EVALUATIONS`], after which the rules that
+//! evaluate terms prove nothing more.
+//!
+//! The value sets assume a proper game (rg.md §11): every variable holds a member of its
+//! declared type, at a search's start as after any store.
 
 use super::meta;
 use crate::analysis::constants::{Constants, solve_facts};
 use crate::analysis::search_starts::VarSet;
 use crate::analysis::searches::{
-    Arrivals, MAX_PAIRED, Order, SearchGraph, TagCounts, Walk, arrivals, assigned_since_start,
-    branches, exclusive, fan_out, tag_counts,
+    Arrivals, Order, SearchGraph, TagCounts, Walk, arrivals, assigned_since_start, branches,
+    exclusive, fan_out, tag_counts,
 };
 use crate::analysis::symbolic::{NodeFacts, Symbolic, TAG_INDEXES, Term, TermId, VarFact};
 use crate::analysis::values::{Known, Values};
@@ -269,6 +273,11 @@ struct Prover<'a> {
     /// Term evaluations left to the separation checks (they stop proving when it runs out).
     budget: usize,
 }
+
+/// Most arriving edges of a node that rule 3 looks at.
+const MAX_ARRIVING: usize = 1024;
+/// Most pairs of arriving edges of a node rule 3 compares.
+const MAX_PAIRS: usize = 1024;
 
 /// Term evaluations the separation checks may make in one run.
 const EVALUATIONS: usize = 20_000_000;
@@ -441,16 +450,12 @@ impl Prover<'_> {
         // The atom's possible values where both arrivals agree on it.
         let (atom, domain) = match atoms[..] {
             [] => (Term::Tag(u8::MAX), vec![self.g.well_known().player]),
-            [atom @ Term::Tag(i)] => match a.tags.get(i as usize).zip(b.tags.get(i as usize)) {
-                Some((Some(x), Some(y))) => (atom, meet(x, y)),
+            [atom] => match (
+                sym.analysis.atom_values(a, atom),
+                sym.analysis.atom_values(b, atom),
+            ) {
+                (Some(x), Some(y)) => (atom, meet(&x, &y)),
                 _ => return false,
-            },
-            [atom @ Term::Cur(u)] => match sym.analysis.tracked[u as usize] {
-                Some(t) => match (&a.vars[t].values, &b.vars[t].values) {
-                    (Some(x), Some(y)) => (atom, meet(x, y)),
-                    _ => return false,
-                },
-                None => return false,
             },
             _ => return false,
         };
@@ -602,11 +607,7 @@ impl Prover<'_> {
         }
         let (atom, domain) = match atoms[..] {
             [] => (Term::Tag(u8::MAX), vec![g.well_known().player]),
-            [atom @ Term::Tag(i)] => match here.tags.get(i as usize) {
-                Some(Some(x)) => (atom, x.clone()),
-                _ => return false,
-            },
-            [atom @ Term::Cur(u)] => match sym.var(s, u as usize).and_then(|f| f.values.clone()) {
+            [atom] => match sym.analysis.atom_values(here, atom) {
                 Some(x) => (atom, x),
                 None => return false,
             },
@@ -637,7 +638,7 @@ impl Prover<'_> {
         let mut into: Vec<EdgeId> = Vec::new();
         let mut after: Vec<Option<NodeFacts>> = Vec::new();
         for e in f.sg.entering(g, n) {
-            if into.len() == MAX_PAIRED {
+            if into.len() == MAX_ARRIVING {
                 return false;
             }
             let facts = sym.and_then(|s| Some((s, s.at[g.edge(e).from.index()].as_ref()?)));
@@ -664,19 +665,48 @@ impl Prover<'_> {
         if !into.iter().all(|&e| self.injective(f, sym, e)) {
             return false;
         }
-        for i in 0..into.len() {
-            for j in i + 1..into.len() {
-                if !self.disjoint(
-                    f,
-                    sym,
-                    (into[i], after[i].as_ref()),
-                    (into[j], after[j].as_ref()),
-                ) {
-                    return false;
+        // Edges `$ s` and `$ t` with `s ≠ t` are apart (rule (b)): only pairs in one class
+        // (tag edges with one symbol, or any pair with an edge that is no symbol tag) are
+        // compared, at most MAX_PAIRS of them.
+        let class = |e: EdgeId| match g.edge(e).label {
+            Label::Tag(s) => Some(s),
+            _ => None,
+        };
+        let mut by_class: BTreeMap<Option<Symbol>, Vec<usize>> = BTreeMap::new();
+        for (i, &e) in into.iter().enumerate() {
+            by_class.entry(class(e)).or_default().push(i);
+        }
+        let others = by_class.get(&None).map_or(0, Vec::len);
+        let pairs: usize = by_class
+            .values()
+            .map(|c| c.len() * c.len() / 2)
+            .sum::<usize>()
+            + others * into.len();
+        if pairs > MAX_PAIRS {
+            return false;
+        }
+        let mut compared: Vec<(usize, usize)> = Vec::with_capacity(pairs);
+        for (c, members) in &by_class {
+            for (k, &i) in members.iter().enumerate() {
+                compared.extend(members[k + 1..].iter().map(|&j| (i, j)));
+                if c.is_none() {
+                    // Against every symbol tag (the other non-tags are its own class).
+                    for (d, others) in &by_class {
+                        if d.is_some() {
+                            compared.extend(others.iter().map(|&j| (i, j)));
+                        }
+                    }
                 }
             }
         }
-        true
+        compared.into_iter().all(|(i, j)| {
+            self.disjoint(
+                f,
+                sym,
+                (into[i], after[i].as_ref()),
+                (into[j], after[j].as_ref()),
+            )
+        })
     }
 
     /// The variables of `listed` (positions) that a `@repeat` at `n` must compare: a variable

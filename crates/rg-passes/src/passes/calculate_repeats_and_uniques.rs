@@ -1128,6 +1128,75 @@ mod tests {
         claim_is_false(&text, "q");
     }
 
+    /// A move search starting at `s` (after the first move) with `v` as the previous move left
+    /// it; two lookups `m1[v]`, `m2[v]` lead to `q`.
+    fn from_start_value(m2: &str) -> String {
+        format!(
+            "type T = {{ a, b }};\n\
+             type U = {{ a, b, c, d }};\n\
+             const m1: U -> U = {{ a: b, b: c, :d }};\n\
+             const m2: U -> U = {m2};\n\
+             var v: U = a;\n\
+             var t: T = a;\n\
+             begin, r: player = x;\n\
+             r, r2: t = T(*);\n\
+             r2, r3: $$ t;\n\
+             r3, s: player = x;\n\
+             s, q: v = m1[v];\n\
+             s, q: v = m2[v];\n\
+             q, w: $ w;\n\
+             w, end: player = keeper;\n"
+        )
+    }
+
+    #[test]
+    fn a_start_value_is_a_member_of_its_type() {
+        // Nothing is known of `v` when the search starts but its type: m1 and m2 differ at
+        // each of its members.
+        assert!(is_unique(
+            &from_start_value("{ a: c, b: d, c: a, :b }"),
+            "q"
+        ));
+    }
+
+    #[test]
+    fn lookups_of_a_start_value_that_meet_on_a_member_merge_states() {
+        // m1[a] = m2[a] = b.
+        let text = from_start_value("{ a: b, b: d, c: a, :b }");
+        assert!(!is_unique(&text, "q"));
+        claim_is_false(&text, "q");
+    }
+
+    /// `s` (after `k = T(*)`) reaches `q` by one edge per tag of `tags`.
+    fn many_tags(tags: &[String]) -> String {
+        let mut text = String::from(
+            "type T = { a, b };\n\
+             var k: T = a;\n\
+             begin, s0: player = x;\n\
+             s0, s: k = T(*);\n\
+             q, end: player = keeper;\n",
+        );
+        for t in tags {
+            text.push_str(&format!("s, q: $ {t};\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn many_arriving_edges_with_different_tags_keep_states_apart() {
+        let tags: Vec<String> = (0..40).map(|i| format!("t{i}")).collect();
+        assert!(is_unique(&many_tags(&tags), "q"));
+    }
+
+    #[test]
+    fn two_of_many_arriving_edges_with_one_tag_merge_states() {
+        let mut tags: Vec<String> = (0..40).map(|i| format!("t{i}")).collect();
+        tags.push("t7".into());
+        let text = many_tags(&tags);
+        assert!(!is_unique(&text, "q"));
+        claim_is_false(&text, "q");
+    }
+
     /// Two edges from `p` (after `v = T(*)`) to `q`.
     fn two_edges(e1: &str, e2: &str) -> String {
         format!(

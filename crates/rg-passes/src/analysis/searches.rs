@@ -251,7 +251,14 @@ pub(crate) fn solve<D: Clone>(
     while let Some(Reverse(r)) = work.pop() {
         let u = order.topological[r as usize];
         queued[u.index()] = false;
-        let here = at[u.index()].clone().expect("queued nodes have a value");
+        // Taken out while it flows (copied only when an edge leads back to `u`).
+        let into_itself = sg.out(g, u).any(|e| g.edge(e).to == u);
+        let here = if into_itself {
+            at[u.index()].clone()
+        } else {
+            at[u.index()].take()
+        }
+        .expect("queued nodes have a value");
         for e in sg.out(g, u) {
             let Some(next) = flow(&here, e) else {
                 continue;
@@ -267,6 +274,9 @@ pub(crate) fn solve<D: Clone>(
             if grew && !std::mem::replace(&mut queued[to.index()], true) {
                 work.push(Reverse(order.rank[to.index()]));
             }
+        }
+        if !into_itself {
+            at[u.index()] = Some(here);
         }
     }
     at

@@ -50,15 +50,14 @@ use super::search_starts::VarSet;
 use super::searches::{Order, SearchGraph, TagCounts, solve};
 use super::values::{Known, NameKind, Values};
 use crate::util::set_members;
-use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, ValueData};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 
 /// Most terms kept per variable and node.
 pub(crate) const MAX_TERMS: usize = 4;
 /// Deepest term kept.
 const MAX_DEPTH: u8 = 8;
-/// Most symbols kept in a value set.
-const MAX_VALUES: usize = 1024;
 /// Tag indexes whose values are tracked.
 pub(crate) const TAG_INDEXES: usize = 16;
 /// Most (node, tracked variable) pairs of a game the analysis runs on.
@@ -201,9 +200,116 @@ impl Terms {
     }
 }
 
-/// A sorted set of symbols.
-pub(crate) type SymSet = Vec<Symbol>;
+/// The symbols a game can hold or show at run time: the members of its set types, the names in
+/// its expressions and values, and its tags (every run-time symbol is written somewhere). Sets
+/// of symbols are bit sets over them.
+#[derive(Debug)]
+pub(crate) struct Universe {
+    symbols: Vec<Symbol>,
+    index: FxHashMap<Symbol, u32>,
+}
 
+impl Universe {
+    fn new(g: &Game) -> Self {
+        let mut u = Universe {
+            symbols: Vec::new(),
+            index: FxHashMap::default(),
+        };
+        let mut add = |s: Symbol| {
+            if let std::collections::hash_map::Entry::Vacant(e) = u.index.entry(s) {
+                e.insert(u.symbols.len() as u32);
+                u.symbols.push(s);
+            }
+        };
+        for i in 0..g.types().len() {
+            if let TypeData::Set(ms) = g.ty(rg_core::TypeId::new(i)) {
+                ms.iter().copied().for_each(&mut add);
+            }
+        }
+        for i in 0..g.exprs().len() {
+            if let ExprData::Ref(s) = g.expr(ExprId::new(i)) {
+                add(s);
+            }
+        }
+        for i in 0..g.values().len() {
+            match g.value(rg_core::ValueId::new(i)) {
+                ValueData::Element(s) => add(*s),
+                ValueData::Map(entries) => entries.iter().filter_map(|e| e.key).for_each(&mut add),
+            }
+        }
+        for (_, d) in g.edges() {
+            if let Label::Tag(s) = d.label {
+                add(s);
+            }
+        }
+        u
+    }
+
+    fn words(&self) -> usize {
+        self.symbols.len().div_ceil(64)
+    }
+
+    /// The set of these symbols (`None` if one is not a run-time symbol of the game).
+    pub(crate) fn set(&self, symbols: impl IntoIterator<Item = Symbol>) -> Option<SymSet> {
+        let mut out = SymSet(vec![0; self.words()]);
+        for s in symbols {
+            let i = *self.index.get(&s)? as usize;
+            out.0[i / 64] |= 1 << (i % 64);
+        }
+        Some(out)
+    }
+
+    pub(crate) fn contains(&self, set: &SymSet, s: Symbol) -> bool {
+        self.index
+            .get(&s)
+            .is_some_and(|&i| set.0[i as usize / 64] & (1 << (i % 64)) != 0)
+    }
+
+    /// The symbols of a set, in universe order.
+    pub(crate) fn symbols<'a>(&'a self, set: &'a SymSet) -> impl Iterator<Item = Symbol> + 'a {
+        set.0.iter().enumerate().flat_map(move |(k, &w)| {
+            (0..64)
+                .filter(move |b| w & (1u64 << b) != 0)
+                .map(move |b| self.symbols[k * 64 + b])
+        })
+    }
+
+    /// Keeps the symbols `keep` accepts.
+    fn retain(&self, set: &mut SymSet, mut keep: impl FnMut(Symbol) -> bool) {
+        for (k, w) in set.0.iter_mut().enumerate() {
+            for b in 0..64 {
+                if *w & (1u64 << b) != 0 && !keep(self.symbols[k * 64 + b]) {
+                    *w &= !(1u64 << b);
+                }
+            }
+        }
+    }
+}
+
+/// The entries of a constant map at every symbol of a [`Universe`].
+type Table = std::rc::Rc<Vec<Option<Known>>>;
+
+/// A set of symbols of a [`Universe`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct SymSet(Vec<u64>);
+
+impl SymSet {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.iter().all(|&w| w == 0)
+    }
+
+    /// The symbols in both.
+    pub(crate) fn meet(&self, other: &SymSet) -> SymSet {
+        SymSet(self.0.iter().zip(&other.0).map(|(a, b)| a & b).collect())
+    }
+
+    /// Whether no symbol is in both.
+    pub(crate) fn apart(&self, other: &SymSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & b == 0)
+    }
+}
+
+/// `a ∪= b` (`None`: any symbol); whether `a` grew.
 fn union(a: &mut Option<SymSet>, b: &Option<SymSet>) -> bool {
     match (a.as_mut(), b) {
         (None, _) => false,
@@ -212,37 +318,11 @@ fn union(a: &mut Option<SymSet>, b: &Option<SymSet>) -> bool {
             true
         }
         (Some(x), Some(y)) => {
-            let old = x.len();
-            let mut out = Vec::with_capacity(old + y.len());
-            let (mut i, mut j) = (0, 0);
-            while i < x.len() || j < y.len() {
-                match (x.get(i), y.get(j)) {
-                    (Some(p), Some(q)) if p == q => {
-                        out.push(*p);
-                        i += 1;
-                        j += 1;
-                    }
-                    (Some(p), Some(q)) if p < q => {
-                        out.push(*p);
-                        i += 1;
-                    }
-                    (Some(p), None) => {
-                        out.push(*p);
-                        i += 1;
-                    }
-                    (_, Some(q)) => {
-                        out.push(*q);
-                        j += 1;
-                    }
-                    (None, None) => unreachable!(),
-                }
+            let mut grew = false;
+            for (p, q) in x.0.iter_mut().zip(&y.0) {
+                grew |= *q & !*p != 0;
+                *p |= q;
             }
-            if out.len() > MAX_VALUES {
-                *a = None;
-                return true;
-            }
-            let grew = out.len() != old;
-            *x = out;
             grew
         }
     }
@@ -327,6 +407,8 @@ pub(crate) struct Symbolic<'a> {
     /// Per node: expressions with a known value on every walk from `begin` (the constants
     /// analysis), when computed: tells a store that changes its cell.
     cells: Option<&'a [Option<Facts>]>,
+    pub(crate) universe: Universe,
+    tables: std::cell::RefCell<HashMap<u32, Option<Table>>>,
 }
 
 impl<'a> Symbolic<'a> {
@@ -377,6 +459,8 @@ impl<'a> Symbolic<'a> {
             position,
             ordinary,
             cells,
+            universe: Universe::new(g),
+            tables: Default::default(),
         })
     }
 
@@ -392,7 +476,7 @@ impl<'a> Symbolic<'a> {
                     values: self.declared(i),
                 })
                 .collect(),
-            tags: vec![Some(Vec::new()); TAG_INDEXES],
+            tags: vec![self.universe.set([]); TAG_INDEXES],
         };
         drop(terms);
         solve(
@@ -416,13 +500,39 @@ impl<'a> Symbolic<'a> {
         self.members
             .borrow_mut()
             .entry(ty)
+            .or_insert_with(|| self.universe.set(set_members(self.g, ty)?))
+            .clone()
+    }
+
+    /// The entries of a constant map (the constant at index `c`) at every symbol of the
+    /// universe, computed once per constant.
+    fn table(&self, c: u32) -> Option<Table> {
+        let mut tables = self.tables.borrow_mut();
+        tables
+            .entry(c)
             .or_insert_with(|| {
-                let mut ms = set_members(self.g, ty)?;
-                ms.sort_unstable();
-                ms.dedup();
-                (ms.len() <= MAX_VALUES).then_some(ms)
+                let map = self.values.constant_value(self.g, c as usize)?;
+                Some(std::rc::Rc::new(self.values.lookup_each(
+                    self.g,
+                    map,
+                    &self.universe.symbols,
+                )))
             })
             .clone()
+    }
+
+    /// [`Terms::eval`], with lookups in constant maps through their tables.
+    pub(crate) fn eval(&self, terms: &Terms, t: TermId, atom: Term, x: Symbol) -> Option<Known> {
+        if let Term::Lookup(m, k) = terms.get(t)
+            && let Term::Const(c) = terms.get(m)
+        {
+            let Known::Sym(k) = self.eval(terms, k, atom, x)? else {
+                return None;
+            };
+            let i = *self.universe.index.get(&k)? as usize;
+            return self.table(c)?[i];
+        }
+        terms.eval(self.g, self.values, t, atom, x)
     }
 
     /// The tracked index of a plain ordinary variable reference.
@@ -488,9 +598,9 @@ impl<'a> Symbolic<'a> {
         match self.g.expr(e) {
             ExprData::Cast(_, x) => self.values_of(k, x),
             ExprData::Ref(s) => match self.values.kind(s) {
-                NameKind::Symbol => Some(vec![s]),
+                NameKind::Symbol => self.universe.set([s]),
                 NameKind::Constant(i) => match self.values.constant_value(self.g, i)? {
-                    Known::Sym(x) => Some(vec![x]),
+                    Known::Sym(x) => self.universe.set([x]),
                     Known::Map(..) => None,
                 },
                 NameKind::Variable => {
@@ -506,18 +616,16 @@ impl<'a> Symbolic<'a> {
                 let NameKind::Constant(i) = self.values.kind(name) else {
                     return None;
                 };
-                let map = self.values.constant_value(self.g, i)?;
+                let table = self.table(i as u32)?;
                 let keys = self.values_of(k, x)?;
                 let mut out = Vec::new();
-                for v in self.values.lookup_each(self.g, map, &keys) {
-                    match v? {
+                for key in self.universe.symbols(&keys) {
+                    match table[*self.universe.index.get(&key)? as usize]? {
                         Known::Sym(s) => out.push(s),
                         Known::Map(..) => return None,
                     }
                 }
-                out.sort_unstable();
-                out.dedup();
-                Some(out)
+                self.universe.set(out)
             }
         }
     }
@@ -596,7 +704,7 @@ impl<'a> Symbolic<'a> {
             Label::Skip | Label::Reach { .. } => {}
             Label::Tag(_) | Label::TagVar(_) => {
                 let (value, var) = match d.label {
-                    Label::Tag(s) => (Some(vec![s]), None),
+                    Label::Tag(s) => (self.universe.set([s]), None),
                     Label::TagVar(v) => {
                         let t = self.position.get(&v).and_then(|&i| self.tracked[i]);
                         let values = match t {
@@ -637,18 +745,19 @@ impl<'a> Symbolic<'a> {
                 if let Some((x, s)) = side {
                     if let Some(t) = self.plain_var(x) {
                         let f = &mut k.vars[t];
+                        let u = &self.universe;
                         if negated {
                             if let Some(vs) = &mut f.values {
-                                vs.retain(|&y| y != s);
+                                u.retain(vs, |y| y != s);
                             }
                         } else {
-                            if f.values.as_ref().is_some_and(|vs| !vs.contains(&s)) {
+                            if f.values.as_ref().is_some_and(|vs| !u.contains(vs, s)) {
                                 return None;
                             }
-                            f.values = Some(vec![s]);
+                            f.values = u.set([s]);
                             f.terms = terms.make(Term::Sym(s)).map(|t| vec![t]);
                         }
-                        if f.values.as_ref().is_some_and(Vec::is_empty) {
+                        if f.values.as_ref().is_some_and(SymSet::is_empty) {
                             return None;
                         }
                     }
@@ -754,11 +863,14 @@ impl<'a> Symbolic<'a> {
         let (Some(dom), &[atom]) = (dom, &atoms[..]) else {
             return true;
         };
-        dom.retain(|&y| match terms.eval(self.g, self.values, term, atom, y) {
-            Some(Known::Sym(z)) => (z == s) != negated,
-            Some(Known::Map(..)) => negated,
-            None => true,
-        });
+        let mut d = dom.clone();
+        self.universe
+            .retain(&mut d, |y| match self.eval(terms, term, atom, y) {
+                Some(Known::Sym(z)) => (z == s) != negated,
+                Some(Known::Map(..)) => negated,
+                None => true,
+            });
+        *dom = d;
         !dom.is_empty()
     }
 

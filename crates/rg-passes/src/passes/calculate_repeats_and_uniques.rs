@@ -296,13 +296,6 @@ enum Effect {
     Unknown,
 }
 
-fn meet(a: &[Symbol], b: &[Symbol]) -> Vec<Symbol> {
-    a.iter()
-        .copied()
-        .filter(|x| b.binary_search(x).is_ok())
-        .collect()
-}
-
 impl Prover<'_> {
     fn effect(&self, label: &Label) -> Effect {
         match *label {
@@ -374,13 +367,14 @@ impl Prover<'_> {
         let terms = sym.analysis.terms.borrow();
         let mut only_v = true;
         terms.atoms(t, &mut |a| only_v &= a == Term::Cur(v as u32));
+        let xs: Vec<Symbol> = sym.analysis.universe.symbols(&xs).collect();
         if !only_v || xs.len() > MAX_DOMAIN || self.budget < xs.len() {
             return false;
         }
         self.budget -= xs.len();
         let mut images = Vec::with_capacity(xs.len());
         for &x in &xs {
-            match terms.eval(g, self.values, t, Term::Cur(v as u32), x) {
+            match sym.analysis.eval(&terms, t, Term::Cur(v as u32), x) {
                 Some(Known::Sym(y)) => images.push(y),
                 _ => return false,
             }
@@ -404,7 +398,7 @@ impl Prover<'_> {
         let filled = ta.min().max(tb.min()).min(TAG_INDEXES);
         for i in 0..filled {
             if let (Some(x), Some(y)) = (&a.tags[i], &b.tags[i])
-                && meet(x, y).is_empty()
+                && x.apart(y)
             {
                 return true;
             }
@@ -414,7 +408,7 @@ impl Prover<'_> {
                 continue;
             }
             if let (Some(x), Some(y)) = (&fa.values, &fb.values)
-                && meet(x, y).is_empty()
+                && x.apart(y)
             {
                 return true;
             }
@@ -448,13 +442,14 @@ impl Prover<'_> {
             });
         }
         // The atom's possible values where both arrivals agree on it.
+        let uni = &sym.analysis.universe;
         let (atom, domain) = match atoms[..] {
             [] => (Term::Tag(u8::MAX), vec![self.g.well_known().player]),
             [atom] => match (
                 sym.analysis.atom_values(a, atom),
                 sym.analysis.atom_values(b, atom),
             ) {
-                (Some(x), Some(y)) => (atom, meet(&x, &y)),
+                (Some(x), Some(y)) => (atom, uni.symbols(&x.meet(&y)).collect()),
                 _ => return false,
             },
             _ => return false,
@@ -467,9 +462,9 @@ impl Prover<'_> {
         let feasible = |f: &VarFact, ts: &[TermId], x: Symbol| -> Option<Vec<Known>> {
             let mut out = Vec::new();
             for &t in ts {
-                let v = terms.eval(self.g, self.values, t, atom, x)?;
+                let v = sym.analysis.eval(&terms, t, atom, x)?;
                 match (v, &f.values) {
-                    (Known::Sym(s), Some(vs)) if vs.binary_search(&s).is_err() => {}
+                    (Known::Sym(s), Some(vs)) if !uni.contains(vs, s) => {}
                     _ => out.push(v),
                 }
             }
@@ -605,10 +600,10 @@ impl Prover<'_> {
                 }
             });
         }
-        let (atom, domain) = match atoms[..] {
+        let (atom, domain): (Term, Vec<Symbol>) = match atoms[..] {
             [] => (Term::Tag(u8::MAX), vec![g.well_known().player]),
             [atom] => match sym.analysis.atom_values(here, atom) {
-                Some(x) => (atom, x),
+                Some(x) => (atom, sym.analysis.universe.symbols(&x).collect()),
                 None => return false,
             },
             _ => return false,
@@ -619,8 +614,8 @@ impl Prover<'_> {
         self.budget -= 2 * domain.len();
         domain.iter().all(|&x| {
             match (
-                terms.eval(g, self.values, t1, atom, x),
-                terms.eval(g, self.values, t2, atom, x),
+                sym.analysis.eval(&terms, t1, atom, x),
+                sym.analysis.eval(&terms, t2, atom, x),
             ) {
                 (Some(a), Some(b)) => self.values.equal(a, b) == Some(false),
                 _ => false,
@@ -1258,6 +1253,34 @@ mod tests {
              m, t: $ t;\n\
              t, end: player = keeper;\n"
         )
+    }
+
+    /// `s` reaches `m` by `s -($ l)-> p -> m` and `s -($ {other})-> q -> m`.
+    fn earlier_tags(other: &str) -> String {
+        format!(
+            "type T = {{ a, b }};\n\
+             var v: T = a;\n\
+             begin, s0: player = x;\n\
+             s0, s: v = T(*);\n\
+             s, p: $ l;\n\
+             s, q: $ {other};\n\
+             p, m: ;\n\
+             q, m: ;\n\
+             m, t: $ t;\n\
+             t, end: player = keeper;\n"
+        )
+    }
+
+    #[test]
+    fn tags_chosen_before_two_routes_meet_keep_them_apart() {
+        assert!(is_unique(&earlier_tags("r"), "m"));
+    }
+
+    #[test]
+    fn the_same_tag_chosen_on_two_routes_merges_them() {
+        let text = earlier_tags("l");
+        assert!(!is_unique(&text, "m"));
+        claim_is_false(&text, "m");
     }
 
     #[test]

@@ -15,7 +15,9 @@
 //!   state at the node (`None`: unknown). With a single term `t`, `v` is a function of the
 //!   atoms, the same function for every state at the node: equal tags, equal other variables
 //!   and one search imply equal `v`. A term never mentions `Cur(v)` for its own variable.
-//! * `values`: the symbols `v` may hold (`None`: unknown, maps included).
+//! * `values`: the symbols `v` may hold (`None`: unknown, maps included); at a search's start
+//!   the members of its declared type (a proper game keeps every variable within its type,
+//!   rg.md §11), as for a variable the searches never assign.
 //!
 //! and per tag index `i` below [`TAG_INDEXES`] the symbols the `i`-th tag since the start may
 //! be. Transfers:
@@ -25,10 +27,13 @@
 //!   term or the term is dropped), and rewrites `Cur(v)` in the other terms to `v`'s old term,
 //!   or forgets those terms; `v`'s values are those of `r` (symbols, constants, lookups in
 //!   constant maps at the possible keys).
-//! * A cell store `v[k] = r` gives `v` a store term over `v`'s old term. When the constants
-//!   analysis (facts on every walk from `begin`, so on every walk of a search) knows the
-//!   cell's old value and it differs from the stored symbol, the term is a *change*, which
-//!   tells the key (see [`Terms::determines`]).
+//! * A cell store `v[k] = r` gives `v` a store term over `v`'s old term. When the cell's old
+//!   value cannot be the stored one, the term is a *change*, which tells the key (see
+//!   [`Terms::determines`]): either the constants analysis (facts on every walk from `begin`,
+//!   so on every walk of a search) knows the old value and it differs, or a *cell fact* says
+//!   the cell holds one of a set of symbols the stored ones avoid. A comparison `m[x] == y`
+//!   records the values of `y` for the cell `m[x]`; an assignment to a variable the cell's
+//!   expression mentions forgets it; a join keeps the cells known on both sides.
 //! * `v = T(*)` forgets `v`'s term (rewriting `Cur(v)` as above) and gives the members of `T`
 //!   as values.
 //! * `x == s` / `x != s` with `s` a literal symbol: a plain variable `x` gets the term `s` and
@@ -376,7 +381,13 @@ pub(crate) struct NodeFacts {
     pub(crate) vars: Vec<VarFact>,
     /// Per tag index below [`TAG_INDEXES`]: the symbols a tag added there may be.
     pub(crate) tags: Vec<Option<SymSet>>,
+    /// Map cells (access expressions, casts stripped) with the symbols they may hold, from
+    /// comparisons since no walk assigned a variable they mention; at most [`MAX_CELLS`].
+    cells: Vec<(ExprId, SymSet)>,
 }
+
+/// Most cell facts kept per node.
+const MAX_CELLS: usize = 8;
 
 impl NodeFacts {
     fn join(&mut self, other: &NodeFacts) -> bool {
@@ -387,7 +398,19 @@ impl NodeFacts {
         for (a, b) in self.tags.iter_mut().zip(&other.tags) {
             grew |= union(a, b);
         }
-        grew
+        // A cell fact must hold on every walk: kept where both have it, values joined.
+        let before = self.cells.len();
+        self.cells
+            .retain_mut(|(e, vs)| match other.cells.iter().find(|c| c.0 == *e) {
+                Some((_, ws)) => {
+                    let mut x = Some(vs.clone());
+                    grew |= union(&mut x, &Some(ws.clone()));
+                    *vs = x.expect("a union of two sets is a set");
+                    true
+                }
+                None => false,
+            });
+        grew | (self.cells.len() != before)
     }
 }
 
@@ -477,6 +500,7 @@ impl<'a> Symbolic<'a> {
                 })
                 .collect(),
             tags: vec![self.universe.set([]); TAG_INDEXES],
+            cells: Vec::new(),
         };
         drop(terms);
         solve(
@@ -604,8 +628,12 @@ impl<'a> Symbolic<'a> {
                     Known::Map(..) => None,
                 },
                 NameKind::Variable => {
-                    let t = self.tracked[*self.position.get(&s)?]?;
-                    k.vars[t].values.clone()
+                    let i = *self.position.get(&s)?;
+                    match self.tracked[i] {
+                        Some(t) => k.vars[t].values.clone(),
+                        // Never assigned by these searches: any member of its type.
+                        None => self.declared(i),
+                    }
                 }
             },
             ExprData::Access(m, x) => {
@@ -700,6 +728,11 @@ impl<'a> Symbolic<'a> {
         let d = g.edge(e);
         let mut k = here.clone();
         let mut terms = self.terms.borrow_mut();
+        if let Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } = d.label {
+            let v = g.expr_root(lhs);
+            k.cells
+                .retain(|(e, _)| !super::constants::mentions(g, *e, v));
+        }
         match d.label {
             Label::Skip | Label::Reach { .. } => {}
             Label::Tag(_) | Label::TagVar(_) => {
@@ -742,6 +775,10 @@ impl<'a> Symbolic<'a> {
                     (None, Some(s)) => Some((rhs, s)),
                     (None, None) => None,
                 };
+                if !negated {
+                    self.learn_cell(&mut k, lhs, rhs);
+                    self.learn_cell(&mut k, rhs, lhs);
+                }
                 if let Some((x, s)) = side {
                     if let Some(t) = self.plain_var(x) {
                         let f = &mut k.vars[t];
@@ -781,7 +818,14 @@ impl<'a> Symbolic<'a> {
                         self.values_of(&k, rhs),
                     )
                 } else {
-                    let changes = self.changes_cell(d.from, lhs, rhs);
+                    let changes = self.changes_cell(d.from, lhs, rhs)
+                        || match (
+                            here.cells.iter().find(|c| c.0 == lhs),
+                            self.values_of(here, rhs),
+                        ) {
+                            (Some((_, old)), Some(new)) => old.apart(&new),
+                            _ => false,
+                        };
                     (self.store_term(&mut terms, &k, lhs, rhs, v, changes), None)
                 };
                 // The new terms are over the state before the edge: `Cur(v)` there is `v`'s
@@ -872,6 +916,23 @@ impl<'a> Symbolic<'a> {
             });
         *dom = d;
         !dom.is_empty()
+    }
+
+    /// After `x == y` held: if `x` is a map cell (an access, casts stripped) and the values of
+    /// `y` are known, the cell holds one of them.
+    fn learn_cell(&self, k: &mut NodeFacts, x: ExprId, y: ExprId) {
+        let x = self.g.strip_casts(x);
+        if !matches!(self.g.expr(x), ExprData::Access(..)) {
+            return;
+        }
+        let Some(vs) = self.values_of(k, y) else {
+            return;
+        };
+        match k.cells.iter().position(|c| c.0 == x) {
+            Some(i) => k.cells[i].1 = k.cells[i].1.meet(&vs),
+            None if k.cells.len() < MAX_CELLS => k.cells.push((x, vs)),
+            None => {}
+        }
     }
 
     /// The term of the map variable at position `v` after the cell store `lhs = rhs`.

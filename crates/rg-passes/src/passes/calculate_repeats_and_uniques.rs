@@ -63,8 +63,8 @@
 //!      of the tags, the start and the other variables (see [`Symbolic`]); (iv) another map
 //!      variable's single term is a *change* at key `v`: the map equals a function `b` of the
 //!      other atoms except at key `v`, where it holds `x` and `b` did not (a store `m[v] = x`
-//!      where the constants analysis knows that the cell held something else, as when a piece
-//!      is lifted from square `v`), so the map tells `v`. Also (v) `v = r` is injective when
+//!      where the cell is known to have held something else, as when a piece is lifted from
+//!      square `v`), so the map tells `v`. Also (v) `v = r` is injective when
 //!      `r` is a function of `v`'s old value alone, one-to-one on the values `v` may hold at
 //!      the source. An any-assignment stores a different value for each member, and a store
 //!      into a map cell keeps the stored value readable at that cell, so different members
@@ -1335,6 +1335,66 @@ mod tests {
     fn a_store_that_may_leave_its_cell_as_it_was_tells_nothing() {
         // Emptying the empty p2 or p3 leaves the board as it was; `m` takes both to p0.
         let text = guard("{ p0: w, p1: w, :e }", "", "g3, g4: pos = m[pos];\n");
+        assert!(!is_unique(&text, "g4"));
+        claim_is_false(&text, "g4");
+    }
+
+    /// A check from a state where `who` was just chosen: lift a square holding `own[who]`,
+    /// empty it, move with `m` (p2 and p3 go to p0).
+    fn lift_own(own: &str) -> String {
+        lift_own_with(own, "g1, g2: board[pos] == own[who];\n")
+    }
+
+    fn lift_own_with(own: &str, lift: &str) -> String {
+        format!(
+            "type P = {{ p0, p1, p2, p3 }};\n\
+             type C = {{ e, w, y }};\n\
+             type W = {{ w1, w2 }};\n\
+             const m: P -> P = {{ p0: p1, p1: p2, :p0 }};\n\
+             const own: W -> C = {own};\n\
+             var pos: P = p0;\n\
+             var who: W = w1;\n\
+             var board: P -> C = {{ p0: w, p1: w, :e }};\n\
+             begin, s: player = x;\n\
+             s, s1: who = W(*);\n\
+             s1, s2: $$ who;\n\
+             s2, u: ? g0 -> gf;\n\
+             u, end: player = keeper;\n\
+             g0, g1: pos = P(*);\n\
+             {lift}\
+             g2, g3: board[pos] = e;\n\
+             g3, g4: pos = m[pos];\n\
+             g4, g5: board[pos] == w;\n\
+             g5, gf: ;\n"
+        )
+    }
+
+    #[test]
+    fn a_cell_compared_with_values_apart_from_the_stored_one_changes() {
+        // `own[who]` is `w` or `y`, never the `e` stored: the board tells the square.
+        assert!(is_unique(&lift_own("{ w1: w, :y }"), "g4"));
+    }
+
+    #[test]
+    fn a_cell_compared_with_values_that_include_the_stored_one_may_stay() {
+        // With `who = w2` the lifted square held `e` already.
+        let text = lift_own("{ w1: w, :e }");
+        assert!(!is_unique(&text, "g4"));
+        claim_is_false(&text, "g4");
+    }
+
+    #[test]
+    fn a_cell_compared_before_its_key_changed_tells_nothing() {
+        let lift = "g1, g1b: board[pos] == own[who];\ng1b, g2: pos = P(*);\n";
+        let text = lift_own_with("{ w1: w, :y }", lift);
+        assert!(!is_unique(&text, "g4"));
+        claim_is_false(&text, "g4");
+    }
+
+    #[test]
+    fn a_cell_compared_on_one_route_only_tells_nothing() {
+        let lift = "g1, g2: board[pos] == own[who];\ng1, g2: ;\n";
+        let text = lift_own_with("{ w1: w, :y }", lift);
         assert!(!is_unique(&text, "g4"));
         claim_is_false(&text, "g4");
     }

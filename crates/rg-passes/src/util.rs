@@ -263,6 +263,16 @@ pub(crate) fn literal_symbol(g: &Game, e: ExprId) -> Option<Symbol> {
     }
 }
 
+/// Every variable's position in `Game::variables` (the first declaration of a name).
+pub(crate) fn variable_positions(g: &Game) -> std::collections::HashMap<Symbol, usize> {
+    g.variables
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, v)| (v.name, i))
+        .collect()
+}
+
 /// Whether the label assigns `player` (and so ends a move, rg.md §12.5).
 pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
     let player = g.well_known().player;

@@ -290,13 +290,7 @@ pub(crate) fn assigned_since_start(
     sg: &SearchGraph,
     order: &Order,
 ) -> Vec<Option<VarSet>> {
-    let position: HashMap<_, usize> = g
-        .variables
-        .iter()
-        .enumerate()
-        .rev()
-        .map(|(i, v)| (v.name, i))
-        .collect();
+    let position = crate::util::variable_positions(g);
     solve(
         g,
         sg,

@@ -444,13 +444,7 @@ impl<'a> Symbolic<'a> {
         tags: &'a [Option<TagCounts>],
         cells: Option<&'a [Option<Facts>]>,
     ) -> Option<Self> {
-        let position: HashMap<Symbol, usize> = g
-            .variables
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, v)| (v.name, i))
-            .collect();
+        let position = crate::util::variable_positions(g);
         let mut written = VarSet::empty(g.variables.len());
         for (e, d) in g.edges() {
             if !sg.walked[e.index()] {

@@ -239,13 +239,7 @@ struct Variables {
 impl Variables {
     fn new(g: &Game) -> Self {
         let wk = *g.well_known();
-        let position: HashMap<Symbol, usize> = g
-            .variables
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(i, v)| (v.name, i))
-            .collect();
+        let position = crate::util::variable_positions(g);
         let ordinary = g
             .variables
             .iter()

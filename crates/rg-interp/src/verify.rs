@@ -1,7 +1,7 @@
 //! An independent check of the pragmas the interpreter trusts (`@unique`, `@repeat`,
 //! `@disjoint`), state by state, on the game as written: a small, slow re-implementation of the
-//! successor search of rg.md §12.5–§12.8 that runs *without* the pragmas and watches for the
-//! events that would make them change the search.
+//! successor search (moves, visited keys, reachability checks) that runs *without* the pragmas
+//! and watches for the events that would make them change the search.
 //!
 //! Perft with and without pragmas ([`crate::check_pragmas`]) only sees a wrong pragma when it
 //! changes a count; a wrong `@unique` whose duplicate walks die a step later changes none, yet a
@@ -13,7 +13,8 @@
 //!   no outgoing edges (expanding a state twice there does nothing);
 //! * `@repeat n : V`: two states at `n` with equal tags and equal values of `V` but different
 //!   visited keys are a violation (the interpreter would merge them);
-//! * a fully disjoint node (rg.md §12.7) where more than one outgoing edge succeeds in one state
+//! * a fully disjoint node (a `@disjoint` listing as many targets as the node has edges) where
+//!   more than one outgoing edge succeeds in one state
 //!   is a violation.
 //!
 //! Without pragmas the interpreter merges at every node; with true pragmas it does exactly the
@@ -25,7 +26,7 @@
 //! the search in. Arrivals at the target node of a reachability search are not checked: no
 //! search ever takes a second one from its stack.
 //!
-//! Values follow rg.md §12.1 exactly (maps keep explicitly written default entries; an update
+//! Values follow the interpreter's exactly (maps keep explicitly written default entries; a store
 //! removes a key set to the default), so the visited keys are the interpreter's. Everything is
 //! bounded: the number of game states explored, the number of tags of a walk and the nesting of
 //! reachability checks; a game that exceeds a bound, or an action that cannot be evaluated,
@@ -91,7 +92,8 @@ struct MapVal {
     entries: BTreeMap<Symbol, Val>,
 }
 
-/// What a name in an edge label denotes, if not a symbol (rg.md §12.3).
+/// What a name in an edge label denotes, if not a symbol (`goals`, `player`, `visible`, then a
+/// constant, then a variable).
 #[derive(Clone, Copy)]
 enum Name {
     Var(usize),
@@ -286,7 +288,7 @@ impl<'g> Verifier<'g> {
         }
     }
 
-    /// `data` with `value` stored into the location `l` (rg.md §12.4): every key evaluated
+    /// `data` with `value` stored into the location `l`: every key evaluated
     /// before the store.
     fn store(&self, l: ExprId, value: Val, data: &Data) -> Result<Data, String> {
         let mut keys = Vec::new();
@@ -552,7 +554,7 @@ impl<'g> Verifier<'g> {
         }
     }
 
-    /// `? a -> b` from a state (rg.md §12.8).
+    /// `? a -> b` from a state: whether a search from `a` reaches `b`.
     fn reach(
         &self,
         run: &mut Run,
@@ -716,7 +718,7 @@ mod tests {
 
     #[test]
     fn default_entries_written_in_a_map_keep_states_apart() {
-        // `{ k: a, :a }` and `{ :a }` are different values (rg.md §12.1): not a duplicate.
+        // `{ k: a, :a }` and `{ :a }` are different values: not a duplicate.
         let text = "type T = { a, b };\n\
             type K = { k };\n\
             var m: K -> T = { k: a, :a };\n\

@@ -1,4 +1,4 @@
-//! The interpreter's searches (rg.md §12.5–§12.8) as graphs: for each kind of search, the edges
+//! The interpreter's searches (successor searches) as graphs: for each kind of search, the edges
 //! it can walk and the nodes where it can take a state from its pending stack, and what every
 //! walk of such a search from its start can do before it arrives at a node. The pragma passes
 //! promise only what holds for every search of both kinds (`@unique`, `@repeat`).

@@ -16,8 +16,9 @@
 //!   atoms, the same function for every state at the node: equal tags, equal other variables
 //!   and one search imply equal `v`. A term never mentions `Cur(v)` for its own variable.
 //! * `values`: the symbols `v` may hold (`None`: unknown, maps included); at a search's start
-//!   the members of its declared type (a proper game keeps every variable within its type,
-//!   rg.md §11), as for a variable the searches never assign.
+//!   the members of its declared type (a proper game keeps every variable within its type: an
+//!   assignment that stores anything else is an invalid action), as for a variable the
+//!   searches never assign.
 //!
 //! and per tag index `i` below [`TAG_INDEXES`] the symbols the `i`-th tag since the start may
 //! be. Transfers:
@@ -509,7 +510,8 @@ impl<'a> Symbolic<'a> {
 
     /// The members of the declared type of the variable at `position`, if a set: what it
     /// holds in any state of a proper game (every stored value belongs to the location's type,
-    /// rg.md §11), so also at the start of a search.
+    /// an assignment that stores anything else is an invalid action), so also at the start of a
+    /// search.
     pub(crate) fn declared(&self, position: usize) -> Option<SymSet> {
         self.members(self.g.variables[position].ty)
     }

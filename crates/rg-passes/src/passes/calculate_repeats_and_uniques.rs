@@ -1,15 +1,17 @@
-//! passes.md §3.29 calculate_repeats_and_uniques: `@unique` for nodes that no search reaches
-//! twice with the same state, `@repeat n : v…` for nodes where comparing the listed variables
-//! (and the tags) decides whether a state was seen.
+//! calculate_repeats_and_uniques: `@unique` for nodes that no search reaches twice with the
+//! same state, `@repeat n : v…` for nodes where comparing the listed variables (and the tags)
+//! decides whether a state was seen.
 //!
-//! The interpreter trusts both (rg.md §12.6): a wrong `@unique` duplicates moves, a wrong
+//! The interpreter trusts both (its visited-state check skips a `@unique` node and compares
+//! only the listed variables at a `@repeat` node): a wrong `@unique` duplicates moves, a wrong
 //! `@repeat` merges walks that differ; a compiled move generator trusts them too. So this pass
 //! promises only what it proves, with its own rules instead of the reference's
 //! ReachingAssignments (which clears its records at every tag and is not sound in general).
 //!
 //! # What is proved
 //!
-//! A search (rg.md §12.5) *arrives* at a node each time it pushes a state there: its start,
+//! A search (the interpreter's depth-first successor search, from one start state, with a set
+//! of visited keys of its own) *arrives* at a node each time it pushes a state there: its start,
 //! and every successor of a state it expands. The *key* of a state is what the visited check
 //! compares: node, tags and ordinary variables (not `goals`, `player`, `visible`). `@unique n`
 //! is true when, in every search, the arrivals at `n` have pairwise different keys. The
@@ -117,8 +119,8 @@
 //! evaluations of all its checks share a budget of [`EVALUATIONS`], after which the rules that
 //! evaluate terms prove nothing more.
 //!
-//! The value sets assume a proper game (rg.md §11): every variable holds a member of its
-//! declared type, at a search's start as after any store.
+//! The value sets assume a proper game: every variable holds a member of its declared type, at
+//! a search's start as after any store (storing anything else is an invalid action).
 
 use super::meta;
 use crate::analysis::constants::{Constants, solve_facts};

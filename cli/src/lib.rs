@@ -8,6 +8,7 @@
 pub mod cmd;
 pub mod io;
 pub mod lang;
+pub mod native;
 pub mod pipeline;
 pub mod report;
 
@@ -43,6 +44,8 @@ pub enum Command {
     Moves(cmd::moves::Args),
     Run(cmd::run::Args),
     Check(cmd::check::Args),
+    Compile(cmd::compile::Args),
+    Bench(cmd::bench::Args),
     Opt(cmd::opt::Args),
     Passes(cmd::passes::Args),
     Completions(cmd::completions::Args),
@@ -61,6 +64,8 @@ pub fn run() -> ExitCode {
         Command::Moves(args) => cmd::moves::run(&mut session, args),
         Command::Run(args) => cmd::run::run(&mut session, args),
         Command::Check(args) => cmd::check::run(&mut session, args),
+        Command::Compile(args) => cmd::compile::run(&mut session, args),
+        Command::Bench(args) => cmd::bench::run(&mut session, args),
         Command::Opt(args) => cmd::opt::run(&mut session, args),
         Command::Passes(args) => cmd::passes::run(args),
         Command::Completions(args) => cmd::completions::run(args),

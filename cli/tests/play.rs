@@ -129,3 +129,46 @@ fn check_reports_a_pragma_that_changes_the_game() {
         "{err}"
     );
 }
+
+/// Runs `cmd`, killing it after `secs` seconds (a hang is a failure, not a stuck test).
+fn out_within(cmd: &mut Command, secs: u64) -> (Option<i32>, String) {
+    use std::io::Read;
+    let mut child = cmd
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("rgt runs");
+    let mut stderr = child.stderr.take().expect("piped");
+    let reader = std::thread::spawn(move || {
+        let mut s = String::new();
+        stderr.read_to_string(&mut s).map(|_| s)
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().ok();
+            child.wait().ok();
+            panic!("{cmd:?} did not end within {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let err = reader.join().expect("reader").expect("UTF-8");
+    (status.code(), err)
+}
+
+#[test]
+fn a_keeper_cycle_is_reported_by_perft_run_and_check_without_crash_or_hang() {
+    let game = fixture("interp/improper/keeper_cycle_through_end.rg");
+    let (code, err) = out_within(rgt().arg("perft").arg(&game).args(["--depth", "3"]), 60);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the keeper moves in a cycle"), "{err}");
+    let (code, err) = out_within(rgt().arg("run").arg(&game).args(["--plays", "1"]), 60);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the keeper moves in a cycle"), "{err}");
+    let (code, err) = out_within(rgt().arg("check").arg(&game), 60);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("finiteness violated"), "{err}");
+}

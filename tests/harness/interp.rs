@@ -309,3 +309,58 @@ fn corpus_rg_perft_counts() {
     }
     assert!(checked >= 17, "only {checked} rg/ games in expected.csv");
 }
+
+#[test]
+fn a_keeper_cycle_is_a_run_time_error_in_perft_and_playouts() {
+    // Keeper moves are free in perft and a playout ends only at `end`: a keeper that moves in a
+    // cycle made perft overflow the stack and playouts run forever.
+    for (file, perft1, cycle) in [
+        ("keeper_cycle_through_end.rg", 1, 1),
+        ("keeper_counts_forever.rg", 2, 3),
+    ] {
+        let path = rgt_tests::fixtures("interp/improper").join(file);
+        let p = program(&path, false);
+        let mut m = Machine::new(&p);
+        let s = m.initial();
+        assert_eq!(m.perft(&s, 1).expect("depth 1 has no keeper cycle"), perft1);
+        for depth in [2, 3] {
+            let e = m
+                .perft(&s, depth)
+                .expect_err("the keeper cycles after `go`");
+            assert!(
+                matches!(e.fault, rg_interp::Fault::KeeperCycle { moves, .. } if moves == cycle),
+                "{file}: {:?}",
+                e.fault
+            );
+            assert!(e.path_text().starts_with("//go//"), "{}", e.path_text());
+            assert!(e.to_string().contains("the keeper moves in a cycle"), "{e}");
+        }
+        // 20 plays: at least one picks `go` (the other move ends the game).
+        match m.playouts(&s, 20, 3) {
+            Err(rg_interp::PlayError::Runtime(e)) => assert!(
+                matches!(e.fault, rg_interp::Fault::KeeperCycle { moves, .. } if moves == cycle),
+                "{file}: {:?}",
+                e.fault
+            ),
+            other => panic!("{file}: expected a keeper cycle, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn strict_mode_reports_the_first_key_evaluated_outside_its_domain() {
+    // In `m[a[x]][b[y]]` the key `b[y]` is evaluated before the map `m[a[x]]` (rg.md §12.3):
+    // the flat expression code must keep that order.
+    let path = rgt_tests::fixtures("interp/improper/nested_keys.rg");
+    let p = program(&path, false);
+    let mut m = Machine::new(&p);
+    let s = m.follow("//").expect("the keeper's first move");
+    assert_eq!(m.moves(&s).expect("not strict: defaults are read").len(), 1);
+    m.set_strict(true);
+    let e = m.moves(&s).expect_err("strict: `fary` is not a key of `b`");
+    assert!(
+        matches!(e.fault, rg_interp::Fault::KeyOutsideDomain { ref key, write: false } if key == "fary"),
+        "{:?}",
+        e.fault
+    );
+}

@@ -1,6 +1,7 @@
 //! The one integration test binary: one module per suite.
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 
+mod compile;
 mod gdl;
 mod gdl_oracle;
 mod hrg;

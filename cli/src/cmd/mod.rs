@@ -1,7 +1,9 @@
 //! One module per subcommand.
 
 pub mod batch;
+pub mod bench;
 pub mod check;
+pub mod compile;
 pub mod completions;
 pub mod fmt;
 pub mod moves;

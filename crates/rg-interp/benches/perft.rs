@@ -1,5 +1,6 @@
 //! Perft throughput on two games of the project's own test fixtures: tic-tac-toe (a board game
-//! whose every turn runs reachability checks) and a dice race (random moves, merged by state).
+//! whose every turn runs reachability checks) and a dice race (random moves, merged by state);
+//! and seeded random playouts (`rgt run`) on both.
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rg_core::FileId;
@@ -31,6 +32,22 @@ fn bench(c: &mut Criterion) {
             let mut m = Machine::new(&program);
             let s = m.initial();
             b.iter(|| black_box(m.perft(&s, depth).expect("no run-time error")));
+        });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("playouts");
+    group.sample_size(10);
+    for (name, file) in [
+        ("tictactoe_200", "rg/valid/tictactoe.rg"),
+        ("dice_race_200", "interp/perft/dice_race.rg"),
+    ] {
+        let game = load(file);
+        let program = Program::new(&game, CompileOptions::default()).expect("compiles");
+        group.bench_function(name, |b| {
+            let mut m = Machine::new(&program);
+            let s = m.initial();
+            b.iter(|| black_box(m.playouts(&s, 200, 1).expect("proper game").plays));
         });
     }
     group.finish();

@@ -149,6 +149,8 @@ impl Checker<'_, '_> {
         Some(moves)
     }
 
+    /// Checks every state within `depth` moves of `s`, depth first in move order. Iterative: the
+    /// depth is the user's.
     fn explore(&mut self, s: &State, depth: usize) {
         if depth == 0 {
             return;
@@ -156,11 +158,31 @@ impl Checker<'_, '_> {
         let Some(moves) = self.moves_checked(s) else {
             return;
         };
-        for i in 0..moves.len() {
+        let base = self.path.len();
+        // Per level: the moves of its state and the next one to explore. The path holds the
+        // moves leading to the top level's state.
+        let mut stack: Vec<(Moves, usize)> = vec![(moves, 0)];
+        while let Some((moves, next)) = stack.last_mut() {
+            if *next == moves.len() {
+                stack.pop();
+                if !stack.is_empty() {
+                    self.path.pop();
+                }
+                continue;
+            }
+            let i = *next;
+            *next += 1;
+            let child = moves.state(i);
             self.path.push(moves.tags(i).to_vec());
-            self.explore(&moves.state(i), depth - 1);
+            if stack.len() < depth
+                && let Some(m) = self.moves_checked(&child)
+            {
+                stack.push((m, 0));
+                continue;
+            }
             self.path.pop();
         }
+        debug_assert_eq!(self.path.len(), base);
     }
 
     fn play(&mut self, start: &State, rng: &mut Rng, max_length: usize) {

@@ -65,6 +65,14 @@ pub enum Fault {
     RecursiveReachability,
     /// A move search produced a walk with more tags than any real move (a cycle through tags).
     TooManyTags { limit: usize },
+    /// Reachability checks nested deeper than the interpreter allows.
+    ReachNesting { limit: usize },
+    /// The keeper moves in a cycle: after `moves` keeper moves in a row the game is back in a
+    /// state (at node `node`) it was in, so no player ever moves again (perft and playouts would
+    /// never end). Reported on the edge that ends the keeper move closing the cycle.
+    KeeperCycle { node: String, moves: usize },
+    /// More than `limit` keeper moves in a row, with no player moving.
+    KeeperMoves { limit: usize },
 }
 
 impl std::fmt::Display for Fault {
@@ -95,6 +103,27 @@ impl std::fmt::Display for Fault {
                 write!(
                     f,
                     "a move search produced a walk with more than {limit} tags"
+                )
+            }
+            Fault::ReachNesting { limit } => {
+                write!(f, "reachability checks are nested more than {limit} deep")
+            }
+            Fault::KeeperCycle { node, moves } => {
+                let steps = if *moves == 1 {
+                    "1 keeper move brings".to_string()
+                } else {
+                    format!("{moves} keeper moves in a row bring")
+                };
+                write!(
+                    f,
+                    "the keeper moves in a cycle: {steps} the game back to a state at `{node}` \
+                     it was in before, so no player ever moves again"
+                )
+            }
+            Fault::KeeperMoves { limit } => {
+                write!(
+                    f,
+                    "the keeper made more than {limit} moves in a row with no player moving"
                 )
             }
         }

@@ -1,10 +1,15 @@
 //! Seeded random playouts (rg.md §12.12) and their statistics.
 
-use crate::error::{RuntimeError, format_path};
+use crate::error::{Fault, RuntimeError, format_path};
+use crate::perft::{KEEPER_LIMIT, KEEPER_WATCH};
 use crate::search::{Machine, Moves, State};
-use crate::seen::hash_words;
+use crate::seen::SeenSet;
 use std::collections::BTreeMap;
 use std::time::Instant;
+
+/// A play longer than this many moves (keeper and random moves included) is an error: the game
+/// may never end, and a playout must.
+pub const PLAY_LIMIT: usize = 1_000_000;
 
 /// A small, fast, seedable generator (SplitMix64): the same seed gives the same plays on every
 /// machine.
@@ -83,6 +88,12 @@ pub enum PlayError {
         to: String,
         path: Vec<Vec<String>>,
     },
+    #[error("a play did not end after {limit} moves (it was at `{node}`)")]
+    #[diagnostic(
+        code(rg::interp::play_too_long),
+        help("every play must end (rg.md §11, finiteness); `rgt check` looks for repeated states")
+    )]
+    TooLong { limit: usize, node: String },
     #[error(transparent)]
     #[diagnostic(transparent)]
     Runtime(Box<RuntimeError>),
@@ -165,7 +176,11 @@ impl Machine<'_> {
         let (mut branching, mut turns, mut length) =
             (Acc::default(), Acc::default(), Acc::default());
         let mut goals: BTreeMap<String, u64> = BTreeMap::new();
-        let mut picked: Vec<Vec<u32>> = Vec::new();
+        // The moves of the current play: their tags back to back, and where each ends.
+        let (mut picked, mut picked_ends): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+        // States after the watched part of a run of keeper moves (to detect a keeper cycle).
+        let mut chain = SeenSet::default();
+        let mut key: Vec<u32> = Vec::new();
         let mut state = start.clone();
         let t0 = Instant::now();
         for _ in 0..plays {
@@ -173,11 +188,13 @@ impl Machine<'_> {
             state.data.clear();
             state.data.extend_from_slice(&start.data);
             picked.clear();
+            picked_ends.clear();
             let mut turn = 0u64;
+            let mut keeper_run = 0usize;
             loop {
                 moves.clear();
                 if let Err(mut e) = self.moves_into(state.node, &state.data, &mut moves) {
-                    e.path = self.names_of(&picked);
+                    e.path = self.flat_names(&picked, &picked_ends);
                     e.finish_help();
                     return Err(PlayError::Runtime(e));
                 }
@@ -185,7 +202,7 @@ impl Machine<'_> {
                     if !self.is_final(&state) {
                         return Err(PlayError::DeadEnd {
                             node: p.node_name(state.node).to_string(),
-                            path: self.names_of(&picked),
+                            path: self.flat_names(&picked, &picked_ends),
                         });
                     }
                     let g = p.format_goals(&state.data).unwrap_or_default();
@@ -197,7 +214,7 @@ impl Machine<'_> {
                     return Err(PlayError::KeeperMoves {
                         count: moves.len(),
                         node: p.node_name(state.node).to_string(),
-                        path: self.names_of(&picked),
+                        path: self.flat_names(&picked, &picked_ends),
                     });
                 }
                 if !keeper && !self.is_random(&state.data) {
@@ -209,16 +226,51 @@ impl Machine<'_> {
                         tags: self.tag_text(moves.tags(i)),
                         from: p.node_name(state.node).to_string(),
                         to: p.node_name(moves.node(j)).to_string(),
-                        path: self.names_of(&picked),
+                        path: self.flat_names(&picked, &picked_ends),
                     });
                 }
                 let k = rng.below(moves.len());
-                picked.push(moves.tags(k).to_vec());
+                picked.extend_from_slice(moves.tags(k));
+                picked_ends.push(picked.len() as u32);
                 state.node = moves.node(k);
                 state.data.copy_from_slice(moves.data(k));
+                if picked_ends.len() > PLAY_LIMIT {
+                    return Err(PlayError::TooLong {
+                        limit: PLAY_LIMIT,
+                        node: p.node_name(state.node).to_string(),
+                    });
+                }
+                keeper_run = if keeper { keeper_run + 1 } else { 0 };
+                if keeper_run >= KEEPER_WATCH {
+                    if keeper_run == KEEPER_WATCH {
+                        chain.clear();
+                    }
+                    key.clear();
+                    key.push(state.node);
+                    key.extend_from_slice(&state.data);
+                    let (at, new) = chain.intern(&key);
+                    let fault = if !new {
+                        Some(Fault::KeeperCycle {
+                            node: p.node_name(state.node).to_string(),
+                            moves: keeper_run - (KEEPER_WATCH + at as usize),
+                        })
+                    } else if keeper_run > KEEPER_LIMIT {
+                        Some(Fault::KeeperMoves {
+                            limit: KEEPER_LIMIT,
+                        })
+                    } else {
+                        None
+                    };
+                    if let Some(fault) = fault {
+                        let mut e = self.error(fault, moves.edge(k));
+                        e.path = self.flat_names(&picked, &picked_ends);
+                        e.finish_help();
+                        return Err(PlayError::Runtime(e));
+                    }
+                }
             }
             turns.add(turn as f64);
-            length.add(picked.len() as f64);
+            length.add(picked_ends.len() as f64);
         }
         Ok(PlayStats {
             plays,
@@ -228,6 +280,19 @@ impl Machine<'_> {
             length: length.summary(),
             goals,
         })
+    }
+
+    /// The moves of a play kept as tags back to back and the end of each move, as names.
+    fn flat_names(&self, tags: &[u32], ends: &[u32]) -> Vec<Vec<String>> {
+        let p = self.program();
+        let mut start = 0;
+        ends.iter()
+            .map(|&end| {
+                let m = &tags[start..end as usize];
+                start = end as usize;
+                m.iter().map(|&t| p.name(t).to_string()).collect()
+            })
+            .collect()
     }
 
     /// Tag lists as names.
@@ -250,28 +315,30 @@ impl Machine<'_> {
 }
 
 /// Two moves with the same node and tags but different ordinary-variable values (the check of
-/// rg.md §12.12), as indices into `moves`.
-pub(crate) fn ambiguous_pair(m: &Machine<'_>, moves: &Moves) -> Option<(usize, usize)> {
+/// rg.md §12.12), as indices into `moves`: the first move that differs from an earlier one of its
+/// group, and the group's first move. (Until then every move equals the first of its group, so
+/// comparing with the first is enough.) Allocates nothing once the machine's buffers have grown.
+pub(crate) fn ambiguous_pair(m: &mut Machine<'_>, moves: &Moves) -> Option<(usize, usize)> {
     if moves.len() < 2 {
         return None;
     }
     let ordinary = m.program().ordinary as usize;
-    let mut by_key: std::collections::HashMap<u64, Vec<usize>> = std::collections::HashMap::new();
-    let mut key = Vec::new();
+    let b = &mut m.bufs;
+    b.groups.clear();
+    b.first.clear();
     for i in 0..moves.len() {
-        key.clear();
-        key.push(moves.node(i));
-        key.extend_from_slice(moves.tags(i));
-        let same = by_key.entry(hash_words(&key)).or_default();
-        for &j in same.iter() {
-            if moves.node(j) == moves.node(i)
-                && moves.tags(j) == moves.tags(i)
-                && moves.data(j)[..ordinary] != moves.data(i)[..ordinary]
-            {
+        b.key.clear();
+        b.key.push(moves.node(i));
+        b.key.extend_from_slice(moves.tags(i));
+        let (g, new) = b.groups.intern(&b.key);
+        if new {
+            b.first.push(i as u32);
+        } else {
+            let j = b.first[g as usize] as usize;
+            if moves.data(j)[..ordinary] != moves.data(i)[..ordinary] {
                 return Some((j, i));
             }
         }
-        same.push(i);
     }
     None
 }

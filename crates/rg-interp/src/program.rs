@@ -65,19 +65,43 @@ pub(crate) enum Place {
     Sym(u32),
 }
 
-/// A compiled expression.
-#[derive(Clone, Debug)]
+/// Where the entries of the maps of one layout are: `Program::shifts[tab + k]` is the offset of
+/// key `k`'s entry from the map's start, `NONE` for a symbol outside the domain (then the
+/// default, at offset 0, is read). One table read per access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shifts {
+    pub tab: u32,
+    pub len: u32,
+}
+
+/// One instruction of flat expression code. Code is postfix and runs with one accumulator
+/// place; a key that is itself an access is evaluated first and parked on a small stack, so the
+/// evaluation order (and so which error comes first) is the one of rg.md §12.3: key, then map.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// The accumulator becomes this place.
+    Load(Place),
+    /// The accumulator (a map) is accessed at the element read from `key`.
+    Index { key: Place, at: Shifts },
+    /// The map at `map` is accessed at the element in the accumulator (`m[k]` with `m` a
+    /// variable or constant and `k` computed: no key stack needed).
+    Lookup { map: Place, at: Shifts },
+    /// The element in the accumulator is pushed on the key stack.
+    SaveKey,
+    /// The accumulator (a map) is accessed at the key popped from the key stack.
+    IndexSaved { at: Shifts },
+}
+
+/// A compiled expression: the common shapes resolved at compile time, so evaluating them is a
+/// few array reads; anything else is flat code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Expr {
-    Var(u32),
-    Const(u32),
-    Sym(u32),
-    Access {
-        map: Box<Expr>,
-        key: Box<Expr>,
-        dom: u32,
-        /// Size of the map's values.
-        vsize: u32,
-    },
+    /// A variable, a constant or a literal symbol.
+    Place(Place),
+    /// `m[k]` with `m` a variable or constant and `k` a variable, constant or symbol.
+    Index { map: Place, key: Place, at: Shifts },
+    /// `Program::code[start..end]`.
+    Code { start: u32, end: u32 },
 }
 
 /// The left side of an assignment: a variable and the keys of the accesses into it.
@@ -85,7 +109,7 @@ pub(crate) enum Expr {
 pub(crate) struct LPath {
     pub root: u32,
     /// Per access, outermost first: key, domain, size of the map's values.
-    pub steps: Vec<(Expr, u32, u32)>,
+    pub steps: Box<[(Expr, u32, u32)]>,
     /// Size of the stored value.
     pub size: u32,
     /// Layout of the stored value.
@@ -173,6 +197,10 @@ pub struct Program {
     pub(crate) nodes: Vec<Node>,
     pub(crate) edges: Vec<Edge>,
     pub(crate) repeats: Vec<Vec<(u32, u32)>>,
+    /// Flat code of the expressions that are not simple ([`Expr::Code`]).
+    pub(crate) code: Vec<Op>,
+    /// Entry offsets of map layouts ([`Shifts`]).
+    pub(crate) shifts: Vec<u32>,
     pub(crate) begin: u32,
     pub(crate) end: u32,
     /// Symbol names (for output and errors).
@@ -199,6 +227,11 @@ struct Builder<'g> {
     const_slots: Vec<u32>,
     /// Variables by name: offset and layout.
     vars: HashMap<Symbol, (u32, u32)>,
+    /// Flat code of the expressions that are not simple.
+    code: Vec<Op>,
+    /// Entry offsets of map layouts ([`Shifts`]), by domain and value layout.
+    shifts: Vec<u32>,
+    shift_ids: HashMap<(u32, u32), Shifts>,
 }
 
 const ELEM: u32 = 0;
@@ -375,41 +408,143 @@ impl<'g> Builder<'g> {
         }
     }
 
-    /// Compiles an expression; returns it with its layout.
-    fn expr(&self, e: ExprId, span: Option<Span>) -> Result<(Expr, u32), CompileError> {
+    /// The entry offsets of maps with keys in domain `dom` and values of layout `val`.
+    fn shifts_of(&mut self, dom: u32, val: u32) -> Shifts {
+        if let Some(&s) = self.shift_ids.get(&(dom, val)) {
+            return s;
+        }
+        let stride = self.sizes[val as usize] + 1;
+        let index = &self.domains[dom as usize].index;
+        let s = Shifts {
+            tab: self.shifts.len() as u32,
+            len: index.len() as u32,
+        };
+        // Entry i (present flag, then value) starts at size(V) + i * (size(V) + 1).
+        self.shifts.extend(
+            index
+                .iter()
+                .map(|&i| if i == NONE { NONE } else { (i + 1) * stride }),
+        );
+        self.shift_ids.insert((dom, val), s);
+        s
+    }
+
+    /// The place a name denotes (rg.md §12.3), with its layout.
+    fn name_place(&self, x: Symbol) -> (Place, u32) {
         let wk = self.game.well_known();
-        match self.game.expr(e) {
-            ExprData::Cast(_, inner) => self.expr(inner, span),
-            ExprData::Ref(x) => {
-                let special = x == wk.goals || x == wk.player || x == wk.visible;
-                if !special && let Some(&(off, l)) = self.consts.get(&x) {
-                    return Ok((Expr::Const(off), l));
+        let special = x == wk.goals || x == wk.player || x == wk.visible;
+        if !special && let Some(&(off, l)) = self.consts.get(&x) {
+            return (Place::Const(off), l);
+        }
+        if let Some(&(off, l)) = self.vars.get(&x) {
+            return (Place::State(off), l);
+        }
+        (Place::Sym(x.0), ELEM)
+    }
+
+    /// Compiles an expression into flat code; returns it with its layout. Iterative: expressions
+    /// nest as deep as the input says.
+    fn expr(&mut self, e: ExprId, span: Option<Span>) -> Result<(Expr, u32), CompileError> {
+        enum Task {
+            Visit(ExprId),
+            SaveKey,
+            Access(Option<Place>),
+            Lookup(Place, u32),
+        }
+        let mut ops: Vec<Op> = Vec::new();
+        let mut layouts: Vec<u32> = Vec::new();
+        let mut tasks = vec![Task::Visit(e)];
+        while let Some(t) = tasks.pop() {
+            match t {
+                Task::Visit(e) => match self.game.expr(self.game.strip_casts(e)) {
+                    ExprData::Ref(x) => {
+                        let (pl, l) = self.name_place(x);
+                        ops.push(Op::Load(pl));
+                        layouts.push(l);
+                    }
+                    ExprData::Access(m, k) => {
+                        let simple = match self.game.expr(self.game.strip_casts(k)) {
+                            ExprData::Ref(x) => Some(self.name_place(x)),
+                            _ => None,
+                        };
+                        match simple {
+                            Some((key, kl)) => {
+                                if kl != ELEM {
+                                    return Err(CompileError::at(
+                                        "a map used as an access key",
+                                        span,
+                                    ));
+                                }
+                                tasks.push(Task::Access(Some(key)));
+                                tasks.push(Task::Visit(m));
+                            }
+                            None => match self.game.expr(self.game.strip_casts(m)) {
+                                // Key first (rg.md §12.3), then the map: a name is read at once,
+                                // anything else waits while the key is parked.
+                                ExprData::Ref(x) => {
+                                    let (map, ml) = self.name_place(x);
+                                    tasks.push(Task::Lookup(map, ml));
+                                    tasks.push(Task::Visit(k));
+                                }
+                                _ => {
+                                    tasks.push(Task::Access(None));
+                                    tasks.push(Task::Visit(m));
+                                    tasks.push(Task::SaveKey);
+                                    tasks.push(Task::Visit(k));
+                                }
+                            },
+                        }
+                    }
+                    ExprData::Cast(..) => unreachable!("casts are stripped"),
+                },
+                Task::SaveKey => {
+                    if layouts.pop() != Some(ELEM) {
+                        return Err(CompileError::at("a map used as an access key", span));
+                    }
+                    ops.push(Op::SaveKey);
                 }
-                if let Some(&(off, l)) = self.vars.get(&x) {
-                    return Ok((Expr::Var(off), l));
+                Task::Lookup(map, ml) => {
+                    if layouts.pop() != Some(ELEM) {
+                        return Err(CompileError::at("a map used as an access key", span));
+                    }
+                    let Layout::Map { dom, val } = self.layouts[ml as usize] else {
+                        return Err(CompileError::at("the accessed value is not a map", span));
+                    };
+                    let at = self.shifts_of(dom, val);
+                    ops.push(Op::Lookup { map, at });
+                    layouts.push(val);
                 }
-                Ok((Expr::Sym(x.0), ELEM))
-            }
-            ExprData::Access(m, k) => {
-                let (map, ml) = self.expr(m, span)?;
-                let (key, kl) = self.expr(k, span)?;
-                let Layout::Map { dom, val } = self.layouts[ml as usize] else {
-                    return Err(CompileError::at("the accessed value is not a map", span));
-                };
-                if kl != ELEM {
-                    return Err(CompileError::at("a map used as an access key", span));
+                Task::Access(key) => {
+                    let ml = layouts.pop().expect("the map was compiled");
+                    let Layout::Map { dom, val } = self.layouts[ml as usize] else {
+                        return Err(CompileError::at("the accessed value is not a map", span));
+                    };
+                    let at = self.shifts_of(dom, val);
+                    ops.push(match key {
+                        Some(key) => Op::Index { key, at },
+                        None => Op::IndexSaved { at },
+                    });
+                    layouts.push(val);
                 }
-                Ok((
-                    Expr::Access {
-                        map: Box::new(map),
-                        key: Box::new(key),
-                        dom,
-                        vsize: self.sizes[val as usize],
-                    },
-                    val,
-                ))
             }
         }
+        let layout = layouts.pop().expect("one value");
+        let e = match ops[..] {
+            [Op::Load(pl)] => Expr::Place(pl),
+            [
+                Op::Load(map @ (Place::State(_) | Place::Const(_))),
+                Op::Index { key, at },
+            ] => Expr::Index { map, key, at },
+            _ => {
+                let start = self.code.len() as u32;
+                self.code.extend_from_slice(&ops);
+                Expr::Code {
+                    start,
+                    end: self.code.len() as u32,
+                }
+            }
+        };
+        Ok((e, layout))
     }
 
     /// Compiles the left side of an assignment.
@@ -463,7 +598,7 @@ impl<'g> Builder<'g> {
                     };
                     return Ok(LPath {
                         root,
-                        steps,
+                        steps: steps.into_boxed_slice(),
                         size: self.sizes[layout as usize],
                         layout,
                         check,
@@ -491,6 +626,9 @@ impl Program {
             consts: HashMap::new(),
             const_slots: Vec::new(),
             vars: HashMap::new(),
+            code: Vec::new(),
+            shifts: Vec::new(),
+            shift_ids: HashMap::new(),
         };
         b.layout_id(Layout::Elem);
         let wk = *game.well_known();
@@ -755,6 +893,8 @@ impl Program {
             nodes,
             edges,
             repeats,
+            code: b.code,
+            shifts: b.shifts,
             begin: begin.0,
             end,
             names,

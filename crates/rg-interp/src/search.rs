@@ -1,19 +1,33 @@
-//! The successor search of rg.md §12.5–§12.8 on the flat runtime form, and perft (§12.11).
+//! The successor search of rg.md §12.5–§12.8 on the flat runtime form.
 //!
-//! Every search owns a [`Frame`]: a pending stack stored back to back in flat arrays (entries are
-//! pushed and popped LIFO, so no per-state allocation), the state being expanded, and the
-//! visited-state set. Each distinct state of a search is stored once, in an interner, and pending
-//! entries and visited keys refer to it by index: most edges (skips, tags, comparisons, checks)
-//! keep the state, so a visit neither copies nor hashes it, which matters on translations with
-//! thousands of variables. Frames are pooled by nesting depth (a reachability check runs a nested
-//! search), so a long perft allocates only while its buffers grow.
+//! The search is the depth-first search of §12.5 with its explicit pending stack, but states are
+//! not copied per successor: every search of a [`Machine`] works on one state buffer, changed in
+//! place and restored from an undo trail. A pending entry holds its target node, the level of the
+//! path it was made at (its parent) and the slots its action changes (a delta, most often none or
+//! one or two slots); popping an entry undoes the trail back to its parent and applies its delta.
+//! Because the pending stack is LIFO, a popped entry's parent is always on the current path, and
+//! the deltas of the pending entries form a stack too. So the order of expansions, of visited
+//! checks and of outputs is exactly the one of §12.5, while a successor costs what its action
+//! changes. A whole state is copied only into a finished move. The visited-state check (§12.6)
+//! numbers the distinct ordinary parts (and `@repeat` values) of a search, each stored as the
+//! slots where it differs from the search's start state; a part's number is carried along the
+//! path until an assignment changes an ordinary slot, and tag sequences are numbered too, so a
+//! visited key is three numbers.
+//!
+//! Reachability checks (§12.8) run a nested search on the same buffer, which leaves it as it found
+//! it; frames are pooled by nesting depth, so a long perft or playout allocates only while its
+//! buffers grow.
 
 use crate::error::{Fault, RuntimeError};
-use crate::program::{Action, Expr, LPath, NONE, Place, Program};
-use crate::seen::{SeenSet, hash_slot, hash_sum, hash_sum_from};
+use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program, Shifts};
+use crate::seen::{KeyTable, SeenSet, hash_slot};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
 const TAG_LIMIT: usize = 1 << 16;
+
+/// Reachability checks nested deeper than this are an error rather than a stack overflow (each
+/// level needs a distinct checking edge, so only a game built for it gets there).
+const REACH_NESTING_LIMIT: usize = 1000;
 
 /// A game state between moves: a node and the values of all variables.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -28,6 +42,8 @@ pub struct State {
 pub struct Moves {
     stride: usize,
     nodes: Vec<u32>,
+    /// The edge (index into `Program::edges`) whose assignment to `player` ended each move.
+    edges: Vec<u32>,
     data: Vec<u32>,
     tag_ranges: Vec<(u32, u32)>,
     tags: Vec<u32>,
@@ -55,6 +71,7 @@ impl Moves {
     /// Removes every move.
     pub fn clear(&mut self) {
         self.nodes.clear();
+        self.edges.clear();
         self.data.clear();
         self.tag_ranges.clear();
         self.tags.clear();
@@ -84,17 +101,18 @@ impl Moves {
         }
     }
 
-    fn push(&mut self, node: u32, data: &[u32], tags: &[u32]) -> usize {
+    /// The edge that ended move `i`.
+    pub(crate) fn edge(&self, i: usize) -> u32 {
+        self.edges[i]
+    }
+
+    fn push(&mut self, node: u32, edge: u32, data: &[u32], tags: &[u32]) {
         let start = self.tags.len() as u32;
         self.tags.extend_from_slice(tags);
         self.tag_ranges.push((start, self.tags.len() as u32));
         self.data.extend_from_slice(data);
         self.nodes.push(node);
-        self.nodes.len() - 1
-    }
-
-    fn data_mut(&mut self, i: usize) -> &mut [u32] {
-        &mut self.data[i * self.stride..(i + 1) * self.stride]
+        self.edges.push(edge);
     }
 
     /// Reverses the order of the moves from `start` on (results of one expansion are output
@@ -105,6 +123,7 @@ impl Moves {
             return;
         }
         self.nodes[start..].reverse();
+        self.edges[start..].reverse();
         self.tag_ranges[start..].reverse();
         let (mut i, mut j) = (start, n - 1);
         while i < j {
@@ -122,84 +141,109 @@ enum Mode {
     Reach(u32),
 }
 
-#[derive(Clone, Debug, Default)]
+/// A pending state: its node, the path level it was made at, where its delta starts in
+/// [`Frame::deltas`] (it ends where the next entry's starts), and the tag it appends (or `NONE`).
+#[derive(Clone, Copy, Debug)]
 struct Pending {
-    node: Vec<u32>,
-    /// The interned state (an index into [`Frame::states`]).
-    state: Vec<u32>,
-    tag_start: Vec<u32>,
-    tags: Vec<u32>,
+    node: u32,
+    parent: u32,
+    delta: u32,
+    tag: u32,
 }
 
-impl Pending {
-    #[inline]
-    fn push(&mut self, node: u32, state: u32, tags: &[u32], extra: Option<u32>) {
-        self.node.push(node);
-        self.state.push(state);
-        self.tag_start.push(self.tags.len() as u32);
-        self.tags.extend_from_slice(tags);
-        if let Some(t) = extra {
-            self.tags.push(t);
-        }
-    }
-
-    fn clear(&mut self) {
-        self.node.clear();
-        self.state.clear();
-        self.tag_start.clear();
-        self.tags.clear();
-    }
+/// One state of the current search path.
+#[derive(Clone, Copy, Debug)]
+struct Level {
+    /// Trail length once this state is formed: undoing to it restores the state.
+    mark: u32,
+    /// Number of tags of this state (a prefix of [`Frame::tags`]), and the tag sequence's
+    /// number in [`Frame::tag_ids`] (`NONE` for no tags).
+    ntags: u32,
+    tag_id: u32,
+    /// Hash of the ordinary part: the sum of [`hash_slot`] over its slots, minus the start
+    /// state's.
+    hash: u64,
+    /// The ordinary part's number in [`Frame::ords`], or `NONE` until needed.
+    ord: u32,
 }
 
 #[derive(Clone, Debug, Default)]
 struct Frame {
-    pend: Pending,
-    /// The distinct states of this search, and per state the [`hash_sum`] of the whole state and
-    /// of its ordinary part (updated slot by slot when an assignment makes a successor).
-    states: SeenSet,
-    hashes: Vec<(u64, u64)>,
-    /// The index of the ordinary part of each state in `ordinaries` (`NONE` until needed).
-    ordinary_of: Vec<u32>,
-    ordinaries: SeenSet,
-    /// The state being expanded: `cur` holds the values of state `cur_state`.
-    cur: Vec<u32>,
-    cur_state: u32,
-    cur_tags: Vec<u32>,
-    /// A successor being built.
-    next: Vec<u32>,
+    pend: Vec<Pending>,
+    /// The changes of the pending entries: `(slot, new value)`, a stack like `pend`.
+    deltas: Vec<(u32, u32)>,
+    /// The current path, from the start state.
+    levels: Vec<Level>,
+    /// Tags of the state being expanded.
+    tags: Vec<u32>,
+    /// The distinct ordinary parts met by this search, and the distinct values of `@repeat`
+    /// variables.
+    ords: SeenSet,
+    repeats: SeenSet,
     key: Vec<u32>,
-    seen: SeenSet,
+    /// Tag sequences by number: `(number of the sequence without its last tag, last tag)`.
+    tag_ids: KeyTable<2>,
+    /// The visited-state keys (rg.md §12.6): node, number of the tags, number of the ordinary
+    /// part or of the `@repeat` values.
+    seen: KeyTable<3>,
     reach_cache: Vec<(u32, u32, bool)>,
-    levels: Vec<(u32, u32, u32)>,
 }
 
 impl Frame {
-    /// Forgets the previous search.
-    fn clear(&mut self) {
+    /// Starts a search whose start state is the machine's current state with `tags`.
+    fn start(&mut self, node: u32, tags: &[u32], mark: usize, hash: u64) {
         self.pend.clear();
-        self.states.clear();
-        self.hashes.clear();
-        self.ordinary_of.clear();
-        self.ordinaries.clear();
-        self.cur_state = NONE;
+        self.deltas.clear();
+        self.levels.clear();
+        self.tags.clear();
+        self.tags.extend_from_slice(tags);
+        self.ords.clear();
+        self.repeats.clear();
+        self.tag_ids.clear();
         self.seen.clear();
+        let mut tag_id = NONE;
+        for &t in tags {
+            tag_id = self.tag_ids.intern([tag_id, t]).0;
+        }
+        self.levels.push(Level {
+            mark: mark as u32,
+            ntags: tags.len() as u32,
+            tag_id,
+            hash,
+            ord: NONE,
+        });
+        self.pend.push(Pending {
+            node,
+            parent: 0,
+            delta: 0,
+            tag: NONE,
+        });
     }
 
-    /// The index of the ordinary part (the first `ordinary` slots) of the current state.
-    fn cur_ordinary(&mut self, ordinary: usize) -> u32 {
-        let s = self.cur_state as usize;
-        if ordinary == self.cur.len() {
-            return self.cur_state; // the whole state is ordinary
-        }
-        if self.ordinary_of.len() <= s {
-            self.ordinary_of.resize(s + 1, NONE);
-        }
-        if self.ordinary_of[s] == NONE {
-            let h = self.hashes[s].1;
-            self.ordinary_of[s] = self.ordinaries.intern_hashed(&self.cur[..ordinary], h).0;
-        }
-        self.ordinary_of[s]
+    /// Pushes a pending entry of the current level whose delta is what was pushed on `deltas`
+    /// since `delta`.
+    #[inline]
+    fn push(&mut self, node: u32, delta: usize, tag: u32) {
+        self.pend.push(Pending {
+            node,
+            parent: self.levels.len() as u32 - 1,
+            delta: delta as u32,
+            tag,
+        });
     }
+}
+
+/// Scratch buffers of expression evaluation and stores.
+#[derive(Clone, Debug, Default)]
+struct Scratch {
+    /// The key stack of [`Op::SaveKey`].
+    keys: Vec<u32>,
+    /// The map levels of a store: base, value size, presence flag.
+    levels: Vec<(u32, u32, u32)>,
+    /// Old values of a store into a finished move (taken out while [`store`] runs).
+    undo: Vec<(u32, u32)>,
+    /// A value copied out of the state when it overlaps its destination.
+    value: Vec<u32>,
 }
 
 /// Runs searches on one [`Program`]. Cheap to create; reuses its buffers across calls.
@@ -207,11 +251,14 @@ impl Frame {
 pub struct Machine<'p> {
     p: &'p Program,
     strict: bool,
+    /// The state every search works on.
+    w: Work,
     frames: Vec<Frame>,
     depth: usize,
     reach_stack: Vec<u32>,
-    perft_moves: Vec<Moves>,
-    dedup: SeenSet,
+    scratch: Scratch,
+    /// Buffers of perft and of the playouts (crate::perft, crate::play).
+    pub(crate) bufs: crate::perft::Buffers,
 }
 
 impl<'p> Machine<'p> {
@@ -220,11 +267,12 @@ impl<'p> Machine<'p> {
         Machine {
             p: program,
             strict: false,
+            w: Work::default(),
             frames: Vec::new(),
             depth: 0,
             reach_stack: Vec::new(),
-            perft_moves: Vec::new(),
-            dedup: SeenSet::default(),
+            scratch: Scratch::default(),
+            bufs: Default::default(),
         }
     }
 
@@ -280,7 +328,10 @@ impl<'p> Machine<'p> {
         data: &[u32],
         out: &mut Moves,
     ) -> Result<(), Box<RuntimeError>> {
-        self.search(node, data, None, &[], Mode::Moves, Some(out))
+        self.w.reset(data, self.p.ordinary as usize);
+        // Ordinary parts are only compared within this search and those it nests, so their
+        // hashes are taken relative to the start state's: 0 for it, then updated per slot.
+        self.search(node, &[], 0, Mode::Moves, Some(out))
             .map(|_| ())
     }
 
@@ -291,96 +342,7 @@ impl<'p> Machine<'p> {
         Ok(out)
     }
 
-    /// `perft(S, depth)` of rg.md §12.11. On error the path leading to it is filled in.
-    pub fn perft(&mut self, s: &State, depth: usize) -> Result<u64, Box<RuntimeError>> {
-        self.perft_at(s.node, &s.data, depth, 0).map_err(|mut e| {
-            e.finish_help();
-            e
-        })
-    }
-
-    fn perft_at(
-        &mut self,
-        node: u32,
-        data: &[u32],
-        depth: usize,
-        level: usize,
-    ) -> Result<u64, Box<RuntimeError>> {
-        if depth == 0 {
-            return Ok(1);
-        }
-        if self.perft_moves.len() <= level {
-            self.perft_moves
-                .resize_with(level + 1, || Moves::new(self.p.state_size()));
-        }
-        let mut moves = std::mem::take(&mut self.perft_moves[level]);
-        moves.clear();
-        let result = self.perft_moves_of(node, data, depth, level, &mut moves);
-        self.perft_moves[level] = moves;
-        result
-    }
-
-    fn perft_moves_of(
-        &mut self,
-        node: u32,
-        data: &[u32],
-        depth: usize,
-        level: usize,
-        moves: &mut Moves,
-    ) -> Result<u64, Box<RuntimeError>> {
-        self.moves_into(node, data, moves)?;
-        let player = self.player(data);
-        let mut total = 0u64;
-        if player == self.p.random {
-            // Merge outcomes that lead to equal states (tags ignored).
-            let mut keep = Vec::with_capacity(moves.len());
-            self.dedup.clear();
-            let mut key = Vec::with_capacity(self.p.state_size() + 1);
-            for i in 0..moves.len() {
-                key.clear();
-                key.push(moves.node(i));
-                key.extend_from_slice(moves.data(i));
-                if self.dedup.insert(&key) {
-                    keep.push(i);
-                }
-            }
-            if depth == 1 {
-                return Ok(keep.len() as u64);
-            }
-            for i in keep {
-                total += self
-                    .perft_at(moves.node(i), moves.data(i), depth - 1, level + 1)
-                    .map_err(|e| self.prepend(e, moves.tags(i)))?;
-            }
-        } else if player == self.p.keeper {
-            for i in 0..moves.len() {
-                total += self
-                    .perft_at(moves.node(i), moves.data(i), depth, level + 1)
-                    .map_err(|e| self.prepend(e, moves.tags(i)))?;
-            }
-        } else {
-            if depth == 1 {
-                return Ok(moves.len() as u64);
-            }
-            for i in 0..moves.len() {
-                total += self
-                    .perft_at(moves.node(i), moves.data(i), depth - 1, level + 1)
-                    .map_err(|e| self.prepend(e, moves.tags(i)))?;
-            }
-        }
-        Ok(total)
-    }
-
-    /// Adds the move `tags` in front of an error's path.
-    pub(crate) fn prepend(&self, mut e: Box<RuntimeError>, tags: &[u32]) -> Box<RuntimeError> {
-        e.path.insert(
-            0,
-            tags.iter().map(|&t| self.p.name(t).to_string()).collect(),
-        );
-        e
-    }
-
-    fn error(&self, fault: Fault, edge: u32) -> Box<RuntimeError> {
+    pub(crate) fn error(&self, fault: Fault, edge: u32) -> Box<RuntimeError> {
         let id = self.p.edges[edge as usize].id;
         let (text, span) = self.p.edge_text(id);
         Box::new(RuntimeError {
@@ -394,36 +356,37 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// Whether `? a -> b` holds from a state (rg.md §12.8), checked from edge `edge`.
-    fn reach(
-        &mut self,
-        edge: u32,
-        data: &[u32],
-        hashes: (u64, u64),
-        tags: &[u32],
-        a: u32,
-        b: u32,
-    ) -> Result<bool, Box<RuntimeError>> {
+    /// Whether `? a -> b` holds from the current state of `f` (rg.md §12.8), checked from edge
+    /// `edge`.
+    fn reach(&mut self, edge: u32, f: &Frame, a: u32, b: u32) -> Result<bool, Box<RuntimeError>> {
         if a == b {
             return Ok(true);
         }
         if self.reach_stack.contains(&edge) {
             return Err(self.error(Fault::RecursiveReachability, edge));
         }
+        if self.reach_stack.len() >= REACH_NESTING_LIMIT {
+            return Err(self.error(
+                Fault::ReachNesting {
+                    limit: REACH_NESTING_LIMIT,
+                },
+                edge,
+            ));
+        }
         self.reach_stack.push(edge);
-        let r = self.search(a, data, Some(hashes), tags, Mode::Reach(b), None);
+        let hash = f.levels.last().expect("a current state").hash;
+        let r = self.search(a, &f.tags, hash, Mode::Reach(b), None);
         self.reach_stack.pop();
         r
     }
 
-    /// A search from `node` in state `data`, whose hashes (of [`Frame::hashes`]) are given when
-    /// the caller knows them.
+    /// A search from the current state moved to `node`, with `tags` collected and `hash` the
+    /// hash of its ordinary part ([`Level::hash`]). Leaves the current state as it found it.
     fn search(
         &mut self,
         node: u32,
-        data: &[u32],
-        hashes: Option<(u64, u64)>,
         tags: &[u32],
+        hash: u64,
         mode: Mode,
         out: Option<&mut Moves>,
     ) -> Result<bool, Box<RuntimeError>> {
@@ -432,17 +395,10 @@ impl<'p> Machine<'p> {
         }
         let mut f = std::mem::take(&mut self.frames[self.depth]);
         self.depth += 1;
-        f.clear();
-        let h = hashes.unwrap_or_else(|| {
-            // The ordinary slots once, then the rest on top of them.
-            let o = self.p.ordinary as usize;
-            let ord = hash_sum(&data[..o]);
-            (hash_sum_from(ord, o, &data[o..]), ord)
-        });
-        let start = f.states.intern_hashed(data, h.0).0;
-        f.hashes.push(h);
-        f.pend.push(node, start, tags, None);
+        let mark = self.w.trail.len();
+        f.start(node, tags, mark, hash);
         let r = self.run(&mut f, mode, out);
+        self.w.undo(mark);
         self.depth -= 1;
         self.frames[self.depth] = f;
         r
@@ -456,39 +412,101 @@ impl<'p> Machine<'p> {
     ) -> Result<bool, Box<RuntimeError>> {
         let p = self.p;
         let strict = self.strict;
-        let ordinary = p.ordinary as usize;
+        let ordinary = p.ordinary;
         let moves_mode = mode == Mode::Moves;
-        while let Some(node) = f.pend.node.pop() {
-            let state = f.pend.state.pop().expect("parallel stacks");
-            if state != f.cur_state {
-                f.cur.clear();
-                f.cur.extend_from_slice(f.states.get(state));
-                f.cur_state = state;
+        while let Some(e) = f.pend.pop() {
+            // Back to the entry's parent, then its change.
+            let parent = f.levels[e.parent as usize];
+            self.w.undo(parent.mark as usize);
+            f.levels.truncate(e.parent as usize + 1);
+            f.tags.truncate(parent.ntags as usize);
+            let mut tag_id = parent.tag_id;
+            if e.tag != NONE {
+                f.tags.push(e.tag);
+                tag_id = f.tag_ids.intern([tag_id, e.tag]).0;
             }
-            let tstart = f.pend.tag_start.pop().expect("parallel stacks") as usize;
-            f.cur_tags.clear();
-            f.cur_tags.extend_from_slice(&f.pend.tags[tstart..]);
-            f.pend.tags.truncate(tstart);
+            let (mut hash, mut ord) = (parent.hash, parent.ord);
+            for &(slot, new) in &f.deltas[e.delta as usize..] {
+                let old = self.w.set(slot as usize, new);
+                if slot < ordinary {
+                    hash = hash
+                        .wrapping_add(hash_slot(slot as usize, new))
+                        .wrapping_sub(hash_slot(slot as usize, old));
+                    ord = NONE;
+                }
+            }
+            f.deltas.truncate(e.delta as usize);
+            f.levels.push(Level {
+                mark: self.w.trail.len() as u32,
+                ntags: f.tags.len() as u32,
+                tag_id,
+                hash,
+                ord,
+            });
+            let node = e.node;
 
             let nd = &p.nodes[node as usize];
             if !nd.unique {
-                f.key.clear();
-                f.key.push(node);
-                f.key.push(f.cur_tags.len() as u32);
-                f.key.extend_from_slice(&f.cur_tags);
-                match nd.repeat {
+                let level = f.levels.last_mut().expect("just pushed");
+                let values = match nd.repeat {
                     Some(r) => {
-                        for &(off, len) in &p.repeats[r as usize] {
-                            f.key
-                                .extend_from_slice(&f.cur[off as usize..(off + len) as usize]);
+                        // The `@repeat` values, as the ordinary parts below: the differences
+                        // from the start state within the pragma's variables.
+                        let ranges = &p.repeats[r as usize];
+                        let w = &self.w;
+                        f.key.clear();
+                        let mut h = 0u64;
+                        for &slot in &w.diff {
+                            if ranges.iter().any(|&(o, n)| slot >= o && slot - o < n) {
+                                let v = w.cur[slot as usize];
+                                f.key.push(slot);
+                                f.key.push(v);
+                                h = h
+                                    .wrapping_add(hash_slot(slot as usize, v))
+                                    .wrapping_sub(hash_slot(slot as usize, w.root[slot as usize]));
+                            }
                         }
+                        let key = &f.key;
+                        f.repeats
+                            .intern_by(
+                                h,
+                                |k| {
+                                    k.len() == key.len()
+                                        && k.chunks_exact(2).all(|d| w.cur[d[0] as usize] == d[1])
+                                },
+                                |keys| keys.extend_from_slice(key),
+                            )
+                            .0
                     }
                     None => {
-                        let o = f.cur_ordinary(ordinary);
-                        f.key.push(o);
+                        if level.ord == NONE {
+                            // The ordinary part is stored as the slots where it differs from
+                            // the start state's, with their values: two parts are equal iff
+                            // they differ in as many slots and one's differences hold in the
+                            // other.
+                            let w = &self.w;
+                            level.ord = f
+                                .ords
+                                .intern_by(
+                                    level.hash,
+                                    |k| {
+                                        k.len() == 2 * w.diff.len()
+                                            && k.chunks_exact(2)
+                                                .all(|d| w.cur[d[0] as usize] == d[1])
+                                    },
+                                    |keys| {
+                                        for &slot in &w.diff {
+                                            keys.push(slot);
+                                            keys.push(w.cur[slot as usize]);
+                                        }
+                                    },
+                                )
+                                .0;
+                        }
+                        level.ord
                     }
-                }
-                if !f.seen.insert(&f.key) {
+                };
+                if !f.seen.intern([node, level.tag_id, values]).1 {
                     continue;
                 }
             }
@@ -501,38 +519,33 @@ impl<'p> Machine<'p> {
                 let e = &p.edges[ei as usize];
                 let ok = match &e.action {
                     Action::Skip => {
-                        f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
+                        f.push(e.target, f.deltas.len(), NONE);
                         true
                     }
                     Action::Tag(t) => {
-                        if f.cur_tags.len() >= TAG_LIMIT {
+                        if f.tags.len() >= TAG_LIMIT {
                             return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
                         }
-                        f.pend.push(e.target, f.cur_state, &f.cur_tags, Some(*t));
+                        f.push(e.target, f.deltas.len(), *t);
                         true
                     }
                     Action::TagVar(off) => {
-                        if f.cur_tags.len() >= TAG_LIMIT {
+                        if f.tags.len() >= TAG_LIMIT {
                             return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
                         }
-                        let t = f.cur[*off as usize];
-                        f.pend.push(e.target, f.cur_state, &f.cur_tags, Some(t));
+                        f.push(e.target, f.deltas.len(), self.w.cur[*off as usize]);
                         true
                     }
                     Action::Assign { lhs, rhs, player } => {
-                        let value = place(p, strict, rhs, &f.cur).map_err(|x| self.error(x, ei))?;
-                        let to_out = *player && moves_mode;
-                        successor(
-                            p,
-                            strict,
-                            f,
-                            out.as_deref_mut(),
-                            to_out,
-                            e.target,
-                            lhs,
-                            value,
-                        )
-                        .map_err(|x| self.error(x, ei))?;
+                        let value = place(p, strict, rhs, &self.w.cur, &mut self.scratch.keys)
+                            .map_err(|x| self.error(*x, ei))?;
+                        let to_out = if *player && moves_mode {
+                            out.as_deref_mut()
+                        } else {
+                            None
+                        };
+                        self.successor(f, to_out, ei, lhs, value)
+                            .map_err(|x| self.error(*x, ei))?;
                         true
                     }
                     Action::AssignAny {
@@ -542,17 +555,9 @@ impl<'p> Machine<'p> {
                     } => {
                         let to_out = *player && moves_mode;
                         for &m in members {
-                            successor(
-                                p,
-                                strict,
-                                f,
-                                out.as_deref_mut(),
-                                to_out,
-                                e.target,
-                                lhs,
-                                Place::Sym(m),
-                            )
-                            .map_err(|x| self.error(x, ei))?;
+                            let o = if to_out { out.as_deref_mut() } else { None };
+                            self.successor(f, o, ei, lhs, Place::Sym(m))
+                                .map_err(|x| self.error(*x, ei))?;
                         }
                         true
                     }
@@ -562,10 +567,18 @@ impl<'p> Machine<'p> {
                         size,
                         negated,
                     } => {
-                        let eq = compare(p, strict, lhs, rhs, *size, &f.cur)
-                            .map_err(|x| self.error(x, ei))?;
+                        let eq = compare(
+                            p,
+                            strict,
+                            lhs,
+                            rhs,
+                            *size,
+                            &self.w.cur,
+                            &mut self.scratch.keys,
+                        )
+                        .map_err(|x| self.error(*x, ei))?;
                         if eq != *negated {
-                            f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
+                            f.push(e.target, f.deltas.len(), NONE);
                             true
                         } else {
                             false
@@ -580,14 +593,13 @@ impl<'p> Machine<'p> {
                         let r = match cached {
                             Some(r) => r,
                             None => {
-                                let h = f.hashes[f.cur_state as usize];
-                                let r = self.reach(ei, &f.cur, h, &f.cur_tags, *from, *to)?;
+                                let r = self.reach(ei, f, *from, *to)?;
                                 f.reach_cache.push((*from, *to, r));
                                 r
                             }
                         };
                         if r != *negated {
-                            f.pend.push(e.target, f.cur_state, &f.cur_tags, None);
+                            f.push(e.target, f.deltas.len(), NONE);
                             true
                         } else {
                             false
@@ -604,54 +616,140 @@ impl<'p> Machine<'p> {
         }
         Ok(false)
     }
-}
 
-/// Pushes the successor of `f.cur` through an assignment: a finished move when `to_out`, else a
-/// pending state.
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn successor(
-    p: &Program,
-    strict: bool,
-    f: &mut Frame,
-    out: Option<&mut Moves>,
-    to_out: bool,
-    target: u32,
-    lhs: &LPath,
-    value: Place,
-) -> Result<(), Fault> {
-    match out {
-        Some(o) if to_out => {
-            let i = o.push(target, &f.cur, &f.cur_tags);
-            store(p, strict, lhs, value, &f.cur, o.data_mut(i), &mut f.levels).map(|_| ())
-        }
-        _ => {
-            f.next.clear();
-            f.next.extend_from_slice(&f.cur);
-            let written = store(p, strict, lhs, value, &f.cur, &mut f.next, &mut f.levels)?;
-            // The successor's hashes: the current state's, with the written slots replaced.
-            let (mut full, mut ord) = f.hashes[f.cur_state as usize];
-            let ordinary = p.ordinary as usize;
-            let present = f.levels.iter().map(|l| l.2 as usize);
-            for i in written.chain(present) {
-                let (old, new) = (f.cur[i], f.next[i]);
-                if old != new {
-                    let d = hash_slot(i, new).wrapping_sub(hash_slot(i, old));
-                    full = full.wrapping_add(d);
-                    if i < ordinary {
-                        ord = ord.wrapping_add(d);
-                    }
+    /// The successor of the current state through the assignment of edge `edge` of `value` to
+    /// `lhs`: a finished move appended to `out` when given, else a pending entry whose delta is
+    /// the slots the store changes. The current state is left unchanged.
+    #[inline]
+    fn successor(
+        &mut self,
+        f: &mut Frame,
+        out: Option<&mut Moves>,
+        edge: u32,
+        lhs: &LPath,
+        value: Place,
+    ) -> Eval<()> {
+        let p = self.p;
+        let target = p.edges[edge as usize].target;
+        // The store logs old values: into a scratch log for a finished move, onto the deltas
+        // for a pending entry.
+        let mut log = match out {
+            Some(_) => std::mem::take(&mut self.scratch.undo),
+            None => std::mem::take(&mut f.deltas),
+        };
+        let start = if out.is_some() { 0 } else { log.len() };
+        log.truncate(start);
+        let r = store(
+            p,
+            self.strict,
+            lhs,
+            value,
+            &mut self.w.cur,
+            &mut self.scratch,
+            &mut log,
+        );
+        match out {
+            Some(o) => {
+                if r.is_ok() {
+                    o.push(target, edge, &self.w.cur, &f.tags);
                 }
+                for &(slot, old) in log.iter().rev() {
+                    self.w.cur[slot as usize] = old;
+                }
+                self.scratch.undo = log;
+                r
             }
-            let (state, new) = f.states.intern_hashed(&f.next, full);
-            if new {
-                f.hashes.push((full, ord));
+            None => {
+                // Turn the log of old values into the delta, restoring the state.
+                for d in log[start..].iter_mut().rev() {
+                    let new = std::mem::replace(&mut self.w.cur[d.0 as usize], d.1);
+                    d.1 = new;
+                }
+                f.deltas = log;
+                r?;
+                f.push(target, start, NONE);
+                Ok(())
             }
-            f.pend.push(target, state, &f.cur_tags, None);
-            Ok(())
         }
     }
 }
+
+/// The state searches work on, changed in place: the undo trail of its changes, and the
+/// ordinary slots where it differs from the state the top-level search started from (kept up
+/// to date by [`Work::set`] and [`Work::undo`]; the stores of [`store`] that are undone at once
+/// bypass it).
+#[derive(Clone, Debug, Default)]
+struct Work {
+    cur: Vec<u32>,
+    /// `(slot, old value)` per change.
+    trail: Vec<(u32, u32)>,
+    /// The ordinary part of the top-level search's start state.
+    root: Vec<u32>,
+    /// The ordinary slots where `cur` differs from `root`, in no particular order, and each
+    /// ordinary slot's position in that list (`NONE` when it is not in it).
+    diff: Vec<u32>,
+    diff_at: Vec<u32>,
+}
+
+impl Work {
+    /// Starts from `data`, whose first `ordinary` slots are the ordinary variables.
+    fn reset(&mut self, data: &[u32], ordinary: usize) {
+        self.cur.clear();
+        self.cur.extend_from_slice(data);
+        self.trail.clear();
+        self.root.clear();
+        self.root.extend_from_slice(&data[..ordinary]);
+        for &slot in &self.diff {
+            self.diff_at[slot as usize] = NONE;
+        }
+        self.diff.clear();
+        self.diff_at.resize(ordinary, NONE);
+    }
+
+    /// Sets a slot, on the trail; returns its old value.
+    #[inline]
+    fn set(&mut self, slot: usize, v: u32) -> u32 {
+        let old = std::mem::replace(&mut self.cur[slot], v);
+        self.trail.push((slot as u32, old));
+        self.note(slot, v);
+        old
+    }
+
+    /// Restores the state to the trail length `mark`.
+    #[inline]
+    fn undo(&mut self, mark: usize) {
+        while self.trail.len() > mark {
+            let (slot, old) = self.trail.pop().expect("longer than mark");
+            self.cur[slot as usize] = old;
+            self.note(slot as usize, old);
+        }
+    }
+
+    /// Records that `slot` now holds `v` in the difference list.
+    #[inline]
+    fn note(&mut self, slot: usize, v: u32) {
+        let Some(&r) = self.root.get(slot) else {
+            return; // not an ordinary slot
+        };
+        let at = self.diff_at[slot];
+        if v != r {
+            if at == NONE {
+                self.diff_at[slot] = self.diff.len() as u32;
+                self.diff.push(slot as u32);
+            }
+        } else if at != NONE {
+            let last = self.diff.pop().expect("slot is listed");
+            if last as usize != slot {
+                self.diff[at as usize] = last;
+                self.diff_at[last as usize] = at;
+            }
+            self.diff_at[slot] = NONE;
+        }
+    }
+}
+
+/// The result of evaluating an action: errors are rare, so they are boxed to keep results small.
+type Eval<T> = Result<T, Box<Fault>>;
 
 #[inline]
 fn read(p: &Program, pl: Place, cur: &[u32]) -> u32 {
@@ -671,39 +769,78 @@ fn slice<'a>(p: &'a Program, pl: Place, cur: &'a [u32], n: u32, one: &'a [u32; 1
     }
 }
 
+#[cold]
+fn key_outside(p: &Program, k: u32, write: bool) -> Box<Fault> {
+    Box::new(Fault::KeyOutsideDomain {
+        key: p.name(k).to_string(),
+        write,
+    })
+}
+
+/// The entry of map `m` (laid out as `at` says) at key `k`: the default when `k` is outside the
+/// domain, or an error in strict mode.
+#[inline(always)]
+fn index(p: &Program, strict: bool, m: Place, k: u32, at: Shifts) -> Eval<Place> {
+    let s = if k < at.len {
+        p.shifts[(at.tab + k) as usize]
+    } else {
+        NONE
+    };
+    let shift = if s == NONE {
+        if strict {
+            return Err(key_outside(p, k, false));
+        }
+        0
+    } else {
+        s
+    };
+    Ok(match m {
+        Place::State(o) => Place::State(o + shift),
+        Place::Const(o) => Place::Const(o + shift),
+        Place::Sym(_) => m,
+    })
+}
+
 /// Where the value of `e` lives in state `cur` (rg.md §12.3).
-fn place(p: &Program, strict: bool, e: &Expr, cur: &[u32]) -> Result<Place, Fault> {
-    Ok(match e {
-        Expr::Var(o) => Place::State(*o),
-        Expr::Const(o) => Place::Const(*o),
-        Expr::Sym(s) => Place::Sym(*s),
-        Expr::Access {
-            map,
-            key,
-            dom,
-            vsize,
-        } => {
-            let k = read(p, place(p, strict, key, cur)?, cur);
-            let m = place(p, strict, map, cur)?;
-            let i = p.domains[*dom as usize].position(k);
-            let shift = if i == NONE {
-                if strict {
-                    return Err(Fault::KeyOutsideDomain {
-                        key: p.name(k).to_string(),
-                        write: false,
-                    });
-                }
-                0
-            } else {
-                vsize + i * (vsize + 1) + 1
-            };
-            match m {
-                Place::State(o) => Place::State(o + shift),
-                Place::Const(o) => Place::Const(o + shift),
-                Place::Sym(_) => m,
+#[inline(always)]
+fn place(p: &Program, strict: bool, e: &Expr, cur: &[u32], keys: &mut Vec<u32>) -> Eval<Place> {
+    match *e {
+        Expr::Place(pl) => Ok(pl),
+        Expr::Index { map, key, at } => index(p, strict, map, read(p, key, cur), at),
+        Expr::Code { start, end } => {
+            run_code(p, strict, &p.code[start as usize..end as usize], cur, keys)
+        }
+    }
+}
+
+/// [`place`] of flat code.
+#[inline(never)]
+fn run_code(
+    p: &Program,
+    strict: bool,
+    code: &[Op],
+    cur: &[u32],
+    keys: &mut Vec<u32>,
+) -> Eval<Place> {
+    keys.clear();
+    let mut acc = Place::Sym(NONE);
+    for op in code {
+        match *op {
+            Op::Load(pl) => acc = pl,
+            Op::Index { key, at } => {
+                acc = index(p, strict, acc, read(p, key, cur), at)?;
+            }
+            Op::Lookup { map, at } => {
+                acc = index(p, strict, map, read(p, acc, cur), at)?;
+            }
+            Op::SaveKey => keys.push(read(p, acc, cur)),
+            Op::IndexSaved { at } => {
+                let k = keys.pop().expect("a saved key");
+                acc = index(p, strict, acc, k, at)?;
             }
         }
-    })
+    }
+    Ok(acc)
 }
 
 fn compare(
@@ -713,9 +850,10 @@ fn compare(
     rhs: &Expr,
     size: Option<u32>,
     cur: &[u32],
-) -> Result<bool, Fault> {
-    let l = place(p, strict, lhs, cur)?;
-    let r = place(p, strict, rhs, cur)?;
+    keys: &mut Vec<u32>,
+) -> Eval<bool> {
+    let l = place(p, strict, lhs, cur, keys)?;
+    let r = place(p, strict, rhs, cur, keys)?;
     Ok(match size {
         None => false,
         Some(1) => read(p, l, cur) == read(p, r, cur),
@@ -726,52 +864,81 @@ fn compare(
     })
 }
 
-/// Stores `value` (evaluated in `cur`) into the location `lhs` of `dst`, a copy of `cur`, and
-/// renormalises the maps on the way (rg.md §12.4). Returns the slots of the stored value; the
-/// other slots written are the presence flags `levels[_].2`.
+/// Sets `cur[i] = v`, logging the old value when it changes.
+#[inline]
+fn set(cur: &mut [u32], log: &mut Vec<(u32, u32)>, i: usize, v: u32) {
+    let old = cur[i];
+    if old != v {
+        log.push((i as u32, old));
+        cur[i] = v;
+    }
+}
+
+/// Stores `value` (evaluated in `cur`) into the location `lhs` of `cur`, in place, and
+/// renormalises the maps on the way (rg.md §12.4): the index expressions are evaluated before
+/// anything is written, and nothing is written when an error is returned. Every slot that
+/// changes is logged in `log` with its old value, each slot once.
 fn store(
     p: &Program,
     strict: bool,
     lhs: &LPath,
     value: Place,
-    cur: &[u32],
-    dst: &mut [u32],
-    levels: &mut Vec<(u32, u32, u32)>,
-) -> Result<std::ops::Range<usize>, Fault> {
+    cur: &mut [u32],
+    scratch: &mut Scratch,
+    log: &mut Vec<(u32, u32)>,
+) -> Eval<()> {
     let mut base = lhs.root;
-    levels.clear();
-    for (key, dom, vsize) in &lhs.steps {
-        let k = read(p, place(p, strict, key, cur)?, cur);
+    scratch.levels.clear();
+    for (key, dom, vsize) in lhs.steps.iter() {
+        let k = read(p, place(p, strict, key, cur, &mut scratch.keys)?, cur);
         let i = p.domains[*dom as usize].position(k);
         if i == NONE {
-            return Err(Fault::KeyOutsideDomain {
-                key: p.name(k).to_string(),
-                write: true,
-            });
+            return Err(key_outside(p, k, true));
         }
         let present = base + vsize + i * (vsize + 1);
-        levels.push((base, *vsize, present));
+        scratch.levels.push((base, *vsize, present));
         base = present + 1;
+    }
+    if strict && let Some(set) = lhs.check {
+        // An element location: the stored value is one symbol.
+        let v = read(p, value, cur);
+        let (dom, ty) = &p.sets[set as usize];
+        if dom.position(v) == NONE {
+            return Err(Box::new(Fault::ValueOutsideType {
+                value: p.name(v).to_string(),
+                ty: ty.clone(),
+            }));
+        }
     }
     let n = lhs.size as usize;
     let b = base as usize;
     match value {
-        Place::Sym(s) => dst[b] = s,
-        Place::State(o) => dst[b..b + n].copy_from_slice(&cur[o as usize..o as usize + n]),
-        Place::Const(o) => dst[b..b + n].copy_from_slice(&p.consts[o as usize..o as usize + n]),
-    }
-    if strict && let Some(set) = lhs.check {
-        let (dom, ty) = &p.sets[set as usize];
-        if dom.position(dst[b]) == NONE {
-            return Err(Fault::ValueOutsideType {
-                value: p.name(dst[b]).to_string(),
-                ty: ty.clone(),
-            });
+        Place::Sym(s) => set(cur, log, b, s),
+        Place::Const(o) => {
+            for j in 0..n {
+                set(cur, log, b + j, p.consts[o as usize + j]);
+            }
+        }
+        Place::State(o) => {
+            let o = o as usize;
+            if o + n <= b || b + n <= o {
+                for j in 0..n {
+                    set(cur, log, b + j, cur[o + j]);
+                }
+            } else if o != b {
+                // Overlapping source and destination: copy the source first.
+                scratch.value.clear();
+                scratch.value.extend_from_slice(&cur[o..o + n]);
+                for j in 0..n {
+                    set(cur, log, b + j, scratch.value[j]);
+                }
+            }
         }
     }
-    for &(mbase, vsize, present) in levels.iter().rev() {
+    for &(mbase, vsize, present) in scratch.levels.iter().rev() {
         let (m, v, e) = (mbase as usize, vsize as usize, present as usize + 1);
-        dst[present as usize] = u32::from(dst[e..e + v] != dst[m..m + v]);
+        let flag = u32::from(cur[e..e + v] != cur[m..m + v]);
+        set(cur, log, present as usize, flag);
     }
-    Ok(b..b + n)
+    Ok(())
 }

@@ -16,7 +16,9 @@ pub(crate) struct SeenSet {
     generation: u32,
 }
 
-/// The contribution of value `v` at position `i` to [`hash_sum`].
+/// The contribution of value `v` at position `i` to a state's hash, a sum over positions: changing
+/// a few slots of a long state updates it in time proportional to the change (subtract the old
+/// slots' contributions, add the new).
 #[inline]
 pub(crate) fn hash_slot(i: usize, v: u32) -> u64 {
     // splitmix64's finaliser.
@@ -28,12 +30,14 @@ pub(crate) fn hash_slot(i: usize, v: u32) -> u64 {
 
 /// A hash of `words` that is a sum over positions, so changing a few slots of a long state
 /// updates it in time proportional to the change (subtract the old slots, add the new).
+#[cfg(test)]
 pub(crate) fn hash_sum(words: &[u32]) -> u64 {
     hash_sum_from(0, 0, words)
 }
 
 /// `h` plus the contributions of `words` placed from position `start` on: the [`hash_sum`] of a
 /// state continued from the hash of its first `start` slots.
+#[cfg(test)]
 pub(crate) fn hash_sum_from(h: u64, start: usize, words: &[u32]) -> u64 {
     words
         .iter()
@@ -79,7 +83,21 @@ impl SeenSet {
 
     /// [`SeenSet::intern`] with the key's hash computed by the caller (any function of the
     /// key's contents whose low bits are well mixed).
+    #[inline]
     pub fn intern_hashed(&mut self, key: &[u32], h: u64) -> (u32, bool) {
+        self.intern_by(h, |k| k == key, |keys| keys.extend_from_slice(key))
+    }
+
+    /// Interns a key given by its hash `h`, a test `same` of whether a stored key is it, and a
+    /// function `write` that appends it to the arena: for keys that are cheaper to compare and
+    /// store in another form than as one slice.
+    #[inline]
+    pub fn intern_by(
+        &mut self,
+        h: u64,
+        same: impl Fn(&[u32]) -> bool,
+        write: impl FnOnce(&mut Vec<u32>),
+    ) -> (u32, bool) {
         if self.generation == 0 {
             self.generation = 1;
         }
@@ -92,14 +110,15 @@ impl SeenSet {
             let (g, e) = self.table[i];
             if g != self.generation {
                 let idx = self.entries.len() as u32;
+                let start = self.keys.len();
+                write(&mut self.keys);
                 self.entries
-                    .push((h, self.keys.len() as u32, key.len() as u32));
-                self.keys.extend_from_slice(key);
+                    .push((h, start as u32, (self.keys.len() - start) as u32));
                 self.table[i] = (self.generation, idx);
                 return (idx, true);
             }
             let (eh, start, len) = self.entries[e as usize];
-            if eh == h && self.keys[start as usize..(start + len) as usize] == *key {
+            if eh == h && same(&self.keys[start as usize..(start + len) as usize]) {
                 return (e, false);
             }
             i = (i + 1) & mask;
@@ -107,6 +126,7 @@ impl SeenSet {
     }
 
     /// The key of index `id` (from [`SeenSet::intern`] since the last clear).
+    #[cfg(test)]
     pub fn get(&self, id: u32) -> &[u32] {
         let (_, start, len) = self.entries[id as usize];
         &self.keys[start as usize..(start + len) as usize]
@@ -123,6 +143,79 @@ impl SeenSet {
                 i = (i + 1) & mask;
             }
             self.table[i] = (self.generation, idx as u32);
+        }
+    }
+}
+
+/// A set of keys of `N` words stored in the table itself, each numbered in order of first
+/// insertion, with O(1) clearing: the visited-state keys of a search (node, tags, values, each
+/// as one number) and the numbering of tag sequences, where [`SeenSet`]'s arena would cost more
+/// than the keys.
+#[derive(Clone, Debug)]
+pub(crate) struct KeyTable<const N: usize> {
+    /// Per slot: generation, index, key.
+    table: Vec<(u32, u32, [u32; N])>,
+    len: u32,
+    generation: u32,
+}
+
+impl<const N: usize> Default for KeyTable<N> {
+    fn default() -> Self {
+        KeyTable {
+            table: Vec::new(),
+            len: 0,
+            generation: 1,
+        }
+    }
+}
+
+impl<const N: usize> KeyTable<N> {
+    /// Forgets every key.
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            self.table.iter_mut().for_each(|s| s.0 = 0);
+            self.generation = 1;
+        }
+    }
+
+    /// The index of `key` (0, 1, … in order of first insertion since the last clear), and
+    /// whether it was new.
+    #[inline]
+    pub fn intern(&mut self, key: [u32; N]) -> (u32, bool) {
+        if (self.len as usize + 1) * 2 > self.table.len() {
+            self.grow();
+        }
+        let mask = self.table.len() - 1;
+        let mut i = hash_words(&key) as usize & mask;
+        loop {
+            let (g, idx, k) = &self.table[i];
+            if *g != self.generation {
+                let idx = self.len;
+                self.table[i] = (self.generation, idx, key);
+                self.len += 1;
+                return (idx, true);
+            }
+            if *k == key {
+                return (*idx, false);
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let cap = (self.table.len() * 2).max(64);
+        let old = std::mem::replace(&mut self.table, vec![(0, 0, [0; N]); cap]);
+        let mask = cap - 1;
+        for (g, idx, k) in old {
+            if g == self.generation {
+                let mut i = hash_words(&k) as usize & mask;
+                while self.table[i].0 == self.generation {
+                    i = (i + 1) & mask;
+                }
+                self.table[i] = (g, idx, k);
+            }
         }
     }
 }
@@ -175,5 +268,20 @@ mod tests {
         s.clear();
         assert_eq!(s.intern(&[299, 7, 299]), (0, true));
         assert_eq!(s.get(0), &[299, 7, 299]);
+    }
+
+    #[test]
+    fn key_table_numbers_keys_and_clear_forgets_them() {
+        let mut t = KeyTable::<3>::default();
+        for i in 0..1000u32 {
+            assert_eq!(t.intern([i, i / 7, 3]), (i, true));
+        }
+        for i in (0..1000u32).rev() {
+            assert_eq!(t.intern([i, i / 7, 3]), (i, false));
+        }
+        t.clear();
+        assert_eq!(t.intern([999, 142, 3]), (0, true));
+        assert_eq!(t.intern([0, 0, 3]), (1, true));
+        assert_eq!(t.intern([999, 142, 3]), (0, false));
     }
 }

@@ -1,0 +1,1708 @@
+//! The C++ of one game: state accessors, one function per node and search kind, the API.
+//!
+//! **Move search** (rg.md §12.5). The interpreter expands a state by scanning its node's edges
+//! in edge-list order, pushing finished moves (assignments to `player`) on a result stack and
+//! every other successor on a pending stack; results are output before the next pending state
+//! is expanded, both last in, first out. A recursive search produces the same order when each
+//! node function first emits its finished moves in reverse edge order, then continues into the
+//! other successors in reverse edge order (any-assignments in reverse member order), checking the
+//! visited set on entry — which is when the interpreter pops. Every condition of a node only
+//! reads the state the node was entered with, which the search restores after each successor
+//! (assignments are undone in place), so evaluating it late gives the same answer. At a node with
+//! a covering `@disjoint` only the first edge, in edge-list order, whose action succeeds is
+//! taken; with `@disjointExhaustive` the last edge's condition is not even tested.
+//!
+//! **Reachability checks** (rg.md §12.8) are searches of their own (a fresh visited set, tags
+//! collected from the check on) that return at the first arrival at the target; the order does
+//! not change their answer, so edges are tried in edge-list order. Functions exist only for
+//! nodes from which the target can be reached: an edge into any other node is skipped, except at
+//! a disjoint node, where it still ends the scan. Within one expansion each `(a, b)` pair is
+//! evaluated at most once, as in the interpreter, and every check is guarded against being
+//! entered again while it runs (the interpreter's error for a check that needs itself).
+
+use crate::error::CompileError;
+use crate::expr::{ExprGen, Operand, Src};
+use crate::layout::{Layout, RtVal, Shape};
+use crate::search::{SearchPlan, Visit, assigns_player};
+use crate::visits::{Check, Collide, KindChecks, Visits};
+use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Span, Symbol};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+
+/// How the continuation after an edge is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// A move search: continue with `M<t>(c);`.
+    Moves,
+    /// A reachability search towards `b`: `r = R<b>_<t>(c);`, leaving loops when it holds.
+    Reach(NodeId),
+    /// Applying a move given by its tags: a move search that follows only walks whose tags are
+    /// a prefix of the move's and stops, leaving the state as the move's, at the first one.
+    Apply,
+}
+
+pub(crate) struct Gen<'a> {
+    game: &'a Game,
+    layout: &'a Layout,
+    plan: &'a SearchPlan,
+    visits: &'a Visits,
+    ex: ExprGen<'a>,
+    /// Distinct `(a, b)` pairs of checks with `a != b`, numbered.
+    pairs: BTreeMap<(NodeId, NodeId), usize>,
+    /// Check edges, numbered (for the recursion guard).
+    check_edges: BTreeMap<EdgeId, usize>,
+    /// Static arrays the functions refer to.
+    statics: String,
+    n_statics: usize,
+    /// Static arrays already written, by content.
+    static_ids: HashMap<String, String>,
+    dynamic_visibility: bool,
+    /// Check targets whose searches can nest.
+    self_nesting: std::collections::BTreeSet<NodeId>,
+}
+
+/// `x` as a C++ string literal.
+pub(crate) fn c_string(x: &str) -> String {
+    let mut s = String::with_capacity(x.len() + 2);
+    s.push('"');
+    for ch in x.chars() {
+        match ch {
+            '"' => s.push_str("\\\""),
+            '\\' => s.push_str("\\\\"),
+            '\n' => s.push_str("\\n"),
+            c if (c as u32) < 0x20 || c == '?' => {
+                let _ = write!(s, "\\{:03o}", c as u32);
+            }
+            c if c.is_ascii() => s.push(c),
+            c => {
+                let mut buf = [0u8; 4];
+                for b in c.encode_utf8(&mut buf).bytes() {
+                    let _ = write!(s, "\\{b:03o}");
+                }
+            }
+        }
+    }
+    s.push('"');
+    s
+}
+
+/// A C++ comment-safe rendering of a name.
+fn comment(x: &str) -> String {
+    x.replace("*/", "* /").replace('\n', " ")
+}
+
+fn int_type(width: u32) -> &'static str {
+    match width {
+        0..=8 => "uint8_t",
+        9..=16 => "uint16_t",
+        _ => "uint32_t",
+    }
+}
+
+impl<'a> Gen<'a> {
+    pub fn new(
+        game: &'a Game,
+        layout: &'a Layout,
+        plan: &'a SearchPlan,
+        visits: &'a Visits,
+    ) -> Self {
+        let mut pairs = BTreeMap::new();
+        let mut check_edges = BTreeMap::new();
+        let mut edges: Vec<_> = game.edges().collect();
+        edges.sort_by_key(|(id, _)| *id);
+        for (id, e) in &edges {
+            if let Label::Reach { from, to, .. } = e.label
+                && from != to
+            {
+                let n = pairs.len();
+                pairs.entry((from, to)).or_insert(n);
+                let n = check_edges.len();
+                check_edges.insert(*id, n);
+            }
+        }
+        let dynamic_visibility = layout.visible.is_some_and(|v| {
+            let name = layout.vars[v].name;
+            edges.iter().any(|(_, e)| match e.label {
+                Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } => {
+                    game.expr_root(lhs) == name
+                }
+                _ => false,
+            })
+        });
+        Gen {
+            game,
+            layout,
+            plan,
+            visits,
+            ex: ExprGen {
+                game,
+                layout,
+                binders: HashMap::new(),
+                sl_used: Default::default(),
+            },
+            pairs,
+            check_edges,
+            statics: String::new(),
+            n_statics: 0,
+            static_ids: HashMap::new(),
+            dynamic_visibility,
+            self_nesting: plan.self_nesting_targets(game),
+        }
+    }
+
+    /// A static array with these contents (deduplicated); returns its name.
+    fn static_array(&mut self, ty: &str, items: &[String]) -> String {
+        let body = items.join(", ");
+        let key = format!("{ty}|{body}");
+        if let Some(name) = self.static_ids.get(&key) {
+            return name.clone();
+        }
+        let name = format!("T{}", self.n_statics);
+        self.n_statics += 1;
+        let _ = writeln!(
+            self.statics,
+            "static const {ty} {name}[{}] = {{{body}}};",
+            items.len().max(1)
+        );
+        self.static_ids.insert(key, name.clone());
+        name
+    }
+
+    fn span(&self, e: EdgeId) -> Option<Span> {
+        self.game.edge(e).spans.whole
+    }
+
+    fn edge_text(&self, e: EdgeId) -> String {
+        let d = self.game.edge(e);
+        format!(
+            "{}, {}: {}",
+            self.game.node_name(d.from),
+            self.game.node_name(d.to),
+            rg_core::print::print_label(self.game, &d.label)
+        )
+    }
+
+    // ----- conditions ------------------------------------------------------------------
+
+    /// The condition of an edge (`None`: always taken), with the reach pairs it evaluates.
+    fn condition(&self, e: EdgeId, st: &str) -> Result<Option<String>, CompileError> {
+        let span = self.span(e);
+        match self.game.edge(e).label {
+            Label::Compare { lhs, rhs, negated } => {
+                let eq = self.equality(lhs, rhs, st, span)?;
+                Ok(Some(if negated { format!("!({eq})") } else { eq }))
+            }
+            Label::Reach { from, to, negated } => {
+                if from == to {
+                    return Ok(Some(if negated { "false" } else { "true" }.into()));
+                }
+                let k = self.pairs[&(from, to)];
+                let r = format!(
+                    "(rc{k} < 0 ? (rc{k} = E{}(c)) : rc{k})",
+                    self.check_edges[&e]
+                );
+                Ok(Some(if negated { format!("!{r}") } else { r }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `lhs == rhs` as C++.
+    fn equality(
+        &self,
+        lhs: rg_core::ExprId,
+        rhs: rg_core::ExprId,
+        st: &str,
+        span: Option<Span>,
+    ) -> Result<String, CompileError> {
+        let l = self.ex.operand(lhs, st, span)?;
+        let r = self.ex.operand(rhs, st, span)?;
+        Ok(match (l, r) {
+            (Operand::Lit(a), Operand::Lit(b)) => (if a == b { "true" } else { "false" }).into(),
+            (Operand::Lit(a), Operand::Scalar { code, class })
+            | (Operand::Scalar { code, class }, Operand::Lit(a)) => {
+                format!("{code} == {}u", self.ex.literal(a, class, span)?)
+            }
+            (Operand::Scalar { code: a, .. }, Operand::Scalar { code: b, .. }) => {
+                format!("{a} == {b}")
+            }
+            (
+                Operand::Elems {
+                    src: sa,
+                    index: ia,
+                    shape,
+                    depth: da,
+                },
+                Operand::Elems {
+                    src: sb,
+                    index: ib,
+                    depth: db,
+                    ..
+                },
+            ) => {
+                let (Some(x), Some(y)) = (self.ex.default_at(sa, da), self.ex.default_at(sb, db))
+                else {
+                    return Err(CompileError::at(
+                        "a comparison of maps whose defaults differ between their entries",
+                        span,
+                    ));
+                };
+                if x != y {
+                    "false".into()
+                } else {
+                    let n = shape.elements(&self.layout.classes);
+                    format!(
+                        "[&] {{ for (uint32_t j_ = 0; j_ < {n}u; ++j_) if ({} != {}) return false; return true; }}()",
+                        self.ex.read(sa, &format!("({ia}) + j_"), st),
+                        self.ex.read(sb, &format!("({ib}) + j_"), st)
+                    )
+                }
+            }
+            // A symbol never equals a map.
+            _ => "false".into(),
+        })
+    }
+
+    // ----- actions ---------------------------------------------------------------------
+
+    /// Writes the statements of edge `e`'s action around the continuation `cont` (which sets
+    /// `r` in reach mode). `reverse` orders any-assignment members last to first.
+    fn action(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        cont: &str,
+        mode: Mode,
+        reverse: bool,
+    ) -> Result<(), CompileError> {
+        let span = self.span(e);
+        let label = self.game.edge(e).label;
+        let early = if matches!(mode, Mode::Reach(_)) {
+            "if (r) break; "
+        } else {
+            ""
+        };
+        match label {
+            Label::Skip | Label::Compare { .. } | Label::Reach { .. } => {
+                let _ = writeln!(out, "{ind}{cont}");
+            }
+            Label::Tag(_) | Label::TagVar(_) => {
+                let value = match label {
+                    Label::Tag(s) => format!("{}u", s.0),
+                    Label::TagVar(v) => {
+                        let var = self.layout.var_by_name[&v];
+                        let class = self.layout.vars[var].shape.leaf();
+                        let table = self.class_table(class);
+                        format!("{table}[G{var}(c.s, 0)]")
+                    }
+                    _ => unreachable!("a tag"),
+                };
+                let vis = self.vis_code();
+                let visits = self.visits;
+                let checks = match mode {
+                    Mode::Reach(b) => &visits.reach[&b],
+                    Mode::Moves | Mode::Apply => &visits.moves,
+                };
+                let mut alts: Vec<String> = Vec::new();
+                if checks.inherit.contains(&e) {
+                    alts.push("c.nondet".into());
+                }
+                match checks.collide.get(&e).unwrap_or(&Collide::Never) {
+                    Collide::Never => {}
+                    Collide::Always => alts = vec!["true".into()],
+                    Collide::Some { syms, dynamic } => {
+                        alts.extend(syms.iter().map(|s| format!("tv_ == {}u", s.0)));
+                        for &(de, class) in dynamic {
+                            let Label::Assign { rhs, .. } = self.game.edge(de).label else {
+                                continue;
+                            };
+                            let code = self.ex.scalar_in(rhs, class, "c.s", span)?;
+                            let table = self.class_table(class);
+                            alts.push(format!("tv_ == {table}[{code}]"));
+                        }
+                    }
+                }
+                let shared = if alts.is_empty() {
+                    "false".to_string()
+                } else {
+                    alts.join(" || ")
+                };
+                if mode == Mode::Apply {
+                    let _ = writeln!(
+                        out,
+                        "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "{ind}{{ const uint32_t tv_ = {value}; const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
+                    );
+                }
+            }
+            Label::Assign { lhs, rhs } => {
+                let loc = self.ex.location(lhs, "c.s", span)?;
+                let v = loc.var;
+                let _ = writeln!(out, "{ind}{{");
+                let i2 = format!("{ind}  ");
+                let idx = self.index_decl(out, &i2, &loc.index, "i_");
+                self.domain_checks(out, &i2, e, v, &loc.checks);
+                match &loc.shape {
+                    Shape::Scalar(class) => {
+                        let val = self.scalar_value(rhs, *class, span)?;
+                        let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
+                        let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                        let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, v_);");
+                        let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
+                        if let Some(t) = &trail {
+                            let _ = writeln!(out, "{i2}{t}");
+                        }
+                        let _ = writeln!(out, "{i2}{cont}");
+                        if trail.is_some() {
+                            let _ = writeln!(out, "{i2}pop_trail(c, 1);");
+                        }
+                        let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
+                    }
+                    shape => {
+                        let n = shape.elements(&self.layout.classes);
+                        let Operand::Elems {
+                            src,
+                            index: sidx,
+                            depth: sdepth,
+                            ..
+                        } = self.ex.operand(rhs, "c.s", span)?
+                        else {
+                            return Err(CompileError::at(
+                                "the assigned value has another shape than its location",
+                                span,
+                            ));
+                        };
+                        let target_default = self.ex.default_at(Src::Var(v), loc.depth);
+                        let source_default = self.ex.default_at(src, sdepth);
+                        if target_default.is_none() || target_default != source_default {
+                            return Err(CompileError::at(
+                                "a whole map is stored where the maps have another default value",
+                                span,
+                            )
+                            .with_help(
+                                "the compiled model keeps every map's default fixed; the \
+                                 interpreter runs this game",
+                            ));
+                        }
+                        let sread = self.ex.read(src, &format!("({sidx}) + j_"), "c.s");
+                        let _ = writeln!(out, "{i2}std::vector<uint32_t> o_({n}u), n_({n}u);");
+                        let _ = writeln!(
+                            out,
+                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {{ o_[j_] = G{v}(c.s, {idx} + j_); n_[j_] = {sread}; }}"
+                        );
+                        let _ = writeln!(
+                            out,
+                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, n_[j_]);"
+                        );
+                        let trail = self
+                            .trail_entry(v, &format!("{idx} + j_"))
+                            .filter(|_| mode == Mode::Moves);
+                        if let Some(t) = &trail {
+                            let _ = writeln!(out, "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {t}");
+                        }
+                        let _ = writeln!(out, "{i2}{cont}");
+                        if trail.is_some() {
+                            let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
+                        }
+                        let _ = writeln!(
+                            out,
+                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, o_[j_]);"
+                        );
+                    }
+                }
+                let _ = writeln!(out, "{ind}}}");
+            }
+            Label::AssignAny { lhs, ty } => {
+                let loc = self.ex.location(lhs, "c.s", span)?;
+                let v = loc.var;
+                let Shape::Scalar(class) = loc.shape else {
+                    return Err(CompileError::at("`T(*)` assigned to a map location", span));
+                };
+                let members = self.members(ty, class, span)?;
+                let _ = writeln!(out, "{ind}{{");
+                let i2 = format!("{ind}  ");
+                let idx = self.index_decl(out, &i2, &loc.index, "i_");
+                self.domain_checks(out, &i2, e, v, &loc.checks);
+                let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
+                if let Some(t) = &trail {
+                    let _ = writeln!(out, "{i2}{t}");
+                }
+                let lp = self.member_loop(&members, reverse);
+                let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                if trail.is_some() {
+                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
+                }
+                let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
+                let _ = writeln!(out, "{ind}}}");
+            }
+        }
+        Ok(())
+    }
+
+    /// The trail entry of element `idx` of variable `v` (its bit position and width), pushed
+    /// while a move search walks through an assignment so that a finished move records what
+    /// its walk changed; `None` for a variable that takes no bits.
+    fn trail_entry(&self, v: usize, idx: &str) -> Option<String> {
+        let f = &self.layout.vars[v];
+        if f.width == 0 {
+            return None;
+        }
+        let bit = if idx == "0" || idx == "0u" {
+            format!("{}u", f.bit)
+        } else {
+            format!("{}u + uint32_t({idx}) * {}u", f.bit, f.width)
+        };
+        Some(format!("trail_push(c, {bit}, {}u);", f.width))
+    }
+
+    /// The class-local numbers of the members of set type `ty`, in order (duplicates kept, as
+    /// the interpreter pushes one successor per listed member).
+    fn members(
+        &self,
+        ty: rg_core::TypeId,
+        class: usize,
+        span: Option<Span>,
+    ) -> Result<Vec<u32>, CompileError> {
+        let env = rg_core::typeck::TypeEnv::new(self.game);
+        let Ok(rg_core::typeck::Resolved::Set(ms)) = env.resolve(ty) else {
+            return Err(CompileError::at("`T(*)` needs a set type", span));
+        };
+        ms.as_slice()
+            .iter()
+            .map(|&m| self.ex.literal(m, class, span))
+            .collect()
+    }
+
+    /// A `for` header binding `m_` to each member in order (or reversed).
+    fn member_loop(&mut self, members: &[u32], reverse: bool) -> String {
+        let contiguous = members.windows(2).all(|w| w[1] == w[0] + 1);
+        if contiguous && !members.is_empty() {
+            let (lo, hi) = (members[0], members[members.len() - 1]);
+            return if reverse {
+                format!("for (uint32_t m_ = {hi}u + 1; m_-- > {lo}u;)")
+            } else {
+                format!("for (uint32_t m_ = {lo}u; m_ <= {hi}u; ++m_)")
+            };
+        }
+        let mut items: Vec<String> = members.iter().map(|m| format!("{m}u")).collect();
+        if reverse {
+            items.reverse();
+        }
+        let n = items.len();
+        let arr = self.static_array("uint32_t", &items);
+        format!("for (uint32_t k_ = 0, m_; k_ < {n}u && ((m_ = {arr}[k_]), true); ++k_)")
+    }
+
+    /// Declares `name` for a non-trivial index; returns the code to use for it.
+    fn index_decl(&self, out: &mut String, ind: &str, index: &str, name: &str) -> String {
+        if index.chars().all(|c| c.is_ascii_digit() || c == 'u') {
+            return index.to_string();
+        }
+        let _ = writeln!(out, "{ind}const uint32_t {name} = {index};");
+        name.to_string()
+    }
+
+    fn domain_checks(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        var: usize,
+        checks: &[(usize, String)],
+    ) {
+        for (level, key) in checks {
+            let Some(Some(mask)) = self.layout.vars[var].domains.get(*level) else {
+                continue;
+            };
+            let items: Vec<String> = mask.iter().map(|&b| u8::from(b).to_string()).collect();
+            let arr = self.static_array("uint8_t", &items);
+            let msg = c_string(&format!(
+                "edge `{}` stores into a map at a key outside its domain",
+                self.edge_text(e)
+            ));
+            let _ = writeln!(out, "{ind}if (!{arr}[{key}]) fail({msg});");
+        }
+    }
+
+    /// A scalar right-hand side of class `class`.
+    fn scalar_value(
+        &self,
+        rhs: rg_core::ExprId,
+        class: usize,
+        span: Option<Span>,
+    ) -> Result<String, CompileError> {
+        self.ex.scalar_in(rhs, class, "c.s", span)
+    }
+
+    fn vis_code(&self) -> &'static str {
+        if self.dynamic_visibility {
+            "vis_mask(c.s)"
+        } else {
+            "0"
+        }
+    }
+
+    /// The static table of class `class`: local number → symbol id.
+    fn class_table(&mut self, class: usize) -> String {
+        let items: Vec<String> = self.layout.classes[class]
+            .members
+            .iter()
+            .map(|s| format!("{}u", s.0))
+            .collect();
+        self.static_array("uint32_t", &items)
+    }
+
+    // ----- visited-state checks ----------------------------------------------------------
+
+    /// Byte ranges (start, length) covering these variables, merged.
+    fn byte_ranges(&self, vars: impl Iterator<Item = usize>) -> Vec<(u64, u64)> {
+        let mut ranges: Vec<(u64, u64)> = vars
+            .map(|i| self.layout.vars[i].byte_range())
+            .filter(|r| r.1 > 0)
+            .collect();
+        ranges.sort_unstable();
+        ranges.dedup();
+        let mut merged: Vec<(u64, u64)> = Vec::new();
+        for (s, l) in ranges {
+            if let Some(last) = merged.last_mut()
+                && s <= last.0 + last.1
+            {
+                last.1 = last.1.max(s + l - last.0);
+                continue;
+            }
+            merged.push((s, l));
+        }
+        merged
+    }
+
+    fn ranges_array(&mut self, merged: &[(u64, u64)]) -> String {
+        let items: Vec<String> = merged
+            .iter()
+            .flat_map(|&(s, l)| [format!("{s}u"), format!("{l}u")])
+            .collect();
+        self.static_array("uint32_t", &items)
+    }
+
+    /// The visited-state check at the top of a node function (`on_seen` leaves the function):
+    /// the determined-scope check, and the interpreter's where the scope may be shared.
+    fn visit_code(
+        &mut self,
+        n: NodeId,
+        checks: &KindChecks,
+        on_seen: &str,
+        nested: bool,
+    ) -> String {
+        let det = &checks.det[n.index()];
+        if !checks.nondet[n.index()] || *det == Check::Full {
+            return self.det_code(n, det, on_seen, nested);
+        }
+        let full = self.det_code(n, &Check::Full, on_seen, nested);
+        let full = full.trim().trim_start_matches("if (");
+        if *det == Check::None {
+            return format!("  if (c.nondet && {full}\n");
+        }
+        let inner = self.det_code(n, det, on_seen, nested);
+        format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
+    }
+
+    /// `nested`: the node belongs to searches that can run inside one another, whose marks
+    /// are kept per nesting level.
+    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str, nested: bool) -> String {
+        let stamps = if nested {
+            "level_stamps(c)"
+        } else {
+            "c.stamps.data()"
+        };
+        let q = n.index();
+        match check {
+            Check::None => String::new(),
+            Check::Stamp { vars, radix, base } => {
+                let mut idx = format!("{base}u");
+                for (v, r) in vars.iter().zip(radix) {
+                    let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                }
+                format!(
+                    "  {{ uint64_t& st_ = {stamps}[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                )
+            }
+            Check::Loop { vars, base } => {
+                let merged = self.byte_ranges(vars.iter().copied());
+                let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                let arr = self.ranges_array(&merged);
+                format!(
+                    "  if (!loop_check(c, &{stamps}[{base}u], {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                    merged.len(),
+                    bytes.div_ceil(8)
+                )
+            }
+            Check::Scoped { vars } => {
+                let merged = self.byte_ranges(vars.iter().copied());
+                let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                let arr = self.ranges_array(&merged);
+                format!(
+                    "  if (!visit_scoped(c, {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                    merged.len(),
+                    bytes.div_ceil(8)
+                )
+            }
+            Check::Full => match self.plan.visit[q].clone() {
+                Visit::None | Visit::Full => {
+                    format!("  if (!visit(c, {q}u, c.s.b, ORDINARY_WORDS)) {on_seen}\n")
+                }
+                Visit::Vars(vars) => {
+                    let idx: Vec<usize> = vars
+                        .iter()
+                        .filter_map(|v| self.layout.var_by_name.get(v).copied())
+                        .collect();
+                    let merged = self.byte_ranges(idx.into_iter());
+                    let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                    if merged.is_empty() {
+                        return format!("  if (!visit(c, {q}u, nullptr, 0)) {on_seen}\n");
+                    }
+                    if merged.len() == 1 && merged[0].0 % 8 == 0 && merged[0].1 % 8 == 0 {
+                        return format!(
+                            "  if (!visit(c, {q}u, c.s.b + {}, {}u)) {on_seen}\n",
+                            merged[0].0,
+                            merged[0].1 / 8
+                        );
+                    }
+                    let arr = self.ranges_array(&merged);
+                    format!(
+                        "  if (!visit_ranges(c, {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                        merged.len(),
+                        bytes.div_ceil(8)
+                    )
+                }
+            },
+        }
+    }
+
+    /// Declarations of the per-expansion reach results of node `n`.
+    fn reach_cache(&self, n: NodeId) -> String {
+        let mut ks: Vec<usize> = Vec::new();
+        for &e in &self.plan.out[n.index()] {
+            if let Label::Reach { from, to, .. } = self.game.edge(e).label
+                && from != to
+            {
+                ks.push(self.pairs[&(from, to)]);
+            }
+        }
+        ks.sort_unstable();
+        ks.dedup();
+        ks.iter().map(|k| format!("  int rc{k} = -1;\n")).collect()
+    }
+
+    // ----- node functions --------------------------------------------------------------
+
+    /// The `@simpleApply` shortcuts of node `n` in apply mode. They are taken only when the
+    /// move is known to be legal (`apply` of a listed move) and is the first listed with its
+    /// tags (`goal_skip` 0): then the pragma's promise, which the interpreter does not use,
+    /// gives its state without a search. A pattern whose assignments store whole maps is left
+    /// to the search.
+    fn simple_applies(&mut self, n: NodeId) -> Result<String, CompileError> {
+        if self.plan.ignore_pragmas {
+            return Ok(String::new());
+        }
+        let pragmas: Vec<_> = self
+            .game
+            .pragmas
+            .iter()
+            .filter_map(|p| match &p.kind {
+                rg_core::PragmaKind::SimpleApply {
+                    from,
+                    to,
+                    tags,
+                    assignments,
+                    exhaustive,
+                } if *from == n => Some((*to, tags.clone(), assignments.clone(), *exhaustive)),
+                _ => None,
+            })
+            .collect();
+        if pragmas.is_empty() {
+            return Ok(String::new());
+        }
+        // Only patterns whose binders all set a variable are used: a binder that no
+        // assignment uses stands for a `$$ v` whose value the pattern does not check, and
+        // another walk from the node may emit a symbol of that type next. And only when no
+        // two patterns of the node can match one tag sequence.
+        let binds_all =
+            |tags: &[rg_core::PragmaTag], assignments: &[(rg_core::ExprId, rg_core::ExprId)]| {
+                tags.iter().all(|t| match t {
+                rg_core::PragmaTag::Symbol(_) => true,
+                rg_core::PragmaTag::Variable(b, _) => assignments.iter().any(|&(_, r)| {
+                    matches!(self.game.expr(self.game.strip_casts(r)), rg_core::ExprData::Ref(x) if x == *b)
+                }),
+            })
+            };
+        let overlap = |a: &[rg_core::PragmaTag], b: &[rg_core::PragmaTag]| {
+            a.len() == b.len()
+                && a.iter().zip(b).all(|(x, y)| match (x, y) {
+                    (rg_core::PragmaTag::Symbol(p), rg_core::PragmaTag::Symbol(q)) => p == q,
+                    _ => true,
+                })
+        };
+        for (i, p) in pragmas.iter().enumerate() {
+            if !binds_all(&p.1, &p.2) || pragmas[i + 1..].iter().any(|q| overlap(&p.1, &q.1)) {
+                return Ok(String::new());
+            }
+        }
+        let wk = *self.game.well_known();
+        let mut out = String::from("  if (c.trusted && c.goal_skip == 0) {\n");
+        let mut all_exhaustive = true;
+        for (to, tags, assignments, exhaustive) in pragmas {
+            let k = tags.len();
+            let mut conds = vec![format!("c.goal_n - c.ntags >= {k}u")];
+            let mut binders = HashMap::new();
+            for (i, t) in tags.iter().enumerate() {
+                match t {
+                    rg_core::PragmaTag::Symbol(s) => {
+                        conds.push(format!("c.goal[c.ntags + {i}u] == {}u", s.0));
+                    }
+                    rg_core::PragmaTag::Variable(b, ty) => {
+                        let env = rg_core::typeck::TypeEnv::new(self.game);
+                        let Ok(Some(ms)) = env.values(*ty) else {
+                            return Ok(String::new());
+                        };
+                        let mut mask = vec!["0".to_string(); self.game.symbols().len()];
+                        for m in ms.as_slice() {
+                            mask[m.index()] = "1".into();
+                        }
+                        let arr = self.static_array("uint8_t", &mask);
+                        conds.push(format!("{arr}[c.goal[c.ntags + {i}u]]"));
+                        binders.insert(*b, format!("c.goal[n0_ + {i}u]"));
+                    }
+                }
+            }
+            // The assignments, in order, with the binders bound.
+            let ex = ExprGen {
+                game: self.game,
+                layout: self.layout,
+                binders,
+                sl_used: Default::default(),
+            };
+            let mut body = String::new();
+            let mut ends = false;
+            let mut ok = true;
+            for (lhs, rhs) in &assignments {
+                let Ok(loc) = ex.location(*lhs, "c.s", None) else {
+                    ok = false;
+                    break;
+                };
+                let Shape::Scalar(class) = loc.shape else {
+                    ok = false;
+                    break;
+                };
+                let Ok(val) = ex.scalar_in(*rhs, class, "c.s", None) else {
+                    ok = false;
+                    break;
+                };
+                let v = loc.var;
+                if self.layout.vars[v].name == wk.player && loc.depth == 0 {
+                    ends = true;
+                }
+                let _ = writeln!(
+                    body,
+                    "      {{ const uint32_t i_ = {}; const uint32_t v_ = {val}; S{v}(c.s, i_, v_); }}",
+                    loc.index
+                );
+            }
+            if !ok {
+                all_exhaustive = false;
+                continue;
+            }
+            for c in ex.sl_used.borrow().iter() {
+                self.ex.sl_used.borrow_mut().insert(*c);
+            }
+            if ends {
+                conds[0] = format!("c.goal_n - c.ntags == {k}u");
+            }
+            all_exhaustive &= exhaustive;
+            let _ = writeln!(out, "    if ({}) {{", conds.join(" && "));
+            out.push_str("      const uint32_t n0_ = c.ntags;\n");
+            if !exhaustive && !ends {
+                out.push_str(
+                    "      const State sv_ = c.s;\n      const uint64_t ep_ = c.epoch;\n      const bool nd_ = c.nondet;\n",
+                );
+            }
+            out.push_str(&body);
+            for i in 0..k {
+                let _ = writeln!(out, "      push_tag(c, c.goal[n0_ + {i}u], 0, true);");
+            }
+            if ends {
+                let _ = writeln!(out, "      c.s.node = {}u;\n      return true;", to.index());
+            } else if exhaustive {
+                let _ = writeln!(out, "      return A{}(c);", to.index());
+            } else {
+                let _ = writeln!(
+                    out,
+                    "      if (A{}(c)) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
+                    to.index()
+                );
+            }
+            out.push_str("    }\n");
+        }
+        if all_exhaustive {
+            out.push_str("    return false;\n");
+        }
+        out.push_str("  }\n");
+        Ok(out)
+    }
+
+    /// The move-search function of node `n` (`M<n>`), or its apply-mode twin (`A<n>`).
+    fn moves_fn(&mut self, n: NodeId, mode: Mode) -> Result<String, CompileError> {
+        let apply = mode == Mode::Apply;
+        let (prefix, ret, on_seen) = if apply {
+            ("A", "bool", "return false;")
+        } else {
+            ("M", "void", "return;")
+        };
+        let cont_of = |t: NodeId| {
+            if apply {
+                format!("if (A{}(c)) return true;", t.index())
+            } else {
+                format!("M{}(c);", t.index())
+            }
+        };
+        let mut f = String::new();
+        let _ = writeln!(
+            f,
+            "static {ret} {prefix}{}(Cache& c) {{  // {}",
+            n.index(),
+            comment(self.game.node_name(n))
+        );
+        let visits = self.visits;
+        f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
+        if apply {
+            f.push_str(&self.simple_applies(n)?);
+        }
+        f.push_str(&self.reach_cache(n));
+        let edges = self.plan.out[n.index()].clone();
+        let finishing = |g: &Gen<'_>, e: EdgeId| assigns_player(g.game, &g.game.edge(e).label);
+        if let Some(exhaustive) = self.plan.disjoint[n.index()] {
+            let mut first = true;
+            for (i, &e) in edges.iter().enumerate() {
+                let last = i + 1 == edges.len();
+                let mut cond = self.condition(e, "c.s")?;
+                if exhaustive && last && !first {
+                    cond = None;
+                }
+                let head = match (&cond, first) {
+                    (Some(c), true) => format!("  if ({c}) {{\n"),
+                    (Some(c), false) => format!("  else if ({c}) {{\n"),
+                    (None, true) => "  {\n".to_string(),
+                    (None, false) => "  else {\n".to_string(),
+                };
+                f.push_str(&head);
+                if finishing(self, e) {
+                    self.finish(&mut f, "    ", e, mode)?;
+                } else {
+                    let cont = cont_of(self.game.edge(e).to);
+                    self.action(&mut f, "    ", e, &cont, mode, true)?;
+                }
+                f.push_str("  }\n");
+                first = false;
+                if cond.is_none() {
+                    break;
+                }
+            }
+        } else {
+            for &e in edges.iter().rev() {
+                if finishing(self, e) {
+                    self.finish(&mut f, "  ", e, mode)?;
+                }
+            }
+            for &e in edges.iter().rev() {
+                if finishing(self, e) {
+                    continue;
+                }
+                let cont = cont_of(self.game.edge(e).to);
+                match self.condition(e, "c.s")? {
+                    Some(cond) => {
+                        let _ = writeln!(f, "  if ({cond}) {{");
+                        self.action(&mut f, "    ", e, &cont, mode, true)?;
+                        f.push_str("  }\n");
+                    }
+                    None => self.action(&mut f, "  ", e, &cont, mode, true)?,
+                }
+            }
+        }
+        if apply {
+            f.push_str("  return false;\n");
+        }
+        f.push_str("}\n\n");
+        Ok(f)
+    }
+
+    /// A finished move: copy the walk's state and apply the assignment to `player` to the
+    /// copy; in apply mode, when every tag of the move matched, apply it to the state itself and
+    /// stop (the first such move in output order is the one applied).
+    fn finish(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        mode: Mode,
+    ) -> Result<(), CompileError> {
+        let d = self.game.edge(e);
+        let span = d.spans.whole;
+        let t = d.to.index();
+        let p = self.layout.player;
+        let class = self.layout.vars[p].shape.leaf();
+        let apply = mode == Mode::Apply;
+        match d.label {
+            Label::Assign { rhs, .. } => {
+                let val = self.scalar_value(rhs, class, span)?;
+                if apply {
+                    let _ = writeln!(
+                        out,
+                        "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
+                    );
+                } else {
+                    let _ = writeln!(out, "{ind}emit(c, {t}u, {val});");
+                }
+            }
+            Label::AssignAny { ty, .. } => {
+                let members = self.members(ty, class, span)?;
+                if apply {
+                    // Results come out last member first.
+                    if !members.is_empty() {
+                        let n = members.len();
+                        let items: Vec<String> =
+                            members.iter().rev().map(|m| format!("{m}u")).collect();
+                        let arr = self.static_array("uint32_t", &items);
+                        let _ = writeln!(
+                            out,
+                            "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
+                        );
+                    }
+                } else {
+                    let lp = self.member_loop(&members, true);
+                    let _ = writeln!(out, "{ind}{lp} emit(c, {t}u, m_);");
+                }
+            }
+            _ => unreachable!("only assignments finish a move"),
+        }
+        Ok(())
+    }
+
+    fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
+        let mut f = String::new();
+        let _ = writeln!(
+            f,
+            "static bool R{}_{}(Cache& c) {{  // {} -> {}",
+            b.index(),
+            n.index(),
+            comment(self.game.node_name(n)),
+            comment(self.game.node_name(b))
+        );
+        if n == b {
+            f.push_str("  (void)c;\n  return true;\n}\n\n");
+            return Ok(f);
+        }
+        let visits = self.visits;
+        let nested = self.self_nesting.contains(&b);
+        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;", nested));
+        f.push_str(&self.reach_cache(n));
+        f.push_str("  bool r = false;\n");
+        let edges = self.plan.out[n.index()].clone();
+        let mode = Mode::Reach(b);
+        if let Some(exhaustive) = self.plan.disjoint[n.index()] {
+            let mut first = true;
+            for (i, &e) in edges.iter().enumerate() {
+                let last = i + 1 == edges.len();
+                let mut cond = self.condition(e, "c.s")?;
+                if exhaustive && last && !first {
+                    cond = None;
+                }
+                let head = match (&cond, first) {
+                    (Some(c), true) => format!("  if ({c}) {{\n"),
+                    (Some(c), false) => format!("  else if ({c}) {{\n"),
+                    (None, true) => "  {\n".to_string(),
+                    (None, false) => "  else {\n".to_string(),
+                };
+                f.push_str(&head);
+                let t = self.game.edge(e).to;
+                if self.plan.in_reach(b, t) {
+                    let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                    self.action(&mut f, "    ", e, &cont, mode, false)?;
+                    f.push_str("    return r;\n");
+                } else {
+                    f.push_str("    return false;\n");
+                }
+                f.push_str("  }\n");
+                first = false;
+                if cond.is_none() {
+                    break;
+                }
+            }
+        } else {
+            for &e in &edges {
+                let t = self.game.edge(e).to;
+                if !self.plan.in_reach(b, t) {
+                    continue;
+                }
+                let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                match self.condition(e, "c.s")? {
+                    Some(cond) => {
+                        let _ = writeln!(f, "  if ({cond}) {{");
+                        self.action(&mut f, "    ", e, &cont, mode, false)?;
+                        f.push_str("    if (r) return true;\n  }\n");
+                    }
+                    None => {
+                        self.action(&mut f, "  ", e, &cont, mode, false)?;
+                        f.push_str("  if (r) return true;\n");
+                    }
+                }
+            }
+        }
+        f.push_str("  (void)r;\n  return false;\n}\n\n");
+        Ok(f)
+    }
+
+    // ----- whole files -----------------------------------------------------------------
+
+    /// Accessors of every variable: `G<v>(state, element)` and `S<v>(state, element, value)`.
+    fn accessors(&self) -> String {
+        let mut s = String::new();
+        for (v, f) in self.layout.vars.iter().enumerate() {
+            let name = comment(self.game.name(f.name));
+            let (get, set) = match f.width {
+                0 => (
+                    "(void)s; (void)i; return 0;".to_string(),
+                    "(void)s; (void)i; (void)x;".to_string(),
+                ),
+                1 | 2 | 4 => {
+                    let w = f.width;
+                    let mask = (1u32 << w) - 1;
+                    let bit = f.bit;
+                    (
+                        format!(
+                            "const uint64_t p = {bit}u + uint64_t(i) * {w}u; return (s.b[p >> 3] >> (p & 7)) & {mask}u;"
+                        ),
+                        format!(
+                            "const uint64_t p = {bit}u + uint64_t(i) * {w}u; uint8_t& r = s.b[p >> 3]; r = uint8_t((r & ~({mask}u << (p & 7))) | (x << (p & 7)));"
+                        ),
+                    )
+                }
+                8 => {
+                    let o = f.bit / 8;
+                    (
+                        format!("return s.b[{o}u + i];"),
+                        format!("s.b[{o}u + i] = uint8_t(x);"),
+                    )
+                }
+                16 => {
+                    let o = f.bit / 8;
+                    (
+                        format!("return ld16(s.b + {o}u + 2u * i);"),
+                        format!("st16(s.b + {o}u + 2u * i, x);"),
+                    )
+                }
+                _ => {
+                    let o = f.bit / 8;
+                    (
+                        format!("return ld32(s.b + {o}u + 4u * i);"),
+                        format!("st32(s.b + {o}u + 4u * i, x);"),
+                    )
+                }
+            };
+            let _ = writeln!(
+                s,
+                "// {name}: {} element(s) of {} bit(s) at bit {}",
+                f.count, f.width, f.bit
+            );
+            let _ = writeln!(
+                s,
+                "static inline uint32_t G{v}(const State& s, uint32_t i) {{ {get} }}"
+            );
+            let _ = writeln!(
+                s,
+                "static inline void S{v}(State& s, uint32_t i, uint32_t x) {{ {set} }}"
+            );
+        }
+        s
+    }
+
+    fn constants(&self) -> String {
+        let mut s = String::new();
+        for (k, c) in self.layout.consts.iter().enumerate() {
+            let width = self.layout.classes[c.shape.leaf()].width();
+            let items: Vec<String> = c.elements.iter().map(|x| x.to_string()).collect();
+            let _ = writeln!(s, "// {}", comment(self.game.name(c.name)));
+            let _ = writeln!(
+                s,
+                "static const {} K{k}[{}] = {{{}}};",
+                int_type(width),
+                items.len().max(1),
+                items.join(", ")
+            );
+        }
+        s
+    }
+
+    /// The printed form of a runtime value (rg.md §13.4).
+    fn value_text(&self, v: &RtVal) -> String {
+        match v {
+            RtVal::Elem(s) => self.game.name(*s).to_string(),
+            RtVal::Map(d, es) => {
+                let mut out = format!("{{ :{}", self.value_text(d));
+                let mut entries: Vec<(&str, &RtVal)> =
+                    es.iter().map(|(k, v)| (self.game.name(*k), v)).collect();
+                entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+                for (k, v) in entries {
+                    let _ = write!(out, ", {k}: {}", self.value_text(v));
+                }
+                out.push_str(" }");
+                out
+            }
+        }
+    }
+
+    /// Statements appending the value of variable `v` (elements from `idx`, shape `shape`, map
+    /// depth `depth`) to `o`, printed as the interpreter prints values.
+    fn fmt_code(
+        &mut self,
+        out: &mut String,
+        v: usize,
+        idx: &str,
+        shape: &Shape,
+        depth: usize,
+        ind: &str,
+    ) {
+        match shape {
+            Shape::Scalar(c) => {
+                let t = self.class_table(*c);
+                let _ = writeln!(out, "{ind}o += SYMBOLS[{t}[G{v}(s, {idx})]];");
+            }
+            Shape::Map { key, val } => {
+                let default = self.layout.vars[v].init.uniform_default(depth).cloned();
+                let stride = val.elements(&self.layout.classes);
+                let class = &self.layout.classes[*key];
+                let mut order: Vec<(u32, &str)> = class
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| (i as u32, self.game.name(m)))
+                    .collect();
+                order.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()));
+                let items: Vec<String> = order.iter().map(|(i, _)| format!("{i}u")).collect();
+                let ord = self.static_array("uint32_t", &items);
+                let keys = self.class_table(*key);
+                let (dtext, drow) = match &default {
+                    Some(d) => {
+                        let mut row = Vec::new();
+                        flatten_into(d, val, &self.layout.classes, &mut row);
+                        (self.value_text(d), row)
+                    }
+                    None => ("?".to_string(), Vec::new()),
+                };
+                let dlit = c_string(&dtext);
+                let rows: Vec<String> = drow.iter().map(|x| format!("{x}u")).collect();
+                let darr = self.static_array("uint32_t", &rows);
+                let n = class.members.len();
+                let _ = writeln!(out, "{ind}o += \"{{ :\"; o += {dlit};");
+                let _ = writeln!(out, "{ind}for (uint32_t q_ = 0; q_ < {n}u; ++q_) {{");
+                let _ = writeln!(
+                    out,
+                    "{ind}  const uint32_t k{depth}_ = {ord}[q_]; const uint32_t b{depth}_ = {idx} + k{depth}_ * {stride}u;"
+                );
+                if default.is_some() {
+                    let _ = writeln!(
+                        out,
+                        "{ind}  bool d_ = true; for (uint32_t j_ = 0; j_ < {stride}u; ++j_) if (G{v}(s, b{depth}_ + j_) != {darr}[j_]) {{ d_ = false; break; }}"
+                    );
+                    let _ = writeln!(out, "{ind}  if (d_) continue;");
+                }
+                let _ = writeln!(
+                    out,
+                    "{ind}  o += \", \"; o += SYMBOLS[{keys}[k{depth}_]]; o += \": \";"
+                );
+                let inner = format!("b{depth}_");
+                let i2 = format!("{ind}  ");
+                self.fmt_code(out, v, &inner, val, depth + 1, &i2);
+                let _ = writeln!(out, "{ind}}}");
+                let _ = writeln!(out, "{ind}o += \" }}\";");
+            }
+        }
+    }
+
+    /// Generates `game.hpp` and `game.cpp`.
+    pub fn generate(mut self, name: &str) -> Result<(String, String), CompileError> {
+        let game = self.game;
+        let layout = self.layout;
+        let wk = *game.well_known();
+        let begin = game.begin().ok_or(CompileError::NoBegin)?;
+        let end = game.end().map_or(u32::MAX, |n| n.0);
+
+        // Players: the declared keys of `goals`, else the players `player` can hold.
+        let players: Vec<Symbol> = self.players();
+        let static_vis = self.static_visibility(&players);
+
+        // Functions.
+        let mut body = String::new();
+        let mut decls = String::new();
+        for n in 0..self.plan.moves.len() {
+            if self.plan.moves[n] {
+                let _ = writeln!(decls, "static void M{n}(Cache& c);");
+                let _ = writeln!(decls, "static bool A{n}(Cache& c);");
+                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Moves)?);
+                body.push_str(&self.moves_fn(NodeId::new(n), Mode::Apply)?);
+            }
+        }
+        let targets: Vec<(NodeId, Vec<bool>)> = self
+            .plan
+            .reach
+            .iter()
+            .map(|(b, ns)| (*b, ns.clone()))
+            .collect();
+        for (b, nodes) in &targets {
+            for (n, &on) in nodes.iter().enumerate() {
+                if on {
+                    let _ = writeln!(decls, "static bool R{}_{n}(Cache& c);", b.index());
+                    body.push_str(&self.reach_fn(*b, NodeId::new(n))?);
+                }
+            }
+        }
+        let mut checks = String::new();
+        let pairs: Vec<((NodeId, NodeId), usize)> =
+            self.pairs.iter().map(|(k, v)| (*k, *v)).collect();
+        for ((a, b), k) in &pairs {
+            let _ = writeln!(decls, "static bool Q{k}(Cache& c);");
+            let call = if self.plan.in_reach(*b, *a) {
+                format!("R{}_{}(c)", b.index(), a.index())
+            } else {
+                "false".to_string()
+            };
+            let _ = writeln!(
+                checks,
+                "static bool Q{k}(Cache& c) {{  // ? {} -> {}\n  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);\n  return r;\n}}\n",
+                comment(game.node_name(*a)),
+                comment(game.node_name(*b))
+            );
+        }
+        let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
+        let recursive = self.plan.recursive_checks(game);
+        for (e, i) in &edges {
+            let Label::Reach { from, to, .. } = game.edge(*e).label else {
+                continue;
+            };
+            let k = self.pairs[&(from, to)];
+            let _ = writeln!(decls, "static bool E{i}(Cache& c);");
+            if recursive.contains(e) {
+                let _ = writeln!(
+                    checks,
+                    "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
+                );
+            } else {
+                // Its search cannot come back to it: no guard.
+                let _ = writeln!(
+                    checks,
+                    "static inline bool E{i}(Cache& c) {{ return Q{k}(c); }}"
+                );
+            }
+        }
+
+        // Formatting of every variable.
+        let mut fmt = String::new();
+        for v in 0..layout.vars.len() {
+            let shape = layout.vars[v].shape.clone();
+            let _ = writeln!(fmt, "static void F{v}(const State& s, std::string& o) {{");
+            let mut inner = String::new();
+            self.fmt_code(&mut inner, v, "0u", &shape, 0, "  ");
+            fmt.push_str(&inner);
+            fmt.push_str("}\n");
+        }
+
+        // The tables of the API.
+        let player_var = layout.player;
+        let player_class = layout.vars[player_var].shape.leaf();
+        let player_table = self.class_table(player_class);
+        let accessors = self.accessors();
+        let constants = self.constants();
+        let vis_fn = self.vis_fn(&players);
+        let goals_fns = self.goals_fns(&players);
+
+        let mut hpp = String::new();
+        let _ = writeln!(
+            hpp,
+            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n//\n// C++17, no dependency beyond the standard library. See `rgt compile --help`.\n#pragma once\n#include <algorithm>\n#include <cstdint>\n#include <cstring>\n#include <stdexcept>\n#include <string>\n#include <vector>\n\nnamespace rg {{\n",
+            comment(name)
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t STATE_BYTES = {}u;",
+            layout.state_bytes
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t ORDINARY_WORDS = {}u;",
+            layout.ordinary_bytes / 8
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t NUM_NODES = {}u;",
+            game.node_capacity()
+        );
+        let _ = writeln!(hpp, "constexpr uint32_t BEGIN_NODE = {}u;", begin.index());
+        let _ = writeln!(hpp, "constexpr uint32_t END_NODE = {end}u;");
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t NUM_SYMBOLS = {}u;",
+            game.symbols().len()
+        );
+        let _ = writeln!(hpp, "constexpr uint32_t KEEPER = {}u;", wk.keeper.0);
+        let _ = writeln!(hpp, "constexpr uint32_t RANDOM = {}u;", wk.random.0);
+        let _ = writeln!(hpp, "constexpr uint32_t NUM_PLAYERS = {}u;", players.len());
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t NUM_CHECKS = {}u;",
+            self.check_edges.len()
+        );
+        let pf = &layout.vars[layout.player];
+        let _ = writeln!(hpp, "constexpr uint32_t PLAYER_BIT = {}u;", pf.bit);
+        let _ = writeln!(hpp, "constexpr uint32_t PLAYER_WIDTH = {}u;", pf.width);
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t STAMP_SLOTS = {}u;",
+            self.visits.stamp_slots
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool DISTINCT_MOVE_TAGS = {};  // no two legal moves share their tags",
+            self.visits.distinct_move_tags
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t MAX_TAGS = {}u;  // 0: not bounded",
+            crate::visits::max_move_tags(self.game, self.plan)
+                .filter(|&k| k <= 64)
+                .unwrap_or(0)
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool DYNAMIC_VISIBILITY = {};",
+            self.dynamic_visibility
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr uint64_t STATIC_VISIBILITY = {static_vis}ULL;\n"
+        );
+        hpp.push_str(include_str!("cpp/runtime.hpp"));
+        hpp.push('\n');
+        hpp.push_str(include_str!("cpp/api.hpp"));
+        hpp.push_str("\n}  // namespace rg\n");
+
+        let mut cpp = String::new();
+        let _ = writeln!(
+            cpp,
+            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nvoid detail::grow_trail(Cache& c) {{ c.trail.resize(c.trail.size() * 2 + 16); }}\n\nnamespace {{\n\nusing namespace detail;\n",
+            comment(name)
+        );
+        // Names.
+        let syms: Vec<String> = (0..game.symbols().len())
+            .map(|i| c_string(game.name(Symbol::new(i))))
+            .collect();
+        let _ = writeln!(
+            cpp,
+            "const char* const SYMBOLS[] = {{{}}};",
+            syms.join(", ")
+        );
+        let nodes: Vec<String> = (0..game.node_capacity())
+            .map(|i| c_string(game.node_name(NodeId::new(i))))
+            .collect();
+        let _ = writeln!(
+            cpp,
+            "const char* const NODES[] = {{{}}};",
+            if nodes.is_empty() {
+                "\"\"".to_string()
+            } else {
+                nodes.join(", ")
+            }
+        );
+        let init: Vec<String> = layout.init.iter().map(|b| b.to_string()).collect();
+        let _ = writeln!(
+            cpp,
+            "const uint8_t INIT[STATE_BYTES] = {{{}}};\n",
+            init.join(", ")
+        );
+        cpp.push_str(&accessors);
+        cpp.push('\n');
+        cpp.push_str(&constants);
+        cpp.push('\n');
+        cpp.push_str(&vis_fn);
+        // Statics collected while generating (static_array is called by the generators above).
+        cpp.push_str(&self.statics);
+        // Symbol id -> number in a class, for the binders of @simpleApply patterns.
+        let used: Vec<usize> = self.ex.sl_used.borrow().iter().copied().collect();
+        for c in used {
+            let mut table = vec!["4294967295u".to_string(); game.symbols().len()];
+            for (i, m) in layout.classes[c].members.iter().enumerate() {
+                table[m.index()] = format!("{i}u");
+            }
+            let _ = writeln!(
+                cpp,
+                "static const uint32_t SLc{c}[{}] = {{{}}};",
+                table.len().max(1),
+                table.join(", ")
+            );
+        }
+        cpp.push('\n');
+        cpp.push_str(&decls);
+        cpp.push('\n');
+        cpp.push_str(&checks);
+        cpp.push('\n');
+        cpp.push_str(&body);
+        cpp.push_str(&fmt);
+        cpp.push_str("\n}  // namespace\n\n");
+
+        // The API.
+        let _ = writeln!(
+            cpp,
+            "State initial_state() {{\n  State s;\n  std::memcpy(s.b, INIT, STATE_BYTES);\n  s.node = BEGIN_NODE;\n  return s;\n}}\n"
+        );
+        let _ = writeln!(
+            cpp,
+            "uint32_t current_player(const State& s) {{ return {player_table}[G{player_var}(s, 0)]; }}\n"
+        );
+        let mut cases = String::new();
+        let mut acases = String::new();
+        for n in 0..self.plan.moves.len() {
+            if self.plan.moves[n] {
+                let _ = writeln!(cases, "    case {n}u: M{n}(c); break;");
+                let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
+            }
+        }
+        let _ = writeln!(
+            cpp,
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+        );
+        cpp.push_str(
+            "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",
+        );
+        let _ = writeln!(
+            cpp,
+            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
+        );
+        cpp.push_str(
+            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  moves.apply_changes(s, i);\n  (void)c;\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
+  const uint32_t* t = moves.tags(i);
+  const size_t n = moves.tag_count(i);
+  uint32_t skip = 0;
+  if (!DISTINCT_MOVE_TAGS)
+    for (size_t j = 0; j < i; ++j)
+      if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
+  if (!apply_walk(s, t, n, skip, true, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
+        );
+        let single: Vec<String> = self
+            .visits
+            .single_move
+            .iter()
+            .map(|&b| u8::from(b).to_string())
+            .collect();
+        let _ = writeln!(
+            cpp,
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n",
+            single.len().max(1),
+            if single.is_empty() {
+                "0".to_string()
+            } else {
+                single.join(", ")
+            }
+        );
+        cpp.push_str(
+            "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",
+        );
+        cpp.push_str(&goals_fns);
+        let mut describe = String::from(
+            "std::string describe(const State& s) {\n  std::string o = \"node: \";\n  o += node_name(s.node);\n  o += '\\n';\n",
+        );
+        for (v, f) in layout.vars.iter().enumerate() {
+            let _ = writeln!(
+                describe,
+                "  o += {}; o += \" = \"; F{v}(s, o); o += '\\n';",
+                c_string(game.name(f.name))
+            );
+        }
+        describe.push_str("  return o;\n}\n\n");
+        cpp.push_str(&describe);
+        cpp.push_str(
+            "const char* symbol_name(uint32_t sym) { return sym < NUM_SYMBOLS ? SYMBOLS[sym] : \"?\"; }\n\nint64_t find_symbol(const char* name) {\n  for (uint32_t i = 0; i < NUM_SYMBOLS; ++i)\n    if (std::strcmp(SYMBOLS[i], name) == 0) return i;\n  return -1;\n}\n\nconst char* node_name(uint32_t node) { return node < NUM_NODES ? NODES[node] : \"?\"; }\n\n",
+        );
+        let _ = writeln!(cpp, "const char* const GAME_NAME = {};", c_string(name));
+        let fingerprint = fingerprint(&cpp);
+        let _ = writeln!(
+            cpp,
+            "const char* const GAME_FINGERPRINT = \"{fingerprint:016x}\";\n\n}}  // namespace rg"
+        );
+        Ok((hpp, cpp))
+    }
+
+    fn players(&self) -> Vec<Symbol> {
+        let layout = self.layout;
+        let wk = self.game.well_known();
+        if let Some(g) = layout.goals
+            && let Shape::Map { key, .. } = &layout.vars[g].shape
+        {
+            let class = &layout.classes[*key];
+            let mask = layout.vars[g].domains.first().cloned().flatten();
+            return class
+                .members
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| mask.as_ref().is_none_or(|m| m[*i]))
+                .map(|(_, &s)| s)
+                .filter(|&s| s != wk.keeper && s != wk.random)
+                .collect();
+        }
+        let class = &layout.classes[layout.vars[layout.player].shape.leaf()];
+        class
+            .members
+            .iter()
+            .copied()
+            .filter(|&s| s != wk.keeper && s != wk.random)
+            .collect()
+    }
+
+    /// The players that see tags when `visible` never changes (bit p: player p).
+    fn static_visibility(&self, players: &[Symbol]) -> u64 {
+        let Some(v) = self.layout.visible else {
+            return players
+                .iter()
+                .take(64)
+                .enumerate()
+                .fold(0, |m, (i, _)| m | 1 << i);
+        };
+        let f = &self.layout.vars[v];
+        let mut m = 0u64;
+        if let RtVal::Map(d, es) = &f.init {
+            for (i, p) in players.iter().enumerate().take(64) {
+                let val = es.get(p).unwrap_or(d);
+                if *val == RtVal::Elem(self.game.well_known().one) {
+                    m |= 1 << i;
+                }
+            }
+        }
+        m
+    }
+
+    /// `vis_mask(state)`: the players that see a tag collected in this state.
+    fn vis_fn(&mut self, players: &[Symbol]) -> String {
+        if !self.dynamic_visibility {
+            return String::new();
+        }
+        let v = self
+            .layout
+            .visible
+            .expect("dynamic visibility needs `visible`");
+        let f = self.layout.vars[v].clone();
+        let Shape::Map { key, val } = &f.shape else {
+            return "static inline uint64_t vis_mask(const State&) { return 0; }\n".into();
+        };
+        let one = self.layout.classes[val.leaf()].local(self.game.well_known().one);
+        let mut s =
+            String::from("static inline uint64_t vis_mask(const State& s) {\n  uint64_t m = 0;\n");
+        if let Some(one) = one
+            && matches!(**val, Shape::Scalar(_))
+        {
+            for (i, p) in players.iter().enumerate().take(64) {
+                if let Some(k) = self.layout.classes[*key].local(*p) {
+                    let _ = writeln!(s, "  if (G{v}(s, {k}u) == {one}u) m |= {}ULL;", 1u64 << i);
+                }
+            }
+        }
+        s.push_str("  return m;\n}\n\n");
+        s
+    }
+
+    fn goals_fns(&mut self, players: &[Symbol]) -> String {
+        let game = self.game;
+        let items: Vec<String> = players.iter().map(|p| format!("{}u", p.0)).collect();
+        let parr = self.static_array("uint32_t", &items);
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "uint32_t player_symbol(uint32_t p) {{ return p < NUM_PLAYERS ? {parr}[p] : 0u; }}\n"
+        );
+        let _ = writeln!(
+            s,
+            "int32_t player_number(uint32_t sym) {{\n  for (uint32_t p = 0; p < NUM_PLAYERS; ++p)\n    if ({parr}[p] == sym) return int32_t(p);\n  return -1;\n}}\n"
+        );
+        match self
+            .layout
+            .goals
+            .map(|g| (g, self.layout.vars[g].shape.clone()))
+        {
+            Some((g, Shape::Map { key, val })) if matches!(*val, Shape::Scalar(_)) => {
+                let keys: Vec<String> = players
+                    .iter()
+                    .map(|p| format!("{}u", self.layout.classes[key].local(*p).unwrap_or(0)))
+                    .collect();
+                let karr = self.static_array("uint32_t", &keys);
+                let vclass = val.leaf();
+                let vt = self.class_table(vclass);
+                let nums: Vec<String> = self.layout.classes[vclass]
+                    .members
+                    .iter()
+                    .map(|&m| match game.name(m).parse::<f64>() {
+                        Ok(x) if x.is_finite() => format!("{x:?}"),
+                        _ => "NAN".to_string(),
+                    })
+                    .collect();
+                let narr = self.static_array("double", &nums);
+                let _ = writeln!(
+                    s,
+                    "uint32_t goal_symbol(const State& s, uint32_t p) {{ return {vt}[G{g}(s, {karr}[p])]; }}\n"
+                );
+                let _ = writeln!(
+                    s,
+                    "double goal_value(const State& s, uint32_t p) {{ return {narr}[G{g}(s, {karr}[p])]; }}\n"
+                );
+                let _ = writeln!(
+                    s,
+                    "std::string goals_text(const State& s) {{ std::string o; F{g}(s, o); return o; }}\n"
+                );
+            }
+            Some((g, _)) => {
+                let _ = writeln!(
+                    s,
+                    "uint32_t goal_symbol(const State&, uint32_t) {{ return 0u; }}\n\ndouble goal_value(const State&, uint32_t) {{ return NAN; }}\n\nstd::string goals_text(const State& s) {{ std::string o; F{g}(s, o); return o; }}\n"
+                );
+            }
+            None => {
+                s.push_str(
+                    "uint32_t goal_symbol(const State&, uint32_t) { return 0u; }\n\ndouble goal_value(const State&, uint32_t) { return NAN; }\n\nstd::string goals_text(const State&) { return std::string(); }\n\n",
+                );
+            }
+        }
+        s
+    }
+}
+
+/// Elements of `v` (shape `shape`) row-major.
+fn flatten_into(v: &RtVal, shape: &Shape, classes: &[crate::layout::Class], out: &mut Vec<u32>) {
+    let mut work: Vec<(&RtVal, &Shape)> = vec![(v, shape)];
+    while let Some((v, s)) = work.pop() {
+        match (v, s) {
+            (RtVal::Elem(x), Shape::Scalar(c)) => out.push(classes[*c].local(*x).unwrap_or(0)),
+            (RtVal::Map(d, es), Shape::Map { key, val }) => {
+                for k in classes[*key].members.iter().rev() {
+                    work.push((es.get(k).unwrap_or(d), val));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// A 64-bit FNV-1a hash of the generated text (identifies the compiled description).
+pub(crate) fn fingerprint(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

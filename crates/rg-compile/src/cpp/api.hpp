@@ -1,0 +1,66 @@
+// ---- The forward model (rg.md §10–§12). ---------------------------------------------------
+
+/// The initial state: `begin`, every variable at its initial value.
+State initial_state();
+
+/// Whether the play is over (the state is at `end`).
+inline bool is_terminal(const State& s) { return s.node == END_NODE; }
+
+/// The symbol id of the value of `player`: a player, `KEEPER` or `RANDOM`.
+uint32_t current_player(const State& s);
+inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
+inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
+
+/// Fills `out` with the legal moves of `s` in the interpreter's order (rg.md §12.5, §12.9):
+/// each move's tags and what its walk changes. Throws RuntimeError when the game does
+/// something a proper game never does.
+void legal_moves(const State& s, Moves& out, Cache& cache);
+
+/// As `legal_moves`, and records the whole state each move leads to (`out.state(i)`): what
+/// perft and tree searches that keep many children want.
+void legal_moves_and_states(const State& s, Moves& out, Cache& cache);
+
+/// Applies move `i` of `moves`, the legal moves of `s`, to `s`.
+void apply(State& s, const Moves& moves, size_t i, Cache& cache);
+
+/// As `apply`, by searching `s` again for the walk of move `i` (the path `apply_tags` takes,
+/// using `@simpleApply` shortcuts); mainly a cross-check of the other two.
+void apply_replayed(State& s, const Moves& moves, size_t i, Cache& cache);
+
+/// Whether the move search from `s` is proven to find at most one move (a single walk without
+/// tags, as the keeper's searches usually are).
+bool has_single_move(const State& s);
+
+/// Applies the only move of `s` (requires `has_single_move(s)`); false when `s` has no move.
+/// Cheaper than listing the moves: the walk's state becomes `s` directly.
+bool apply_only_move(State& s, Cache& cache);
+
+/// Applies the first legal move whose tags are `tags` (rg.md §12.9); false (and `s` unchanged)
+/// when none is legal.
+bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);
+
+/// The probability of each legal move of a state where `random` moves (rg.md §10): uniform over
+/// the list, so a move listed twice is twice as likely. Writes one probability per move.
+void random_probabilities(const Moves& moves, std::vector<double>& out);
+
+/// Players (the keys of `goals`), numbered 0..NUM_PLAYERS-1.
+uint32_t player_symbol(uint32_t p);
+/// The number of player `p` of the player symbol `sym`, or -1.
+int32_t player_number(uint32_t sym);
+/// The value of `goals[p]` (a symbol id) and, when that symbol is a number, its value (else NaN).
+uint32_t goal_symbol(const State& s, uint32_t p);
+double goal_value(const State& s, uint32_t p);
+/// `goals` printed as the interpreter prints it (rg.md §13.4), e.g. `{ :0, black: 100 }`.
+std::string goals_text(const State& s);
+
+/// The node and every variable, one per line.
+std::string describe(const State& s);
+
+/// Names of symbols and nodes; `find_symbol` returns -1 for an unknown name.
+const char* symbol_name(uint32_t sym);
+int64_t find_symbol(const char* name);
+const char* node_name(uint32_t node);
+
+/// The name of the game and a fingerprint of the compiled description.
+extern const char* const GAME_NAME;
+extern const char* const GAME_FINGERPRINT;

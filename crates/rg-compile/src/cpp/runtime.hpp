@@ -1,0 +1,501 @@
+// ---- Runtime of the generated forward model (the same for every game). ------------------
+
+/// A game state between moves: the node and every variable, packed.
+struct State {
+  alignas(8) uint8_t b[STATE_BYTES];
+  uint32_t node;
+};
+
+inline bool same_state(const State& x, const State& y) {
+  return x.node == y.node && std::memcmp(x.b, y.b, STATE_BYTES) == 0;
+}
+
+/// A condition a proper game never violates failed at run time (rg.md §11): a map written at a
+/// key outside its domain, a reachability check that needs itself, too many tags.
+struct RuntimeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// A change of a state: `width` bits at bit `bit` take `value`.
+struct Patch {
+  uint32_t bit;
+  uint32_t width;
+  uint32_t value;
+};
+
+namespace detail {
+
+inline uint32_t get_bits(const State& s, uint32_t bit, uint32_t width) {
+  const uint8_t* p = s.b + (bit >> 3);
+  switch (width) {
+    case 8: return p[0];
+    case 16: return uint32_t(p[0]) | uint32_t(p[1]) << 8;
+    case 32: return uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
+    default: return (p[0] >> (bit & 7)) & ((1u << width) - 1);
+  }
+}
+
+inline void set_bits(State& s, uint32_t bit, uint32_t width, uint32_t v) {
+  uint8_t* p = s.b + (bit >> 3);
+  switch (width) {
+    case 8: p[0] = uint8_t(v); return;
+    case 16: p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); return;
+    case 32: p[0] = uint8_t(v); p[1] = uint8_t(v >> 8); p[2] = uint8_t(v >> 16); p[3] = uint8_t(v >> 24); return;
+    default: {
+      const uint32_t mask = ((1u << width) - 1) << (bit & 7);
+      p[0] = uint8_t((p[0] & ~mask) | ((v << (bit & 7)) & mask));
+    }
+  }
+}
+
+}  // namespace detail
+
+/// One legal move: its tags, and the state it leads to or the changes that lead there.
+struct MoveRec {
+  State s;
+  uint32_t node;
+  uint32_t ntags;
+  uint32_t start;   // of its tags in Moves::tags_ (when MAX_TAGS is 0) and of its visibility
+  uint32_t pstart;  // of its changes in Moves::patches_
+  uint32_t pcount;
+  uint32_t tags[MAX_TAGS == 0 ? 1 : MAX_TAGS];
+};
+
+/// The legal moves of a state, in the interpreter's order (duplicates kept): for each, its tags
+/// and the state it leads to (`legal_moves_and_states`) or the changes that lead there
+/// (`legal_moves`, cheaper to list). Reuse one object: clearing keeps the buffers.
+class Moves {
+ public:
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  /// Whether the moves were listed with the states they lead to (`legal_moves_and_states`).
+  bool keeps_states() const { return keep_states_; }
+  /// The state after move `i` (only when `keeps_states()`).
+  const State& state(size_t i) const { return recs_[i].s; }
+  /// Applies move `i` to `s`, the state the moves were listed for (when not `keeps_states()`).
+  void apply_changes(State& s, size_t i) const {
+    const MoveRec& r = recs_[i];
+    for (uint32_t k = 0; k < r.pcount; ++k) {
+      const Patch& p = patches_[r.pstart + k];
+      detail::set_bits(s, p.bit, p.width, p.value);
+    }
+    s.node = r.node;
+  }
+  /// The tags (symbol ids) of move `i`.
+  const uint32_t* tags(size_t i) const {
+    return MAX_TAGS > 0 ? recs_[i].tags : tags_.data() + recs_[i].start;
+  }
+  size_t tag_count(size_t i) const { return recs_[i].ntags; }
+  /// The node move `i` leads to.
+  uint32_t target(size_t i) const { return recs_[i].node; }
+  /// Bit `p` is set when player number `p` sees tag `k` of move `i` (rg.md §10, visibility).
+  uint64_t seen_by(size_t i, size_t k) const;
+  void clear() {
+    n_ = 0;
+    tags_.clear();
+    vis_.clear();
+    patches_.clear();
+  }
+
+  /// A new record at the end, for the generated search to fill.
+  MoveRec& push() {
+    if (n_ == recs_.size()) recs_.resize(recs_.size() * 2 + 16);
+    return recs_[n_++];
+  }
+  std::vector<MoveRec> recs_;
+  size_t n_ = 0;
+  bool keep_states_ = false;
+  std::vector<uint32_t> tags_;
+  std::vector<uint64_t> vis_;
+  std::vector<Patch> patches_;
+};
+
+namespace detail {
+
+inline uint64_t mix(uint64_t h, uint64_t w) {
+  h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+  return h ^ (h >> 29);
+}
+
+/// The visited-state set of one search (rg.md §12.6): keys of 64-bit words, cleared in O(1).
+class Seen {
+ public:
+  /// The search this set belongs to: it is cleared when another search first uses it.
+  uint64_t owner = 0;
+
+  void clear() {
+    if (++gen_ == 0) {
+      std::fill(tgen_.begin(), tgen_.end(), 0u);
+      gen_ = 1;
+    }
+    arena_.clear();
+    count_ = 0;
+  }
+
+  /// Room for a key of `n` words at the end of the arena, to be filled and then passed to
+  /// `commit` (which keeps it when new).
+  uint64_t* reserve(uint32_t n) {
+    pending_ = arena_.size();
+    arena_.resize(pending_ + 2 + n);
+    return arena_.data() + pending_ + 2;
+  }
+
+  /// Inserts the key written after `reserve(n)`, with hash `h`; false when it was there.
+  bool commit(uint64_t h, uint32_t n) {
+    if ((count_ + 1) * 2 > tgen_.size()) grow();
+    const size_t mask = tgen_.size() - 1;
+    const uint64_t* key = arena_.data() + pending_ + 2;
+    size_t i = h & mask;
+    while (tgen_[i] == gen_) {
+      const uint64_t* e = arena_.data() + tpos_[i];
+      if (e[0] == h && e[1] == n && std::memcmp(e + 2, key, n * sizeof(uint64_t)) == 0) {
+        arena_.resize(pending_);
+        return false;
+      }
+      i = (i + 1) & mask;
+    }
+    arena_[pending_] = h;
+    arena_[pending_ + 1] = n;
+    tgen_[i] = gen_;
+    tpos_[i] = static_cast<uint32_t>(pending_);
+    ++count_;
+    return true;
+  }
+
+ private:
+  void grow() {
+    const size_t size = tgen_.empty() ? 64 : tgen_.size() * 2;
+    tgen_.assign(size, 0u);
+    tpos_.assign(size, 0u);
+    if (gen_ == 0) gen_ = 1;
+    const size_t mask = size - 1;
+    for (size_t at = 0; at < pending_;) {
+      size_t i = arena_[at] & mask;
+      while (tgen_[i] == gen_) i = (i + 1) & mask;
+      tgen_[i] = gen_;
+      tpos_[i] = static_cast<uint32_t>(at);
+      at += 2 + arena_[at + 1];
+    }
+  }
+
+  std::vector<uint32_t> tgen_, tpos_;
+  // Entries back to back: hash, length, key words.
+  std::vector<uint64_t> arena_;
+  size_t pending_ = 0;
+  size_t count_ = 0;
+  uint32_t gen_ = 1;
+};
+
+/// A hash of `n` words in four independent lanes (no long chain of dependent multiplies).
+inline uint64_t hash_words(const uint64_t* w, uint32_t n) {
+  uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL, c = 0x165667b19e3779f9ULL,
+           d = 0x27d4eb2f165667c5ULL;
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = mix(a, w[i]);
+    b = mix(b, w[i + 1]);
+    c = mix(c, w[i + 2]);
+    d = mix(d, w[i + 3]);
+  }
+  for (; i < n; ++i) a = mix(a, w[i]);
+  uint64_t h = mix(mix(mix(a, b), c), d) ^ n;
+  h = (h ^ (h >> 31)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 29);
+}
+
+}  // namespace detail
+
+/// Reusable search buffers (the visited-state sets, the tags of the walk). One per thread.
+class Cache {
+ public:
+  Cache() : seen(4) {}
+
+  // Used by the generated search.
+  State s;
+  Moves* out = nullptr;
+  std::vector<detail::Seen> seen;
+  uint32_t level = 0;
+  std::vector<uint32_t> tags;  // the tags of the walk: the first `ntags`
+  uint32_t ntags = 0;
+  std::vector<uint64_t> vis;
+  uint32_t tagbase = 0;
+  // The current scope event (a search start or a tag edge taken) and the last number given out;
+  // a stamp table entry holds the scope event that last expanded its (node, key) state.
+  uint64_t epoch = 0;
+  uint64_t next_epoch = 0;
+  uint64_t search = 0;  // the epoch of the current search's start
+  // Whether the current scope may share its tags with another (then the interpreter's key is
+  // used for visited-state checks).
+  bool nondet = false;
+  std::vector<uint64_t> stamps;
+  std::vector<std::vector<uint64_t>> level_stamps;  // per nesting level, for nesting checks
+  std::vector<uint8_t> active;
+  // Applying a move: its tags.
+  const uint32_t* goal = nullptr;
+  uint32_t goal_n = 0;
+  uint32_t goal_skip = 0;
+  bool trusted = false;
+  bool any_tags = false;
+  // The locations the walk of a move search has assigned (values unused), the first `ntrail`.
+  std::vector<Patch> trail;
+  uint32_t ntrail = 0;
+  bool trail_on = false;
+};
+
+namespace detail {
+
+constexpr size_t TAG_LIMIT = size_t(1) << 16;
+/// Visits of a node in one scope event before a counted check records states (any number
+/// gives the same results; see the generator).
+constexpr uint64_t LOOP_LIMIT = 16;
+
+[[noreturn]] void fail(const char* what);
+
+/// The scope a tag edge leaves, restored by `pop_tag`.
+struct Scope {
+  uint64_t epoch;
+  bool nondet;
+};
+
+/// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
+inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
+  if (c.ntags == c.tags.size()) {
+    if (c.ntags >= TAG_LIMIT) fail("a walk collects more than 65536 tags (a cycle through tag edges)");
+    c.tags.resize(c.tags.size() * 2 + 8);
+    if (DYNAMIC_VISIBILITY) c.vis.resize(c.tags.size());
+  }
+  if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
+  c.tags[c.ntags++] = t;
+  Scope scope{c.epoch, c.nondet};
+  c.epoch = ++c.next_epoch;
+  c.nondet = shared;
+  return scope;
+}
+
+inline void pop_tag(Cache& c, Scope scope) {
+  --c.ntags;
+  c.epoch = scope.epoch;
+  c.nondet = scope.nondet;
+}
+
+/// Notes that the walk has assigned `width` bits at `bit` (undone with `pop_trail`), when the
+/// moves record what their walks change.
+void grow_trail(Cache& c);
+
+inline void trail_push(Cache& c, uint32_t bit, uint32_t width) {
+  if (!c.trail_on) return;
+  if (c.ntrail == c.trail.size()) grow_trail(c);
+  c.trail[c.ntrail].bit = bit;
+  c.trail[c.ntrail++].width = width;
+}
+
+inline void pop_trail(Cache& c, uint32_t n) {
+  if (c.trail_on) c.ntrail -= n;
+}
+
+/// Records the walk's current state, with `player` set to `player`, as a finished move at
+/// `node`: the whole state, or what the walk changed.
+inline void emit(Cache& c, uint32_t node, uint32_t player) {
+  Moves& m = *c.out;
+  MoveRec& r = m.push();
+  r.node = node;
+  if (m.keep_states_) {
+    r.s = c.s;
+    r.s.node = node;
+    set_bits(r.s, PLAYER_BIT, PLAYER_WIDTH, player);
+  } else {
+    r.pstart = static_cast<uint32_t>(m.patches_.size());
+    for (uint32_t k = 0; k < c.ntrail; ++k) {
+      const Patch& t = c.trail[k];
+      m.patches_.push_back(Patch{t.bit, t.width, get_bits(c.s, t.bit, t.width)});
+    }
+    if (PLAYER_WIDTH > 0) m.patches_.push_back(Patch{PLAYER_BIT, PLAYER_WIDTH, player});
+    r.pcount = static_cast<uint32_t>(m.patches_.size()) - r.pstart;
+  }
+  const uint32_t nt = c.ntags;
+  r.ntags = nt;
+  if (MAX_TAGS > 0) {
+    for (uint32_t i = 0; i < nt; ++i) r.tags[i] = c.tags[i];
+  } else {
+    r.start = static_cast<uint32_t>(m.tags_.size());
+    m.tags_.insert(m.tags_.end(), c.tags.begin(), c.tags.begin() + nt);
+  }
+  if (DYNAMIC_VISIBILITY) {
+    if (MAX_TAGS > 0) r.start = static_cast<uint32_t>(m.vis_.size());
+    m.vis_.insert(m.vis_.end(), c.vis.begin(), c.vis.begin() + nt);
+  }
+}
+
+/// The visited set of the current search, cleared on its first use by this search.
+inline Seen& seen_of(Cache& c) {
+  if (c.level >= c.seen.size()) c.seen.resize(c.level + 1);
+  Seen& t = c.seen[c.level];
+  if (t.owner != c.search) {
+    t.clear();
+    t.owner = c.search;
+  }
+  return t;
+}
+
+/// The visited-state check: false when (node, tags of this search, `n` words of key bytes) was
+/// seen.
+inline bool visit(Cache& c, uint32_t node, const uint8_t* bytes, uint32_t n) {
+  const uint32_t nt = c.ntags - c.tagbase;
+  const uint32_t len = 1 + (nt + 1) / 2 + n;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
+  k[0] = (uint64_t(node) << 32) | nt;
+  const uint32_t* tg = c.tags.data() + c.tagbase;
+  for (uint32_t i = 0; i < nt; i += 2)
+    k[1 + i / 2] = tg[i] | (i + 1 < nt ? uint64_t(tg[i + 1]) << 32 : 0);
+  if (n) std::memcpy(k + 1 + (nt + 1) / 2, bytes, n * sizeof(uint64_t));
+  return t.commit(hash_words(k, len), len);
+}
+
+/// Copies byte ranges (`ranges`: start, length pairs) of the state into `nwords` zeroed words.
+inline void gather(const Cache& c, uint64_t* w, const uint32_t* ranges, uint32_t nranges,
+                   uint32_t nwords) {
+  w[nwords - 1] = 0;
+  uint8_t* out = reinterpret_cast<uint8_t*>(w);
+  for (uint32_t r = 0; r < nranges; ++r) {
+    std::memcpy(out, c.s.b + ranges[2 * r], ranges[2 * r + 1]);
+    out += ranges[2 * r + 1];
+  }
+}
+
+/// The visited-state check keyed on some byte ranges of the state (`@repeat`).
+inline bool visit_ranges(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
+                         uint32_t nwords) {
+  const uint32_t nt = c.ntags - c.tagbase;
+  const uint32_t len = 1 + (nt + 1) / 2 + nwords;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
+  k[0] = (uint64_t(node) << 32) | nt;
+  const uint32_t* tg = c.tags.data() + c.tagbase;
+  for (uint32_t i = 0; i < nt; i += 2)
+    k[1 + i / 2] = tg[i] | (i + 1 < nt ? uint64_t(tg[i + 1]) << 32 : 0);
+  if (nwords) gather(c, k + 1 + (nt + 1) / 2, ranges, nranges, nwords);
+  return t.commit(hash_words(k, len), len);
+}
+
+/// The visited-state check within the current scope event: false when (node, `n` words of key
+/// bytes) was seen in it.
+inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
+                         uint32_t nwords) {
+  const uint32_t len = 2 + nwords;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
+  k[0] = node;
+  k[1] = c.epoch;
+  if (nwords) gather(c, k + 2, ranges, nranges, nwords);
+  return t.commit(hash_words(k, len), len);
+}
+
+/// The stamp table of the current nesting level (for searches that can nest in themselves).
+inline uint64_t* level_stamps(Cache& c) {
+  if (c.level >= c.level_stamps.size()) c.level_stamps.resize(c.level + 1);
+  std::vector<uint64_t>& t = c.level_stamps[c.level];
+  if (t.size() < STAMP_SLOTS) t.assign(STAMP_SLOTS, 0);
+  return t.data();
+}
+
+/// A check whose absence would change no result: the visits of the node in the scope event are
+/// counted (`st`: epoch, visits) and only from the `LOOP_LIMIT`-th on are states recorded and
+/// compared (as `visit_scoped`), which keeps every search finite and polynomial.
+inline bool loop_check(Cache& c, uint64_t* st, uint32_t node, const uint32_t* ranges,
+                       uint32_t nranges, uint32_t nwords) {
+  if (st[0] != c.epoch) {
+    st[0] = c.epoch;
+    st[1] = 0;
+  }
+  if (++st[1] < LOOP_LIMIT) return true;
+  return visit_scoped(c, node, ranges, nranges, nwords);
+}
+
+/// What a nested (reachability) search saves of its caller's.
+struct Saved {
+  uint32_t tagbase;
+  uint64_t epoch;
+  uint64_t search;
+  bool nondet;
+};
+
+/// Starts a nested (reachability) search; `end_search` restores the caller's.
+inline Saved begin_search(Cache& c) {
+  ++c.level;
+  Saved s{c.tagbase, c.epoch, c.search, c.nondet};
+  c.tagbase = c.ntags;
+  c.epoch = ++c.next_epoch;
+  c.search = c.epoch;
+  c.nondet = false;
+  return s;
+}
+
+inline void end_search(Cache& c, Saved s) {
+  c.tagbase = s.tagbase;
+  c.epoch = s.epoch;
+  c.search = s.search;
+  c.nondet = s.nondet;
+  --c.level;
+}
+
+/// Marks a check as running; reports a check that needs itself (rg.md §11, condition 1).
+struct Guard {
+  uint8_t& flag;
+  Guard(Cache& c, uint32_t check) : flag(c.active[check]) {
+    if (flag) fail("a reachability check reaches the node it is checked from (it needs itself)");
+    flag = 1;
+  }
+  ~Guard() { flag = 0; }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+};
+
+inline uint32_t ld16(const uint8_t* p) {
+  uint16_t v;
+  std::memcpy(&v, p, 2);
+  return v;
+}
+inline uint32_t ld32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+inline void st16(uint8_t* p, uint32_t x) {
+  uint16_t v = static_cast<uint16_t>(x);
+  std::memcpy(p, &v, 2);
+}
+inline void st32(uint8_t* p, uint32_t x) { std::memcpy(p, &x, 4); }
+
+}  // namespace detail
+
+inline uint64_t Moves::seen_by(size_t i, size_t k) const {
+  if (!DYNAMIC_VISIBILITY) return STATIC_VISIBILITY;
+  return vis_[recs_[i].start + k];
+}
+
+/// A small, fast, seedable generator (SplitMix64), identical to the one of `rgt run`: the same
+/// seed gives the same plays.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : s_(seed) {}
+  uint64_t next() {
+    s_ += 0x9e3779b97f4a7c15ULL;
+    uint64_t z = s_;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
+  /// Uniform in [0, n), without modulo bias (n > 0).
+  size_t below(size_t n) {
+    uint64_t m = n;
+    uint64_t zone = UINT64_MAX - UINT64_MAX % m;
+    for (;;) {
+      uint64_t x = next();
+      if (x < zone) return static_cast<size_t>(x % m);
+    }
+  }
+
+ private:
+  uint64_t s_;
+};

@@ -1,0 +1,54 @@
+//! Why a game cannot be turned into a native forward model.
+
+use miette::SourceSpan;
+use rg_core::Span;
+
+/// A game the code generator cannot represent. The interpreter can still run every game that
+/// loads; these are the few constructs whose compiled form would not be exact.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+pub enum CompileError {
+    /// The game has no `begin` node.
+    #[error("the game has no `begin` node")]
+    #[diagnostic(
+        code(rg::compile::no_begin),
+        help("every game starts at the node named `begin`")
+    )]
+    NoBegin,
+    /// A type, value or action the compiled model cannot represent exactly.
+    #[error("{message}")]
+    #[diagnostic(code(rg::compile::unsupported))]
+    Unsupported {
+        message: String,
+        #[label("here")]
+        label: Option<SourceSpan>,
+        span: Option<Span>,
+        #[help]
+        help: Option<String>,
+    },
+}
+
+impl CompileError {
+    pub(crate) fn at(message: impl Into<String>, span: Option<Span>) -> Self {
+        CompileError::Unsupported {
+            message: message.into(),
+            label: span.map(Into::into),
+            span,
+            help: None,
+        }
+    }
+
+    pub(crate) fn with_help(mut self, text: impl Into<String>) -> Self {
+        if let CompileError::Unsupported { help, .. } = &mut self {
+            *help = Some(text.into());
+        }
+        self
+    }
+
+    /// The source span the error points at, if any.
+    pub fn span(&self) -> Option<Span> {
+        match self {
+            CompileError::NoBegin => None,
+            CompileError::Unsupported { span, .. } => *span,
+        }
+    }
+}

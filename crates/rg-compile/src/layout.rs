@@ -1,0 +1,1033 @@
+//! Value classes and the state layout of a compiled game.
+//!
+//! **Classes.** RG values are symbols; a compiled model stores them as small integers. Two places
+//! that exchange values (the sides of an assignment or a comparison, a map's keys and the
+//! expression that indexes it, a variable and the type of an any-assignment into it) must use one
+//! numbering, so places are grouped into *value classes* by unification (union-find over the
+//! shapes of variables, constants and expressions). A class holds every symbol any of its places
+//! can hold: the members of the declared types, the literals compared with or assigned to it, the
+//! keys and values written in initial values. Values are stored as their 0-based position in their
+//! class, so no value outside a class can ever reach a place of it, whatever the game does.
+//!
+//! **Maps** are total arrays over their key class (row-major for nested maps): the entry of a key
+//! outside the map's declared domain holds the map's default and is never written (storing there
+//! is a run-time error, as in the interpreter), so reading it gives the default as rg.md §12.3
+//! requires. The array does not record which keys the reference's runtime value lists
+//! explicitly: rg.md §12.1 distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any store an
+//! entry is listed exactly when it differs from the default, so the array determines the value
+//! as long as no initial value lists an entry equal to its default and a map's default never
+//! changes. [`Layout::new`] refuses the games where either could fail (whole-map stores or
+//! comparisons whose defaults differ), rather than compile them inexactly.
+//!
+//! **State.** Every variable is a field of `width` bits per element (0, 1, 2, 4, 8, 16 or 32: the
+//! bits its class needs, rounded up). Fields narrower than a byte are packed (an element never
+//! straddles a byte), wider ones are byte-aligned. The ordinary variables come first and their
+//! part is padded to whole 64-bit words: that prefix is the visited-state key of rg.md §12.6.
+//! `goals`, `player` and `visible` follow.
+
+use crate::error::CompileError;
+use rg_core::typeck::{Resolved, TypeEnv};
+use rg_core::{ExprData, ExprId, Game, Label, Span, Symbol, TypeId, ValueData, ValueId};
+use std::collections::{BTreeMap, HashMap};
+
+/// Maps nested deeper than this are refused (types are user input).
+const MAX_NESTING: usize = 32;
+/// Expressions nested deeper than this are refused.
+pub(crate) const MAX_EXPR_DEPTH: usize = 512;
+/// The largest state, in bytes.
+const MAX_STATE_BYTES: u64 = 1 << 24;
+/// The largest constant, in elements.
+const MAX_CONST_ELEMENTS: u64 = 1 << 26;
+
+/// A value class: the symbols one group of places can hold, numbered from 0.
+#[derive(Clone, Debug)]
+pub(crate) struct Class {
+    pub members: Vec<Symbol>,
+    index: HashMap<Symbol, u32>,
+}
+
+impl Class {
+    /// The position of `s` in the class.
+    pub fn local(&self, s: Symbol) -> Option<u32> {
+        self.index.get(&s).copied()
+    }
+
+    pub fn len(&self) -> u64 {
+        self.members.len() as u64
+    }
+
+    /// Bits per stored value: 0, 1, 2, 4, 8, 16 or 32.
+    pub fn width(&self) -> u32 {
+        width_for(self.len())
+    }
+}
+
+/// Bits needed for `n` distinct values, rounded up to a power of two (0 for at most one value).
+fn width_for(n: u64) -> u32 {
+    if n <= 1 {
+        return 0;
+    }
+    let bits = 64 - (n - 1).leading_zeros();
+    match bits {
+        1 => 1,
+        2 => 2,
+        3 | 4 => 4,
+        5..=8 => 8,
+        9..=16 => 16,
+        _ => 32,
+    }
+}
+
+/// The shape of a value after unification.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Shape {
+    Scalar(usize),
+    Map { key: usize, val: Box<Shape> },
+}
+
+impl Shape {
+    /// The class of the scalars at the leaves.
+    pub fn leaf(&self) -> usize {
+        let mut s = self;
+        loop {
+            match s {
+                Shape::Scalar(c) => return *c,
+                Shape::Map { val, .. } => s = val,
+            }
+        }
+    }
+
+    /// Number of scalar elements of a value of this shape.
+    pub fn elements(&self, classes: &[Class]) -> u64 {
+        let mut n = 1u64;
+        let mut s = self;
+        while let Shape::Map { key, val } = s {
+            n = n.saturating_mul(classes[*key].len());
+            s = val;
+        }
+        n
+    }
+
+    /// The key classes, outermost first.
+    pub fn keys(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut s = self;
+        while let Shape::Map { key, val } = s {
+            out.push(*key);
+            s = val;
+        }
+        out
+    }
+}
+
+/// A runtime value as rg.md §12.1 defines it (constant names already replaced by their values).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum RtVal {
+    Elem(Symbol),
+    Map(Box<RtVal>, BTreeMap<Symbol, RtVal>),
+}
+
+impl RtVal {
+    /// Whether some listed entry equals its map's default (at any depth).
+    fn lists_default(&self) -> Option<Symbol> {
+        let mut work = vec![self];
+        while let Some(v) = work.pop() {
+            if let RtVal::Map(d, es) = v {
+                for (k, e) in es {
+                    if e == d.as_ref() {
+                        return Some(*k);
+                    }
+                    work.push(e);
+                }
+                work.push(d);
+            }
+        }
+        None
+    }
+
+    /// The default of every map at depth `depth` (0 = the value itself), when they are all
+    /// equal; `None` when the value is not that deep or they differ.
+    pub fn uniform_default(&self, depth: usize) -> Option<&RtVal> {
+        let mut level: Vec<&RtVal> = vec![self];
+        for _ in 0..depth {
+            let mut next = Vec::new();
+            for v in level {
+                let RtVal::Map(d, es) = v else { return None };
+                next.push(d.as_ref());
+                next.extend(es.values());
+            }
+            level = next;
+        }
+        let mut defaults = level.iter().map(|v| match v {
+            RtVal::Map(d, _) => Some(d.as_ref()),
+            RtVal::Elem(_) => None,
+        });
+        let first = defaults.next()??;
+        for d in defaults {
+            if d? != first {
+                return None;
+            }
+        }
+        Some(first)
+    }
+}
+
+/// A variable of the compiled state.
+#[derive(Clone, Debug)]
+pub(crate) struct Field {
+    pub name: Symbol,
+    pub shape: Shape,
+    /// Scalar elements (1 for a scalar).
+    pub count: u64,
+    /// Bits per element.
+    pub width: u32,
+    /// Bit offset of element 0 in the state.
+    pub bit: u64,
+    pub ordinary: bool,
+    pub init: RtVal,
+    /// Per map level, whether each key of the level's class is in the declared domain (`None`:
+    /// every key is).
+    pub domains: Vec<Option<Vec<bool>>>,
+    pub span: Option<Span>,
+}
+
+impl Field {
+    /// Bytes the field occupies (first byte, byte count).
+    pub fn byte_range(&self) -> (u64, u64) {
+        if self.width == 0 {
+            return (0, 0);
+        }
+        let start = self.bit / 8;
+        let end = (self.bit + self.count * u64::from(self.width)).div_ceil(8);
+        (start, end - start)
+    }
+}
+
+/// A constant of the compiled game: its elements flattened row-major.
+#[derive(Clone, Debug)]
+pub(crate) struct ConstData {
+    pub name: Symbol,
+    pub shape: Shape,
+    pub value: RtVal,
+    pub elements: Vec<u32>,
+}
+
+/// The classes, the state layout and the constants of a game.
+#[derive(Debug)]
+pub(crate) struct Layout {
+    pub classes: Vec<Class>,
+    pub vars: Vec<Field>,
+    pub var_by_name: HashMap<Symbol, usize>,
+    pub consts: Vec<ConstData>,
+    pub const_by_name: HashMap<Symbol, usize>,
+    /// Bytes of the ordinary part (a multiple of 8).
+    pub ordinary_bytes: u64,
+    /// Bytes of the whole state (a multiple of 8).
+    pub state_bytes: u64,
+    pub init: Vec<u8>,
+    pub player: usize,
+    pub goals: Option<usize>,
+    pub visible: Option<usize>,
+}
+
+/// How a name reads in an edge label (rg.md §12.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NameRef {
+    Var(usize),
+    Const(usize),
+    Literal(Symbol),
+}
+
+impl Layout {
+    /// What the bare name `x` denotes in an expression.
+    pub fn name_ref(&self, game: &Game, x: Symbol) -> NameRef {
+        let wk = game.well_known();
+        let special = x == wk.goals || x == wk.player || x == wk.visible;
+        if !special && let Some(&c) = self.const_by_name.get(&x) {
+            return NameRef::Const(c);
+        }
+        if let Some(&v) = self.var_by_name.get(&x) {
+            return NameRef::Var(v);
+        }
+        NameRef::Literal(x)
+    }
+}
+
+// ----- unification -------------------------------------------------------------------------
+
+#[derive(Debug, Default)]
+struct UnionFind(Vec<usize>);
+
+impl UnionFind {
+    fn add(&mut self) -> usize {
+        self.0.push(self.0.len());
+        self.0.len() - 1
+    }
+
+    fn find(&mut self, mut x: usize) -> usize {
+        while self.0[x] != x {
+            self.0[x] = self.0[self.0[x]];
+            x = self.0[x];
+        }
+        x
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum SNode {
+    Scalar(usize),
+    Map(usize, usize),
+}
+
+/// The shape of an expression during unification: a place, or a bare literal symbol whose
+/// class comes from where it is used.
+#[derive(Clone, Copy, Debug)]
+enum Part {
+    Shape(usize),
+    Lit(Symbol),
+}
+
+struct Unifier<'g> {
+    game: &'g Game,
+    env: TypeEnv<'g>,
+    class_uf: UnionFind,
+    class_syms: Vec<Vec<Symbol>>,
+    shape_uf: UnionFind,
+    shapes: Vec<SNode>,
+    var_shape: HashMap<Symbol, usize>,
+    const_shape: HashMap<Symbol, usize>,
+}
+
+impl<'g> Unifier<'g> {
+    fn new_class(&mut self, members: &[Symbol]) -> usize {
+        let c = self.class_uf.add();
+        self.class_syms.push(members.to_vec());
+        c
+    }
+
+    fn union_class(&mut self, a: usize, b: usize) {
+        let (ra, rb) = (self.class_uf.find(a), self.class_uf.find(b));
+        if ra == rb {
+            return;
+        }
+        let moved = std::mem::take(&mut self.class_syms[ra]);
+        self.class_syms[rb].extend(moved);
+        self.class_uf.0[ra] = rb;
+    }
+
+    fn add_symbol(&mut self, class: usize, s: Symbol) {
+        let r = self.class_uf.find(class);
+        self.class_syms[r].push(s);
+    }
+
+    fn new_shape(&mut self, n: SNode) -> usize {
+        let id = self.shape_uf.add();
+        self.shapes.push(n);
+        id
+    }
+
+    fn node(&mut self, s: usize) -> SNode {
+        let r = self.shape_uf.find(s);
+        self.shapes[r]
+    }
+
+    fn type_text(&self, t: TypeId) -> String {
+        rg_core::print::print_type(self.game, t)
+    }
+
+    /// A fresh shape for the declared type `t`.
+    fn shape_of_type(&mut self, t: TypeId, span: Option<Span>) -> Result<usize, CompileError> {
+        // Iterative over the arrow chain: keys are sets, the value may be another arrow.
+        let mut keys = Vec::new();
+        let mut cur = t;
+        loop {
+            let resolved = self.env.resolve(cur).map_err(|_| {
+                CompileError::at(
+                    format!("type `{}` cannot be resolved", self.type_text(cur)),
+                    span,
+                )
+            })?;
+            match resolved {
+                Resolved::Set(ms) => {
+                    let leaf = self.new_class(ms.as_slice());
+                    let mut shape = self.new_shape(SNode::Scalar(leaf));
+                    for k in keys.into_iter().rev() {
+                        shape = self.new_shape(SNode::Map(k, shape));
+                    }
+                    return Ok(shape);
+                }
+                Resolved::Arrow(k, v) => {
+                    let members = match self.env.resolve(k) {
+                        Ok(Resolved::Set(ms)) => ms.as_slice().to_vec(),
+                        _ => {
+                            return Err(CompileError::at(
+                                format!(
+                                    "the keys of map type `{}` are not a set",
+                                    self.type_text(cur)
+                                ),
+                                span,
+                            ));
+                        }
+                    };
+                    if keys.len() >= MAX_NESTING {
+                        return Err(CompileError::at(
+                            format!("maps are nested deeper than {MAX_NESTING} levels"),
+                            span,
+                        ));
+                    }
+                    let kc = self.new_class(&members);
+                    keys.push(kc);
+                    cur = v;
+                }
+            }
+        }
+    }
+
+    fn unify(&mut self, a: usize, b: usize, span: Option<Span>) -> Result<(), CompileError> {
+        let mut work = vec![(a, b)];
+        while let Some((a, b)) = work.pop() {
+            let (ra, rb) = (self.shape_uf.find(a), self.shape_uf.find(b));
+            if ra == rb {
+                continue;
+            }
+            match (self.shapes[ra], self.shapes[rb]) {
+                (SNode::Scalar(c1), SNode::Scalar(c2)) => self.union_class(c1, c2),
+                (SNode::Map(k1, v1), SNode::Map(k2, v2)) => {
+                    self.union_class(k1, k2);
+                    work.push((v1, v2));
+                }
+                _ => {
+                    return Err(CompileError::at(
+                        "a map and a symbol meet in one place (an assignment or a map key)",
+                        span,
+                    ));
+                }
+            }
+            self.shape_uf.0[ra] = rb;
+        }
+        Ok(())
+    }
+
+    /// Adds the symbols of the runtime value `v` to the classes of shape `s`.
+    fn add_value(&mut self, v: &RtVal, s: usize, span: Option<Span>) -> Result<(), CompileError> {
+        let mut work = vec![(v, s)];
+        while let Some((v, s)) = work.pop() {
+            match (v, self.node(s)) {
+                (RtVal::Elem(x), SNode::Scalar(c)) => self.add_symbol(c, *x),
+                (RtVal::Map(d, es), SNode::Map(k, val)) => {
+                    work.push((d, val));
+                    for (key, e) in es {
+                        self.add_symbol(k, *key);
+                        work.push((e, val));
+                    }
+                }
+                (RtVal::Elem(x), SNode::Map(..)) => {
+                    return Err(CompileError::at(
+                        format!(
+                            "symbol `{}` given where a map is expected",
+                            self.game.name(*x)
+                        ),
+                        span,
+                    ));
+                }
+                (RtVal::Map(..), SNode::Scalar(_)) => {
+                    return Err(CompileError::at(
+                        "a map value given where a symbol is expected",
+                        span,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The part an expression denotes; accesses unify their key with the map's key class.
+    fn expr(&mut self, e: ExprId, span: Option<Span>) -> Result<Part, CompileError> {
+        // Walk down the access spine iteratively; keys recurse (bounded by MAX_EXPR_DEPTH).
+        self.expr_depth(e, span, 0)
+    }
+
+    fn expr_depth(
+        &mut self,
+        e: ExprId,
+        span: Option<Span>,
+        depth: usize,
+    ) -> Result<Part, CompileError> {
+        if depth > MAX_EXPR_DEPTH {
+            return Err(CompileError::at(
+                format!("expression nested deeper than {MAX_EXPR_DEPTH} levels"),
+                span,
+            ));
+        }
+        let e = self.game.strip_casts(e);
+        match self.game.expr(e) {
+            ExprData::Cast(..) => unreachable!("casts stripped"),
+            ExprData::Ref(x) => {
+                let wk = self.game.well_known();
+                let special = x == wk.goals || x == wk.player || x == wk.visible;
+                if !special && let Some(&s) = self.const_shape.get(&x) {
+                    return Ok(Part::Shape(s));
+                }
+                if let Some(&s) = self.var_shape.get(&x) {
+                    return Ok(Part::Shape(s));
+                }
+                Ok(Part::Lit(x))
+            }
+            ExprData::Access(m, k) => {
+                let Part::Shape(ms) = self.expr_depth(m, span, depth + 1)? else {
+                    return Err(CompileError::at("a symbol is accessed as a map", span));
+                };
+                let SNode::Map(kc, vs) = self.node(ms) else {
+                    return Err(CompileError::at("a symbol is accessed as a map", span));
+                };
+                match self.expr_depth(k, span, depth + 1)? {
+                    Part::Lit(s) => self.add_symbol(kc, s),
+                    Part::Shape(ks) => match self.node(ks) {
+                        SNode::Scalar(c) => self.union_class(c, kc),
+                        SNode::Map(..) => {
+                            return Err(CompileError::at("a map used as an access key", span));
+                        }
+                    },
+                }
+                Ok(Part::Shape(vs))
+            }
+        }
+    }
+
+    /// Unifies the two sides of an assignment or comparison. Returns `false` when one side is a
+    /// map and the other a symbol (such a comparison never holds).
+    fn meet(&mut self, l: Part, r: Part, span: Option<Span>) -> Result<bool, CompileError> {
+        match (l, r) {
+            (Part::Lit(_), Part::Lit(_)) => Ok(true),
+            (Part::Shape(s), Part::Lit(x)) | (Part::Lit(x), Part::Shape(s)) => match self.node(s) {
+                SNode::Scalar(c) => {
+                    self.add_symbol(c, x);
+                    Ok(true)
+                }
+                SNode::Map(..) => Ok(false),
+            },
+            (Part::Shape(a), Part::Shape(b)) => {
+                let scalar = |n: SNode| matches!(n, SNode::Scalar(_));
+                let (na, nb) = (self.node(a), self.node(b));
+                if scalar(na) != scalar(nb) {
+                    return Ok(false);
+                }
+                self.unify(a, b, span)?;
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// Builds the runtime value of a declared value (rg.md §12.1): `visible` says whether a name is
+/// a constant whose value it denotes.
+fn runtime_value(
+    game: &Game,
+    v: ValueId,
+    consts: &HashMap<Symbol, RtVal>,
+    visible: &dyn Fn(Symbol) -> bool,
+    span: Option<Span>,
+) -> Result<RtVal, CompileError> {
+    // Values nest as deep as their type; bound it like the types.
+    fn go(
+        game: &Game,
+        v: ValueId,
+        consts: &HashMap<Symbol, RtVal>,
+        visible: &dyn Fn(Symbol) -> bool,
+        span: Option<Span>,
+        depth: usize,
+    ) -> Result<RtVal, CompileError> {
+        if depth > MAX_NESTING + 1 {
+            return Err(CompileError::at(
+                format!("a value is nested deeper than {MAX_NESTING} levels"),
+                span,
+            ));
+        }
+        match game.value(v) {
+            ValueData::Element(s) => {
+                if visible(*s)
+                    && let Some(c) = consts.get(s)
+                {
+                    return Ok(c.clone());
+                }
+                Ok(RtVal::Elem(*s))
+            }
+            ValueData::Map(entries) => {
+                let Some(d) = entries.iter().find(|e| e.key.is_none()) else {
+                    return Err(CompileError::at(
+                        "a map value without a default entry",
+                        span,
+                    ));
+                };
+                let default = go(game, d.value, consts, visible, span, depth + 1)?;
+                let mut es = BTreeMap::new();
+                for e in entries.iter() {
+                    if let Some(k) = e.key {
+                        let val = go(game, e.value, consts, visible, span, depth + 1)?;
+                        es.insert(k, val);
+                    }
+                }
+                Ok(RtVal::Map(Box::new(default), es))
+            }
+        }
+    }
+    go(game, v, consts, visible, span, 0)
+}
+
+/// Resolves a unified shape into a [`Shape`] tree with dense class ids.
+fn resolve_shape(
+    u: &mut Unifier<'_>,
+    s: usize,
+    dense: &mut HashMap<usize, usize>,
+) -> Result<Shape, CompileError> {
+    let mut keys = Vec::new();
+    let mut cur = s;
+    loop {
+        match u.node(cur) {
+            SNode::Scalar(c) => {
+                let r = u.class_uf.find(c);
+                let next = dense.len();
+                let leaf = *dense.entry(r).or_insert(next);
+                let mut shape = Shape::Scalar(leaf);
+                for k in keys.into_iter().rev() {
+                    shape = Shape::Map {
+                        key: k,
+                        val: Box::new(shape),
+                    };
+                }
+                return Ok(shape);
+            }
+            SNode::Map(k, v) => {
+                if keys.len() > MAX_NESTING {
+                    return Err(CompileError::at(
+                        format!("maps are nested deeper than {MAX_NESTING} levels"),
+                        None,
+                    ));
+                }
+                let r = u.class_uf.find(k);
+                let next = dense.len();
+                keys.push(*dense.entry(r).or_insert(next));
+                cur = v;
+            }
+        }
+    }
+}
+
+/// Writes the elements of `v` (of shape `shape`) row-major into `out`.
+fn flatten(v: &RtVal, shape: &Shape, classes: &[Class], out: &mut Vec<u32>) {
+    // Iterative: (value, shape) pairs in output order.
+    let mut work: Vec<(&RtVal, &Shape)> = vec![(v, shape)];
+    while let Some((v, s)) = work.pop() {
+        match (v, s) {
+            (RtVal::Elem(x), Shape::Scalar(c)) => {
+                out.push(classes[*c].local(*x).expect("every value is in its class"));
+            }
+            (RtVal::Map(d, es), Shape::Map { key, val }) => {
+                let members = &classes[*key].members;
+                for k in members.iter().rev() {
+                    work.push((es.get(k).unwrap_or(d), val));
+                }
+            }
+            _ => unreachable!("values were checked against their shapes"),
+        }
+    }
+}
+
+impl Layout {
+    /// Computes the classes and the state layout of `game`.
+    pub fn new(game: &Game) -> Result<Layout, CompileError> {
+        let env = TypeEnv::new(game);
+        let mut u = Unifier {
+            game,
+            env,
+            class_uf: UnionFind::default(),
+            class_syms: Vec::new(),
+            shape_uf: UnionFind::default(),
+            shapes: Vec::new(),
+            var_shape: HashMap::new(),
+            const_shape: HashMap::new(),
+        };
+        let wk = *game.well_known();
+
+        // Constants in order, each seeing the earlier ones; first declaration of a name wins.
+        let mut const_vals: HashMap<Symbol, RtVal> = HashMap::new();
+        let mut const_order: Vec<(Symbol, usize, Option<Span>)> = Vec::new();
+        for c in &game.constants {
+            if u.const_shape.contains_key(&c.name) {
+                continue;
+            }
+            let span = c.spans.whole;
+            let shape = u.shape_of_type(c.ty, span)?;
+            let earlier = &const_vals;
+            let value = runtime_value(game, c.value, earlier, &|s| earlier.contains_key(&s), span)?;
+            u.add_value(&value, shape, span)?;
+            const_vals.insert(c.name, value);
+            u.const_shape.insert(c.name, shape);
+            const_order.push((c.name, shape, span));
+        }
+        // A constant named inside another constant's value shares its classes.
+        for c in &game.constants {
+            let Some(&shape) = u.const_shape.get(&c.name) else {
+                continue;
+            };
+            unify_constant_refs(&mut u, game, c.value, shape, c.spans.whole)?;
+        }
+
+        // Variables: first declaration of a name wins.
+        let mut var_order: Vec<(Symbol, usize, RtVal, Option<Span>, TypeId)> = Vec::new();
+        for v in &game.variables {
+            if u.var_shape.contains_key(&v.name) {
+                continue;
+            }
+            let span = v.spans.whole;
+            let shape = u.shape_of_type(v.ty, span)?;
+            let value = runtime_value(game, v.init, &const_vals, &|_| true, span)?;
+            u.add_value(&value, shape, span)?;
+            unify_constant_refs(&mut u, game, v.init, shape, span)?;
+            u.var_shape.insert(v.name, shape);
+            var_order.push((v.name, shape, value, span, v.ty));
+        }
+        if !u.var_shape.contains_key(&wk.player) {
+            return Err(CompileError::at("the game has no variable `player`", None));
+        }
+
+        // Edge labels.
+        let mut edges: Vec<_> = game.edges().collect();
+        edges.sort_by_key(|(id, _)| *id);
+        for (_, e) in &edges {
+            let span = e.spans.whole;
+            match e.label {
+                Label::Assign { lhs, rhs } => {
+                    let l = u.expr(lhs, span)?;
+                    let r = u.expr(rhs, span)?;
+                    if matches!(l, Part::Lit(_)) {
+                        return Err(CompileError::at(
+                            "an assignment stores into a literal symbol",
+                            span,
+                        ));
+                    }
+                    if !u.meet(l, r, span)? {
+                        return Err(CompileError::at(
+                            "the assigned value has another shape than its location",
+                            span,
+                        ));
+                    }
+                }
+                Label::AssignAny { lhs, ty } => {
+                    let Part::Shape(l) = u.expr(lhs, span)? else {
+                        return Err(CompileError::at(
+                            "an assignment stores into a literal symbol",
+                            span,
+                        ));
+                    };
+                    let SNode::Scalar(c) = u.node(l) else {
+                        return Err(CompileError::at("`T(*)` assigned to a map location", span));
+                    };
+                    match u.env.resolve(ty) {
+                        Ok(Resolved::Set(ms)) => {
+                            for &m in ms.as_slice() {
+                                u.add_symbol(c, m);
+                            }
+                        }
+                        _ => {
+                            return Err(CompileError::at(
+                                format!("`{}(*)` needs a set type", u.type_text(ty)),
+                                span,
+                            ));
+                        }
+                    }
+                }
+                Label::Compare { lhs, rhs, .. } => {
+                    let l = u.expr(lhs, span)?;
+                    let r = u.expr(rhs, span)?;
+                    u.meet(l, r, span)?;
+                }
+                Label::TagVar(v) => match u.var_shape.get(&v).copied().map(|s| u.node(s)) {
+                    Some(SNode::Scalar(_)) => {}
+                    Some(SNode::Map(..)) => {
+                        return Err(CompileError::at(
+                            format!("`$$ {}` tags with a map", game.name(v)),
+                            span,
+                        ));
+                    }
+                    None => {
+                        return Err(CompileError::at(
+                            format!("`$$ {}`: no such variable", game.name(v)),
+                            span,
+                        ));
+                    }
+                },
+                Label::Skip | Label::Tag(_) | Label::Reach { .. } => {}
+            }
+        }
+
+        // Dense classes, members in symbol order.
+        let mut dense: HashMap<usize, usize> = HashMap::new();
+        let mut var_shapes = Vec::new();
+        for (_, s, _, _, _) in &var_order {
+            var_shapes.push(resolve_shape(&mut u, *s, &mut dense)?);
+        }
+        let mut const_shapes = Vec::new();
+        for (_, s, _) in &const_order {
+            const_shapes.push(resolve_shape(&mut u, *s, &mut dense)?);
+        }
+        // Classes only reached through literals still need an id (for edge literals, handled by
+        // the code generator through their context); make every root dense.
+        for c in 0..u.class_syms.len() {
+            let r = u.class_uf.find(c);
+            let next = dense.len();
+            dense.entry(r).or_insert(next);
+        }
+        let mut classes: Vec<Class> = vec![
+            Class {
+                members: Vec::new(),
+                index: HashMap::new(),
+            };
+            dense.len()
+        ];
+        for (&root, &id) in &dense {
+            let mut ms = u.class_syms[root].clone();
+            ms.sort_unstable();
+            ms.dedup();
+            let index = ms.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+            classes[id] = Class { members: ms, index };
+        }
+
+        // Constants.
+        let mut consts = Vec::new();
+        let mut const_by_name = HashMap::new();
+        for ((name, _, span), shape) in const_order.into_iter().zip(const_shapes) {
+            let value = const_vals.remove(&name).expect("built above");
+            let n = shape.elements(&classes);
+            if n > MAX_CONST_ELEMENTS {
+                return Err(CompileError::at(
+                    format!(
+                        "constant `{}` has {n} elements, more than {MAX_CONST_ELEMENTS}",
+                        game.name(name)
+                    ),
+                    span,
+                ));
+            }
+            let mut elements = Vec::with_capacity(n as usize);
+            flatten(&value, &shape, &classes, &mut elements);
+            const_by_name.insert(name, consts.len());
+            consts.push(ConstData {
+                name,
+                shape,
+                value,
+                elements,
+            });
+        }
+
+        // Variables and their fields.
+        let mut vars = Vec::new();
+        let mut var_by_name = HashMap::new();
+        for ((name, _, init, span, ty), shape) in var_order.into_iter().zip(var_shapes) {
+            if let Some(k) = init.lists_default() {
+                return Err(CompileError::at(
+                    format!(
+                        "the initial value of `{}` lists key `{}` with its map's default value",
+                        game.name(name),
+                        game.name(k)
+                    ),
+                    span,
+                )
+                .with_help(
+                    "the compiled model stores maps as arrays, which cannot tell a listed entry \
+                     equal to the default from an absent one (rg.md §12.1); leave the entry out",
+                ));
+            }
+            let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
+            let count = shape.elements(&classes);
+            // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one
+            // load, a packed entry needs shifts, and such maps are typically boards read at
+            // every step of a move search. Maps of bits (GDL fluents) stay packed.
+            let width = match classes[shape.leaf()].width() {
+                2 | 4 if count > 1 => 8,
+                w => w,
+            };
+            let domains = declared_domains(&u.env, ty, &shape, &classes);
+            var_by_name.insert(name, vars.len());
+            vars.push(Field {
+                name,
+                shape,
+                count,
+                width,
+                bit: 0,
+                ordinary,
+                init,
+                domains,
+                span,
+            });
+        }
+        let (ordinary_bytes, state_bytes) = place_fields(&mut vars)?;
+        let mut init = vec![0u8; state_bytes as usize];
+        for f in &vars {
+            let mut elems = Vec::with_capacity(f.count as usize);
+            flatten(&f.init, &f.shape, &classes, &mut elems);
+            for (i, &x) in elems.iter().enumerate() {
+                write_bits(&mut init, f.bit + i as u64 * u64::from(f.width), f.width, x);
+            }
+        }
+        let player = var_by_name[&wk.player];
+        if !matches!(vars[player].shape, Shape::Scalar(_)) {
+            return Err(CompileError::at(
+                "the variable `player` holds a map",
+                vars[player].span,
+            ));
+        }
+        let goals = var_by_name.get(&wk.goals).copied();
+        let visible = var_by_name.get(&wk.visible).copied();
+        Ok(Layout {
+            classes,
+            vars,
+            var_by_name,
+            consts,
+            const_by_name,
+            ordinary_bytes,
+            state_bytes,
+            init,
+            player,
+            goals,
+            visible,
+        })
+    }
+
+    /// The constant or variable value a symbol names in a value (for constant references in
+    /// values, which the unifier links to the named constant's classes).
+    pub fn class_name(&self, game: &Game, c: usize) -> String {
+        let ms = &self.classes[c].members;
+        let shown: Vec<&str> = ms.iter().take(4).map(|&s| game.name(s)).collect();
+        format!(
+            "{{{}{}}}",
+            shown.join(", "),
+            if ms.len() > 4 { ", …" } else { "" }
+        )
+    }
+}
+
+/// Links the classes of a value's constant references with the constant they name (the value
+/// is a copy of that constant's value).
+fn unify_constant_refs(
+    u: &mut Unifier<'_>,
+    game: &Game,
+    v: ValueId,
+    shape: usize,
+    span: Option<Span>,
+) -> Result<(), CompileError> {
+    let mut work = vec![(v, shape)];
+    while let Some((v, s)) = work.pop() {
+        match game.value(v) {
+            ValueData::Element(x) => {
+                if let Some(&cs) = u.const_shape.get(x)
+                    && cs != s
+                {
+                    // Only when the shapes agree (a symbol spelled like a constant of another
+                    // shape is the symbol itself where a scalar is expected).
+                    let scalar = |n: SNode| matches!(n, SNode::Scalar(_));
+                    if scalar(u.node(cs)) == scalar(u.node(s)) {
+                        u.unify(cs, s, span)?;
+                    }
+                }
+            }
+            ValueData::Map(entries) => {
+                if let SNode::Map(_, val) = u.node(s) {
+                    for e in entries.iter() {
+                        work.push((e.value, val));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Per map level of a variable, which keys of the level's class its declared type admits.
+fn declared_domains(
+    env: &TypeEnv<'_>,
+    ty: TypeId,
+    shape: &Shape,
+    classes: &[Class],
+) -> Vec<Option<Vec<bool>>> {
+    let mut out = Vec::new();
+    let mut t = ty;
+    for key in shape.keys() {
+        let Ok(Resolved::Arrow(k, v)) = env.resolve(t) else {
+            break;
+        };
+        let members = match env.resolve(k) {
+            Ok(Resolved::Set(ms)) => ms.as_slice().to_vec(),
+            _ => Vec::new(),
+        };
+        let class = &classes[key];
+        let mut mask = vec![false; class.members.len()];
+        for m in members {
+            if let Some(i) = class.local(m) {
+                mask[i as usize] = true;
+            }
+        }
+        out.push(if mask.iter().all(|&b| b) {
+            None
+        } else {
+            Some(mask)
+        });
+        t = v;
+    }
+    out
+}
+
+/// Assigns bit offsets; returns the bytes of the ordinary part and of the whole state.
+fn place_fields(vars: &mut [Field]) -> Result<(u64, u64), CompileError> {
+    let mut cursor = 0u64;
+    let mut ordinary_bytes = 0;
+    for ordinary in [true, false] {
+        let mut idx: Vec<usize> = (0..vars.len())
+            .filter(|&i| vars[i].ordinary == ordinary && vars[i].width > 0)
+            .collect();
+        // Narrow fields first (widest of them first, so alignment leaves no holes), then bytes,
+        // then wider words; declaration order within one width.
+        idx.sort_by_key(|&i| {
+            let w = vars[i].width;
+            if w < 8 { (0, 8 - w) } else { (1, w) }
+        });
+        for i in idx {
+            let w = u64::from(vars[i].width);
+            let align = if w < 8 { w } else { w.max(8) };
+            cursor = cursor.div_ceil(align) * align;
+            vars[i].bit = cursor;
+            cursor = cursor.saturating_add(vars[i].count.saturating_mul(w));
+            if cursor / 8 > MAX_STATE_BYTES {
+                return Err(CompileError::at(
+                    format!(
+                        "the state needs more than {MAX_STATE_BYTES} bytes (variable with {} elements)",
+                        vars[i].count
+                    ),
+                    vars[i].span,
+                ));
+            }
+        }
+        cursor = cursor.div_ceil(64) * 64;
+        if ordinary {
+            ordinary_bytes = cursor / 8;
+        }
+    }
+    Ok((ordinary_bytes, (cursor / 8).max(8)))
+}
+
+/// Writes `width` bits of `x` at bit `bit` of `bytes` (little-endian within a field).
+pub(crate) fn write_bits(bytes: &mut [u8], bit: u64, width: u32, x: u32) {
+    match width {
+        0 => {}
+        1 | 2 | 4 => {
+            let byte = (bit / 8) as usize;
+            let shift = (bit % 8) as u32;
+            let mask = ((1u32 << width) - 1) as u8;
+            bytes[byte] = (bytes[byte] & !(mask << shift)) | (((x as u8) & mask) << shift);
+        }
+        _ => {
+            let byte = (bit / 8) as usize;
+            let n = (width / 8) as usize;
+            bytes[byte..byte + n].copy_from_slice(&x.to_le_bytes()[..n]);
+        }
+    }
+}

@@ -1,0 +1,1638 @@
+//! Which visited-state check each node function needs (rg.md §12.6), proven per search kind.
+//!
+//! The interpreter records every state it expands as (node, tags of the search, ordinary
+//! variables) and skips a state seen before. Hashing that key at every node costs more than
+//! everything else a compiled search does, so the generator proves, node by node, how little of
+//! it suffices. The reasoning works on **scopes**: a scope event is the start of a search or the
+//! arrival through a tag edge; every state reached from it without crossing another tag edge
+//! has the same tags, and its *region* is the set of nodes reachable that way.
+//!
+//! 1. **D sets.** Within a region of start `t`, `D(n)` holds every ordinary variable that some
+//!    tag-free walk from `t` to `n` may assign (a forward union data flow). Two states of one
+//!    scope event at `n` can differ only in `D(n)`: every other variable still has the value it
+//!    had when the scope began.
+//! 2. **Unique scopes.** A scope is *determined* when no other scope event of the same search
+//!    has the same tags. The start of a search is one event. An event entered through tag edge
+//!    `e` from node `m` (region `R`) is determined when its parent event is, and (a) for `$$ v`,
+//!    `D(m) ⊆ {v}`: the states expanded at `m` are pairwise different and differ only in `v`,
+//!    so they emit different symbols; for `$ s`, `D(m) = ∅`: at most one state is expanded at
+//!    `m`; and (b) no other tag edge leaving `R` can emit a symbol `e` can emit. By induction
+//!    on the number of tags, all events of a determined scope have different tags. Events of a
+//!    scope that is not determined, and every scope below it, are treated conservatively.
+//! 3. **Checks.** In a determined scope, equal tags means the same scope event, so the key
+//!    (node, tags, ordinary variables) is equivalent to (scope event, node, `D(n)`): each scope
+//!    event gets a fresh 64-bit number (`epoch`), and the check is a *stamp*: one word per
+//!    (node, value of `D(n)`) holding the epoch that last expanded it, when `D(n)` is a few
+//!    small scalars; otherwise the scope-keyed hash set.
+//! 4. **No check** at all at `n` when, in every region containing `n`, `n` lies on no tag-free
+//!    cycle and is entered by exactly one *route*: the scope's own arrival (`n = t`), or edges
+//!    from one node `m` that map different states to different states. Skips, comparisons and
+//!    checks do; so does an assignment or any-assignment to a variable outside `D(m)` (the
+//!    states at `m` differ in some other variable, which the assignment keeps; an
+//!    any-assignment's members differ in the assigned variable), and so does a group of edges
+//!    from `m` at most one of which can hold in a state (comparisons of one expression with
+//!    different symbols, an `==`/`!=` pair, or a covering `@disjoint`). The states expanded at
+//!    `m` are pairwise different (by `m`'s own check or proof), so the arrivals at `n` are too.
+//! 5. Otherwise, and in scopes that are not determined, the interpreter's key is used (tags of
+//!    the search and the ordinary variables, or the `@repeat` list). A trusted `@unique` pragma
+//!    means no check, as in the interpreter.
+//!
+//! Move searches start at `begin` and after every assignment to `player`, and stop at such
+//! assignments. Reachability searches towards `b` start at each check's first node, follow
+//! every edge and return at `b`. The analysis runs once per search kind, within a work budget;
+//! over budget, every node of that kind keeps the interpreter's check.
+
+use crate::layout::{Layout, Shape};
+use crate::search::{SearchPlan, Visit, assigns_player};
+use rg_core::{EdgeId, EntityId, ExprData, Game, Label, NodeId, Symbol};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Region node visits allowed per search kind before giving up (keeping the interpreter's key).
+const WORK_BUDGET: u64 = 4_000_000;
+/// The largest stamp table of one node (product of the key variables' class sizes).
+const MAX_STAMP_SLOTS: u64 = 1 << 12;
+/// All stamp tables together.
+const MAX_STAMP_TOTAL: u64 = 1 << 22;
+
+/// The visited-state check of one node function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Check {
+    /// None is needed.
+    None,
+    /// Scope-keyed, one stamp per value of `vars` (scalars) at `base + Σ value·radix`.
+    Stamp {
+        vars: Vec<usize>,
+        radix: Vec<u64>,
+        base: u64,
+    },
+    /// Scope-keyed, a hash of the bytes of `vars`.
+    Scoped { vars: Vec<usize> },
+    /// A check whose absence changes no result, only time: on a cycle that only one walk of
+    /// a scope follows (a revisited state repeats forever, and stopping it at the first repeat
+    /// or a later one gives the same results: no finished move or check target lies on such a
+    /// cycle, or it is met before any repeat), and in reachability searches with a costly
+    /// key (merging walks never changes whether the target is reached; checks only bound the
+    /// work). The visits are counted (stamp slots `base`, `base + 1`); from the `LOOP_LIMIT`-th
+    /// in one scope event on, states are recorded and repeats dropped (the scoped key), which
+    /// keeps every search finite and its work bounded by the number of states.
+    Loop { vars: Vec<usize>, base: u64 },
+    /// The interpreter's key (see [`Visit`]).
+    Full,
+}
+
+/// Which symbols a tag edge can emit that another emission of the same scope event can emit
+/// too (so the scope it enters may share its tags with another).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Collide {
+    Never,
+    /// These symbols, and the values of these assignments' right-hand sides (edge, class of
+    /// the value) evaluated when the tag is emitted.
+    Some {
+        syms: BTreeSet<Symbol>,
+        dynamic: BTreeSet<(EdgeId, usize)>,
+    },
+    Always,
+}
+
+impl Collide {
+    fn syms(s: BTreeSet<Symbol>) -> Collide {
+        Collide::Some {
+            syms: s,
+            dynamic: BTreeSet::new(),
+        }
+    }
+
+    fn add(&mut self, other: Collide) {
+        *self = match (std::mem::replace(self, Collide::Never), other) {
+            (Collide::Always, _) | (_, Collide::Always) => Collide::Always,
+            (Collide::Never, x) | (x, Collide::Never) => x,
+            (
+                Collide::Some {
+                    syms: mut a,
+                    dynamic: mut da,
+                },
+                Collide::Some {
+                    syms: b,
+                    dynamic: db,
+                },
+            ) => {
+                a.extend(b);
+                da.extend(db);
+                if a.len() + da.len() > 16 {
+                    Collide::Always
+                } else {
+                    Collide::Some {
+                        syms: a,
+                        dynamic: da,
+                    }
+                }
+            }
+        };
+    }
+}
+
+/// The checks of one search kind's node functions.
+#[derive(Debug, Default)]
+pub(crate) struct KindChecks {
+    /// The check in a determined scope.
+    pub det: Vec<Check>,
+    /// Whether the node can be reached in a scope that is not determined (then the
+    /// interpreter's key is used there).
+    pub nondet: Vec<bool>,
+    /// The collision symbols of tag edges (absent: `Never`).
+    pub collide: BTreeMap<EdgeId, Collide>,
+    /// Tag edges that enter a shared scope when the scope they leave is shared.
+    pub inherit: BTreeSet<EdgeId>,
+}
+
+/// The checks of every node function.
+#[derive(Debug)]
+pub(crate) struct Visits {
+    pub moves: KindChecks,
+    pub reach: BTreeMap<NodeId, KindChecks>,
+    /// Stamp words the cache needs.
+    pub stamp_slots: u64,
+    /// Proven: no two legal moves of a state have the same tags (every move-search scope is
+    /// determined and emits at most one finished move).
+    pub distinct_move_tags: bool,
+    /// Move-search starts from which a search finds at most one move (one walk, no tags):
+    /// the keeper's move there can be applied without listing moves.
+    pub single_move: Vec<bool>,
+}
+
+/// A search kind: which edges its walks follow and where they start.
+struct Kind<'a> {
+    /// Nodes with a function of this kind.
+    nodes: &'a [bool],
+    /// Reachability target (its outgoing edges are never followed).
+    target: Option<NodeId>,
+    starts: Vec<NodeId>,
+}
+
+/// What the analysis of one search kind finds.
+struct KindResult {
+    single: Vec<bool>,
+    acc: Vec<Acc>,
+    nondet: Vec<bool>,
+    collide: BTreeMap<EdgeId, Collide>,
+    inherit: BTreeSet<EdgeId>,
+    distinct: bool,
+}
+
+/// Per-node accumulation over the regions containing it.
+#[derive(Clone, Debug)]
+enum Acc {
+    Unvisited,
+    None,
+    /// On a cycle of a single walk: a revisit means the walk repeats forever.
+    Loop(Vec<u64>),
+    Scoped(Vec<u64>),
+    Full,
+}
+
+/// A node's need in one region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Local {
+    Unique,
+    Loop,
+    Check,
+}
+
+struct Analysis<'a> {
+    game: &'a Game,
+    layout: &'a Layout,
+    plan: &'a SearchPlan,
+    ignore_pragmas: bool,
+    /// Bit index of each ordinary variable (by layout index), and the reverse.
+    bit_of: Vec<Option<usize>>,
+    var_of_bit: Vec<usize>,
+    words: usize,
+}
+
+fn set(bits: &mut [u64], i: usize) {
+    bits[i / 64] |= 1 << (i % 64);
+}
+
+fn has(bits: &[u64], i: usize) -> bool {
+    bits[i / 64] >> (i % 64) & 1 == 1
+}
+
+/// Strongly connected components of the graph `succ` (iterative Tarjan): the component of
+/// each node, numbered in the order they complete (successors first), and whether each node
+/// lies on a cycle.
+pub(crate) fn components(n: usize, succ: &[Vec<usize>]) -> (Vec<usize>, Vec<bool>) {
+    let mut index = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack = Vec::new();
+    let mut comp = vec![usize::MAX; n];
+    let mut cyclic = vec![false; n];
+    let mut ncomp = 0;
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != usize::MAX {
+            continue;
+        }
+        let mut call: Vec<(usize, usize)> = vec![(root, 0)];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some(&mut (v, ref mut i)) = call.last_mut() {
+            if *i < succ[v].len() {
+                let w = succ[v][*i];
+                *i += 1;
+                if index[w] == usize::MAX {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(p, _)) = call.last() {
+                low[p] = low[p].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut members = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    comp[w] = ncomp;
+                    members.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if members.len() > 1 || succ[v].contains(&v) {
+                    for w in members {
+                        cyclic[w] = true;
+                    }
+                }
+                ncomp += 1;
+            }
+        }
+    }
+    (comp, cyclic)
+}
+
+fn on_cycle(n: usize, succ: &[Vec<usize>]) -> Vec<bool> {
+    components(n, succ).1
+}
+
+/// The most tags a move can have, when move searches cannot go round a cycle through a tag
+/// edge (`None` otherwise).
+pub(crate) fn max_move_tags(game: &Game, plan: &SearchPlan) -> Option<u32> {
+    let n = game.node_capacity();
+    let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut edges: Vec<(usize, usize, u32)> = Vec::new();
+    for (q, out) in plan.out.iter().enumerate() {
+        if !plan.moves[q] {
+            continue;
+        }
+        for &e in out {
+            let d = game.edge(e);
+            if assigns_player(game, &d.label) || !plan.moves[d.to.index()] {
+                continue;
+            }
+            succ[q].push(d.to.index());
+            edges.push((q, d.to.index(), u32::from(d.label.is_tag())));
+        }
+    }
+    let (comp, _) = components(n, &succ);
+    let ncomp = comp
+        .iter()
+        .filter(|&&c| c != usize::MAX)
+        .map(|&c| c + 1)
+        .max()
+        .unwrap_or(0);
+    let mut out: Vec<Vec<(usize, u32)>> = vec![Vec::new(); ncomp];
+    for &(a, b, w) in &edges {
+        let (ca, cb) = (comp[a], comp[b]);
+        if ca == cb {
+            if w > 0 {
+                return None; // a tag edge on a cycle
+            }
+            continue;
+        }
+        out[ca].push((cb, w));
+    }
+    // Components complete successors first, so each one's successors are already known.
+    let mut best = vec![0u32; ncomp];
+    for c in 0..ncomp {
+        best[c] = out[c]
+            .iter()
+            .map(|&(d, w)| best[d].saturating_add(w))
+            .max()
+            .unwrap_or(0);
+    }
+    // Tags of one move also come from edges taken by the emitting node: already counted.
+    Some(best.into_iter().max().unwrap_or(0))
+}
+
+/// What is known of an ordinary variable at a node reached by a single walk from its scope's
+/// start: the any-assignments (origins, by edge) its value depends on, and the origin it is an
+/// injective function of, if any.
+#[derive(Clone, Debug, Default)]
+struct Fact {
+    deps: Vec<u32>,
+    inj: Option<u32>,
+}
+
+type Facts = BTreeMap<usize, Fact>;
+
+/// The value of an ordinary variable in the walks of one scope event: the same term in all of
+/// them (terms below the number of variables are the variables' values at the scope's start),
+/// or varying.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Val {
+    Term(u32),
+    Top,
+}
+
+/// A value while evaluating a term: a scalar, or a run of a constant's elements.
+#[derive(Clone, Debug)]
+enum EvalVal {
+    Scalar(u32),
+    Run { c: usize, index: u64, shape: Shape },
+}
+
+/// What a tag edge emits in a scope event: a symbol, a term of a class, or a varying value
+/// of a class.
+#[derive(Clone, Debug)]
+enum Emit {
+    Sym(Symbol),
+    Term(u32, usize),
+    Top(usize),
+}
+
+/// Joins `new` into `old` (a missing variable holds its start value); returns whether `old`
+/// changed.
+fn join_vals(old: &mut BTreeMap<usize, Val>, new: &BTreeMap<usize, Val>) -> bool {
+    let mut changed = false;
+    let start = |b: usize| Val::Term(b as u32);
+    for (&b, &v) in new {
+        let o = old.get(&b).copied().unwrap_or(start(b));
+        if o != v && o != Val::Top {
+            old.insert(b, Val::Top);
+            changed = true;
+        }
+    }
+    let missing: Vec<usize> = old
+        .iter()
+        .filter(|(b, v)| !new.contains_key(b) && **v != start(**b) && **v != Val::Top)
+        .map(|(b, _)| *b)
+        .collect();
+    for b in missing {
+        old.insert(b, Val::Top);
+        changed = true;
+    }
+    changed
+}
+
+impl<'a> Analysis<'a> {
+    /// The ordinary variables (bits) an expression reads, including in its keys.
+    fn reads(&self, e: rg_core::ExprId, out: &mut Vec<usize>) {
+        let mut work = vec![e];
+        while let Some(x) = work.pop() {
+            match self.game.expr(x) {
+                ExprData::Cast(_, inner) => work.push(inner),
+                ExprData::Access(m, k) => {
+                    work.push(m);
+                    work.push(k);
+                }
+                ExprData::Ref(r) => {
+                    if let crate::layout::NameRef::Var(v) = self.layout.name_ref(self.game, r)
+                        && let Some(b) = self.bit_of[v]
+                    {
+                        out.push(b);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `M[x]` with `M` a constant map of scalars gives different values for different
+    /// keys of its class.
+    fn injective_const(&self, c: usize) -> bool {
+        let k = &self.layout.consts[c];
+        if !matches!(&k.shape, Shape::Map { val, .. } if matches!(**val, Shape::Scalar(_))) {
+            return false;
+        }
+        let mut v = k.elements.clone();
+        let n = v.len();
+        v.sort_unstable();
+        v.dedup();
+        v.len() == n
+    }
+
+    /// The origin `rhs` is an injective function of, given the facts of its reads.
+    fn inj_of(&self, rhs: rg_core::ExprId, facts: &Facts) -> Option<u32> {
+        match self.game.expr(self.game.strip_casts(rhs)) {
+            ExprData::Ref(r) => match self.layout.name_ref(self.game, r) {
+                crate::layout::NameRef::Var(v) => facts.get(&self.bit_of[v]?)?.inj,
+                _ => None,
+            },
+            ExprData::Access(m, k) => {
+                let ExprData::Ref(mr) = self.game.expr(self.game.strip_casts(m)) else {
+                    return None;
+                };
+                let crate::layout::NameRef::Const(c) = self.layout.name_ref(self.game, mr) else {
+                    return None;
+                };
+                if !self.injective_const(c) {
+                    return None;
+                }
+                self.inj_of(k, facts)
+            }
+            ExprData::Cast(..) => None,
+        }
+    }
+
+    /// The values after edge `e`, taken in a state with values `vals`.
+    fn step(
+        &self,
+        e: EdgeId,
+        vals: &BTreeMap<usize, Val>,
+        terms: &mut HashMap<(EdgeId, Vec<u32>), u32>,
+    ) -> BTreeMap<usize, Val> {
+        let mut out = vals.clone();
+        let label = self.game.edge(e).label;
+        let (lhs, rhs) = match label {
+            Label::Assign { lhs, rhs } => (lhs, Some(rhs)),
+            Label::AssignAny { lhs, .. } => (lhs, None),
+            _ => return out,
+        };
+        let Some(w) = self.assigned_bit(&label) else {
+            return out;
+        };
+        let Some(rhs) = rhs else {
+            out.insert(w, Val::Top);
+            return out;
+        };
+        let mut reads = Vec::new();
+        let whole = matches!(self.game.expr(self.game.strip_casts(lhs)), ExprData::Ref(_));
+        if !whole {
+            reads.push(w);
+            let mut x = self.game.strip_casts(lhs);
+            while let ExprData::Access(m, k) = self.game.expr(x) {
+                self.reads(k, &mut reads);
+                x = self.game.strip_casts(m);
+            }
+        }
+        self.reads(rhs, &mut reads);
+        let mut inputs = Vec::with_capacity(reads.len());
+        for b in reads {
+            match vals.get(&b).copied().unwrap_or(Val::Term(b as u32)) {
+                Val::Term(t) => inputs.push(t),
+                Val::Top => {
+                    out.insert(w, Val::Top);
+                    return out;
+                }
+            }
+        }
+        let next = (self.var_of_bit.len() + terms.len()) as u32;
+        let t = *terms.entry((e, inputs)).or_insert(next);
+        out.insert(w, Val::Term(t));
+        out
+    }
+
+    /// The value (class-local number) of term `t` when the variables at the scope's start have
+    /// the values `env` (bits of scalar variables); `None` when it cannot be told (a map read,
+    /// an unbound variable).
+    fn eval_term(
+        &self,
+        t: u32,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        env: &HashMap<usize, u32>,
+        depth: usize,
+    ) -> Option<u32> {
+        if (t as usize) < self.var_of_bit.len() {
+            return env.get(&(t as usize)).copied();
+        }
+        if depth > 64 {
+            return None;
+        }
+        let (e, inputs) = rev.get(&t)?;
+        let Label::Assign { lhs, rhs } = self.game.edge(*e).label else {
+            return None;
+        };
+        if !matches!(self.game.expr(self.game.strip_casts(lhs)), ExprData::Ref(_)) {
+            return None; // a map element written: the term is a map
+        }
+        let mut reads = Vec::new();
+        self.reads(rhs, &mut reads);
+        let mut bound = HashMap::new();
+        for (b, &i) in reads.iter().zip(inputs) {
+            bound.insert(*b, self.eval_term(i, rev, env, depth + 1)?);
+        }
+        let w = self.assigned_bit(&self.game.edge(*e).label)?;
+        let class = self.layout.vars[self.var_of_bit[w]].shape.leaf();
+        match self.eval_expr(rhs, Some(class), &bound, 0)? {
+            EvalVal::Scalar(x) => Some(x),
+            EvalVal::Run { .. } => None,
+        }
+    }
+
+    /// Evaluates an expression whose variables are bound in `bound` (scalars only).
+    fn eval_expr(
+        &self,
+        e: rg_core::ExprId,
+        class: Option<usize>,
+        bound: &HashMap<usize, u32>,
+        depth: usize,
+    ) -> Option<EvalVal> {
+        if depth > crate::layout::MAX_EXPR_DEPTH {
+            return None;
+        }
+        use crate::layout::NameRef;
+        match self.game.expr(self.game.strip_casts(e)) {
+            ExprData::Cast(..) => None,
+            ExprData::Ref(x) => match self.layout.name_ref(self.game, x) {
+                NameRef::Var(v) => Some(EvalVal::Scalar(*bound.get(&self.bit_of[v]?)?)),
+                NameRef::Const(c) => {
+                    let k = &self.layout.consts[c];
+                    match &k.shape {
+                        Shape::Scalar(_) => Some(EvalVal::Scalar(k.elements[0])),
+                        shape => Some(EvalVal::Run {
+                            c,
+                            index: 0,
+                            shape: shape.clone(),
+                        }),
+                    }
+                }
+                NameRef::Literal(s) => Some(EvalVal::Scalar(self.layout.classes[class?].local(s)?)),
+            },
+            ExprData::Access(m, k) => {
+                let EvalVal::Run {
+                    c,
+                    index,
+                    shape: Shape::Map { key, val },
+                } = self.eval_expr(m, None, bound, depth + 1)?
+                else {
+                    return None;
+                };
+                let EvalVal::Scalar(kv) = self.eval_expr(k, Some(key), bound, depth + 1)? else {
+                    return None;
+                };
+                let index = index + u64::from(kv) * val.elements(&self.layout.classes);
+                match *val {
+                    Shape::Scalar(_) => Some(EvalVal::Scalar(
+                        *self.layout.consts[c].elements.get(index as usize)?,
+                    )),
+                    shape => Some(EvalVal::Run { c, index, shape }),
+                }
+            }
+        }
+    }
+
+    /// Scalar variables (bits) a term depends on at the scope's start; `None` if a map.
+    fn term_inputs(
+        &self,
+        t: u32,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        out: &mut BTreeSet<usize>,
+        depth: usize,
+    ) -> Option<()> {
+        if (t as usize) < self.var_of_bit.len() {
+            let v = self.var_of_bit[t as usize];
+            if !matches!(self.layout.vars[v].shape, Shape::Scalar(_)) {
+                return None;
+            }
+            out.insert(t as usize);
+            return Some(());
+        }
+        if depth > 64 {
+            return None;
+        }
+        let (_, inputs) = rev.get(&t)?;
+        for &i in inputs {
+            self.term_inputs(i, rev, out, depth + 1)?;
+        }
+        Some(())
+    }
+
+    /// The symbols two emissions (a symbol, or a term of a class, or a varying value of a
+    /// class) of one scope event can both emit.
+    fn collision(
+        &self,
+        a: &Emit,
+        b: &Emit,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        va: &[u64],
+        vb: &[u64],
+    ) -> (Collide, Collide) {
+        // A varying value against a term of the scope's start: the varying side can compare
+        // with the term's value at run time when the term reads only variables that did not
+        // change since the scope began.
+        match (a, b) {
+            (Emit::Top(_), Emit::Term(t, _)) => {
+                if let Some(d) = self.dynamic_term(*t, rev, va) {
+                    return (d, self.collision_sym(a, b, rev));
+                }
+            }
+            (Emit::Term(t, _), Emit::Top(_)) => {
+                if let Some(d) = self.dynamic_term(*t, rev, vb) {
+                    return (self.collision_sym(a, b, rev), d);
+                }
+            }
+            _ => {}
+        }
+        let c = self.collision_sym(a, b, rev);
+        (c.clone(), c)
+    }
+
+    /// `Some` when term `t` is an assignment's right-hand side over the scope's start values
+    /// of variables outside `vary`: its value, evaluated in the current state.
+    fn dynamic_term(
+        &self,
+        t: u32,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        vary: &[u64],
+    ) -> Option<Collide> {
+        let (e, inputs) = rev.get(&t)?;
+        if inputs
+            .iter()
+            .any(|&i| i as usize >= self.var_of_bit.len() || has(vary, i as usize))
+        {
+            return None;
+        }
+        let label = self.game.edge(*e).label;
+        let Label::Assign { lhs, .. } = label else {
+            return None;
+        };
+        if !matches!(self.game.expr(self.game.strip_casts(lhs)), ExprData::Ref(_)) {
+            return None;
+        }
+        let w = self.assigned_bit(&label)?;
+        let class = self.layout.vars[self.var_of_bit[w]].shape.leaf();
+        Some(Collide::Some {
+            syms: BTreeSet::new(),
+            dynamic: [(*e, class)].into(),
+        })
+    }
+
+    fn collision_sym(&self, a: &Emit, b: &Emit, rev: &HashMap<u32, (EdgeId, Vec<u32>)>) -> Collide {
+        let members = |c: usize| -> BTreeSet<Symbol> {
+            self.layout.classes[c].members.iter().copied().collect()
+        };
+        let common = |x: usize, y: usize| -> Collide {
+            let s: BTreeSet<Symbol> = members(x).intersection(&members(y)).copied().collect();
+            if s.is_empty() {
+                Collide::Never
+            } else if s.len() > 16 {
+                Collide::Always
+            } else {
+                Collide::syms(s)
+            }
+        };
+        match (a, b) {
+            (Emit::Sym(x), Emit::Sym(y)) => {
+                if x == y {
+                    Collide::syms([*x].into())
+                } else {
+                    Collide::Never
+                }
+            }
+            (Emit::Sym(x), Emit::Term(_, c) | Emit::Top(c))
+            | (Emit::Term(_, c) | Emit::Top(c), Emit::Sym(x)) => {
+                if self.layout.classes[*c].local(*x).is_some() {
+                    Collide::syms([*x].into())
+                } else {
+                    Collide::Never
+                }
+            }
+            (Emit::Top(x), Emit::Top(y) | Emit::Term(_, y)) | (Emit::Term(_, x), Emit::Top(y)) => {
+                common(*x, *y)
+            }
+            (Emit::Term(t1, c1), Emit::Term(t2, c2)) => {
+                let mut vars = BTreeSet::new();
+                if self.term_inputs(*t1, rev, &mut vars, 0).is_none()
+                    || self.term_inputs(*t2, rev, &mut vars, 0).is_none()
+                {
+                    return common(*c1, *c2);
+                }
+                let vars: Vec<usize> = vars.into_iter().collect();
+                let sizes: Vec<u64> = vars
+                    .iter()
+                    .map(|&b| {
+                        let v = self.var_of_bit[b];
+                        self.layout.classes[self.layout.vars[v].shape.leaf()].len()
+                    })
+                    .collect();
+                let total = sizes.iter().product::<u64>();
+                if total > 4096 {
+                    return common(*c1, *c2);
+                }
+                let mut out = Collide::Never;
+                for mut k in 0..total {
+                    let mut env = HashMap::new();
+                    for (&b, &n) in vars.iter().zip(&sizes) {
+                        env.insert(b, (k % n) as u32);
+                        k /= n;
+                    }
+                    let x = self.eval_term(*t1, rev, &env, 0);
+                    let y = self.eval_term(*t2, rev, &env, 0);
+                    match (x, y) {
+                        (Some(x), Some(y)) => {
+                            let (sx, sy) = (
+                                self.layout.classes[*c1].members[x as usize],
+                                self.layout.classes[*c2].members[y as usize],
+                            );
+                            if sx == sy {
+                                out.add(Collide::syms([sx].into()));
+                            }
+                        }
+                        _ => return common(*c1, *c2),
+                    }
+                    if out == Collide::Always {
+                        break;
+                    }
+                }
+                out
+            }
+        }
+    }
+
+    /// Whether tag edges `e1` and `e2` of one region never emit one symbol in one scope event:
+    /// both sources are reached by single walks from the region's start, which part at a node
+    /// `d` by two edges at most one of which a state can take, and equal symbols mean equal
+    /// states at `d` (the state at `d` does not vary, or it is a function of one any-assignment
+    /// that both emitted symbols are injective functions of).
+    fn exclusive_emissions(
+        &self,
+        e1: EdgeId,
+        e2: EdgeId,
+        facts: &HashMap<NodeId, Facts>,
+        parent: &HashMap<NodeId, EdgeId>,
+        vary: impl Fn(NodeId) -> Vec<u64>,
+    ) -> bool {
+        let (m1, m2) = (self.game.edge(e1).from, self.game.edge(e2).from);
+        let (Some(f1), Some(f2)) = (facts.get(&m1), facts.get(&m2)) else {
+            return false;
+        };
+        // The walk to m1, as (node, edge leaving it towards m1 or into the tag edge).
+        let mut path1: HashMap<NodeId, EdgeId> = HashMap::new();
+        let (mut q, mut via) = (m1, e1);
+        loop {
+            path1.insert(q, via);
+            match parent.get(&q) {
+                Some(&pe) => {
+                    via = pe;
+                    q = self.game.edge(pe).from;
+                }
+                None => break,
+            }
+        }
+        let (mut q, mut via2) = (m2, e2);
+        let (d, via1) = loop {
+            if let Some(&v1) = path1.get(&q) {
+                break (q, v1);
+            }
+            match parent.get(&q) {
+                Some(&pe) => {
+                    via2 = pe;
+                    q = self.game.edge(pe).from;
+                }
+                None => return false,
+            }
+        };
+        if via1 == via2 || !self.exclusive(d, &[via1, via2]) {
+            return false;
+        }
+        let Some(fd) = facts.get(&d) else {
+            return false;
+        };
+        let vd = vary(d);
+        let varying: Vec<usize> = (0..self.var_of_bit.len())
+            .filter(|&b| has(&vd, b))
+            .collect();
+        if varying.is_empty() {
+            return true;
+        }
+        let origin = |f: &Facts, e: EdgeId| -> Option<u32> {
+            let Label::TagVar(v) = self.game.edge(e).label else {
+                return None;
+            };
+            let b = self.bit_of[*self.layout.var_by_name.get(&v)?]?;
+            f.get(&b)?.inj
+        };
+        let (Some(p1), Some(p2)) = (origin(f1, e1), origin(f2, e2)) else {
+            return false;
+        };
+        p1 == p2
+            && varying
+                .iter()
+                .all(|b| fd.get(b).is_some_and(|x| x.deps.iter().all(|&o| o == p1)))
+    }
+
+    /// The facts after edge `e` (taken from a node with `facts`).
+    fn transfer(&self, e: EdgeId, facts: &Facts) -> Facts {
+        let mut out = facts.clone();
+        let label = self.game.edge(e).label;
+        let (lhs, rhs) = match label {
+            Label::Assign { lhs, rhs } => (lhs, Some(rhs)),
+            Label::AssignAny { lhs, .. } => (lhs, None),
+            _ => return out,
+        };
+        let Some(w) = self.assigned_bit(&label) else {
+            return out;
+        };
+        let whole = matches!(self.game.expr(self.game.strip_casts(lhs)), ExprData::Ref(_));
+        let mut reads = Vec::new();
+        if !whole {
+            // The keys of the location.
+            let mut x = self.game.strip_casts(lhs);
+            while let ExprData::Access(m, k) = self.game.expr(x) {
+                self.reads(k, &mut reads);
+                x = self.game.strip_casts(m);
+            }
+        }
+        if let Some(r) = rhs {
+            self.reads(r, &mut reads);
+        }
+        let mut deps: Vec<u32> = reads
+            .iter()
+            .filter_map(|b| facts.get(b))
+            .flat_map(|f| f.deps.iter().copied())
+            .collect();
+        let origin = e.index() as u32;
+        if rhs.is_none() {
+            deps.push(origin);
+        }
+        if !whole && let Some(f) = facts.get(&w) {
+            deps.extend(f.deps.iter().copied());
+        }
+        deps.sort_unstable();
+        deps.dedup();
+        let inj = match (whole, rhs) {
+            (true, None) => Some(origin),
+            (true, Some(r)) => self.inj_of(r, facts),
+            _ => None,
+        };
+        out.insert(w, Fact { deps, inj });
+        out
+    }
+
+    fn new(game: &'a Game, layout: &'a Layout, plan: &'a SearchPlan, ignore_pragmas: bool) -> Self {
+        let mut bit_of = vec![None; layout.vars.len()];
+        let mut var_of_bit = Vec::new();
+        for (i, f) in layout.vars.iter().enumerate() {
+            if f.ordinary {
+                bit_of[i] = Some(var_of_bit.len());
+                var_of_bit.push(i);
+            }
+        }
+        let words = var_of_bit.len().div_ceil(64).max(1);
+        Analysis {
+            game,
+            layout,
+            plan,
+            ignore_pragmas,
+            bit_of,
+            var_of_bit,
+            words,
+        }
+    }
+
+    /// Whether edge `e` is followed by walks of `kind` (tag edges included).
+    fn followed(&self, kind: &Kind<'_>, e: EdgeId) -> bool {
+        let d = self.game.edge(e);
+        if !kind.nodes[d.from.index()] || !kind.nodes[d.to.index()] {
+            return false;
+        }
+        if kind.target == Some(d.from) {
+            return false;
+        }
+        kind.target.is_some() || !assigns_player(self.game, &d.label)
+    }
+
+    /// The ordinary variable (bit) an assignment's location belongs to.
+    fn assigned_bit(&self, label: &Label) -> Option<usize> {
+        let lhs = match label {
+            Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } => *lhs,
+            _ => return None,
+        };
+        let root = self.game.expr_root(lhs);
+        let v = *self.layout.var_by_name.get(&root)?;
+        self.bit_of[v]
+    }
+
+    /// Whether edge `e` maps the different states of its source (differing only in `d`) to
+    /// different states.
+    fn injective(&self, e: EdgeId, d: &[u64]) -> bool {
+        let label = self.game.edge(e).label;
+        match label {
+            Label::Skip | Label::Compare { .. } | Label::Reach { .. } => true,
+            Label::Tag(_) | Label::TagVar(_) => true,
+            Label::Assign { .. } => match self.assigned_bit(&label) {
+                Some(b) => !has(d, b),
+                None => true, // goals, player, visible: not part of the key
+            },
+            Label::AssignAny { ty, .. } => {
+                let Some(b) = self.assigned_bit(&label) else {
+                    return false; // members would give equal keys
+                };
+                if has(d, b) {
+                    return false;
+                }
+                // Every member must be listed once, or one state arrives twice.
+                let env = rg_core::typeck::TypeEnv::new(self.game);
+                match env.resolve(ty) {
+                    Ok(rg_core::typeck::Resolved::Set(ms)) => {
+                        let mut v = ms.as_slice().to_vec();
+                        let n = v.len();
+                        v.sort_unstable();
+                        v.dedup();
+                        v.len() == n
+                    }
+                    _ => false,
+                }
+            }
+        }
+    }
+
+    /// Whether at most one of these edges (all from one node) can be taken from one state.
+    fn exclusive(&self, m: NodeId, edges: &[EdgeId]) -> bool {
+        if edges.len() < 2 {
+            return true;
+        }
+        if !self.ignore_pragmas && self.plan.disjoint[m.index()].is_some() {
+            return true; // only the first edge whose action succeeds is taken
+        }
+        let identity = |e: &EdgeId| {
+            matches!(
+                self.game.edge(*e).label,
+                Label::Skip | Label::Compare { .. } | Label::Reach { .. }
+            )
+        };
+        if !edges.iter().all(identity) {
+            return false;
+        }
+        // Pairwise exclusive comparisons of one expression.
+        let literal = |x: rg_core::ExprId| -> Option<Symbol> {
+            match self.game.expr(self.game.strip_casts(x)) {
+                ExprData::Ref(s) => match self.layout.name_ref(self.game, s) {
+                    crate::layout::NameRef::Literal(s) => Some(s),
+                    crate::layout::NameRef::Const(c) => match &self.layout.consts[c].value {
+                        crate::layout::RtVal::Elem(s) => Some(*s),
+                        _ => None,
+                    },
+                    crate::layout::NameRef::Var(_) => None,
+                },
+                _ => None,
+            }
+        };
+        for (i, &a) in edges.iter().enumerate() {
+            for &b in &edges[i + 1..] {
+                let (
+                    Label::Compare {
+                        lhs: l1,
+                        rhs: r1,
+                        negated: n1,
+                    },
+                    Label::Compare {
+                        lhs: l2,
+                        rhs: r2,
+                        negated: n2,
+                    },
+                ) = (self.game.edge(a).label, self.game.edge(b).label)
+                else {
+                    return false;
+                };
+                let (l1, l2) = (self.game.strip_casts(l1), self.game.strip_casts(l2));
+                let (r1, r2) = (self.game.strip_casts(r1), self.game.strip_casts(r2));
+                let ok = l1 == l2
+                    && match (n1, n2) {
+                        (false, false) => matches!(
+                            (literal(r1), literal(r2)),
+                            (Some(x), Some(y)) if x != y
+                        ),
+                        (false, true) | (true, false) => r1 == r2,
+                        (true, true) => false,
+                    };
+                if !ok {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Analyses one search kind; `None` when over budget.
+    fn kind(&self, kind: &Kind<'_>) -> Option<KindResult> {
+        let n = self.game.node_capacity();
+        // Tag-free followed edges, and cycles among them.
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut tag_edges: Vec<EdgeId> = Vec::new();
+        let mut preds: Vec<Vec<EdgeId>> = vec![Vec::new(); n];
+        for (q, out) in self.plan.out.iter().enumerate() {
+            for &e in out {
+                if !self.followed(kind, e) {
+                    continue;
+                }
+                let d = self.game.edge(e);
+                if d.label.is_tag() {
+                    tag_edges.push(e);
+                } else {
+                    succ[q].push(d.to.index());
+                    preds[d.to.index()].push(e);
+                }
+            }
+        }
+        let cyclic = on_cycle(n, &succ);
+        // Segment starts: search starts and tag targets.
+        let mut starts: Vec<NodeId> = kind.starts.clone();
+        starts.extend(tag_edges.iter().map(|&e| self.game.edge(e).to));
+        starts.sort_unstable();
+        starts.dedup();
+
+        let mut work: u64 = 0;
+        let mut collide: BTreeMap<EdgeId, Collide> = BTreeMap::new();
+        // Pairs of scope starts whose events may have the same tags.
+        let mut partners: BTreeSet<(NodeId, NodeId)> = BTreeSet::new();
+        let pair = |a: NodeId, b: NodeId| if a <= b { (a, b) } else { (b, a) };
+        // Per region: its nodes with (unique, D), and its tag edges with their source's D.
+        struct Region {
+            nodes: Vec<(NodeId, Local, Vec<u64>)>,
+            tags: Vec<EdgeId>,
+            /// At most one finished move per scope event.
+            one_move: bool,
+        }
+        let mut regions: BTreeMap<NodeId, Region> = BTreeMap::new();
+        let mut d: Vec<Option<Vec<u64>>> = vec![None; n];
+        for &t in &starts {
+            // Forward data flow of the variables' values over the region: a value is the same
+            // term in every walk of one scope event (a function of the scope's start state
+            // computed by the same edges), or varies (Top).
+            let mut members: Vec<NodeId> = Vec::new();
+            let mut vals: HashMap<NodeId, BTreeMap<usize, Val>> = HashMap::new();
+            let mut terms: HashMap<(EdgeId, Vec<u32>), u32> = HashMap::new();
+            vals.insert(t, BTreeMap::new());
+            members.push(t);
+            let mut queue = vec![t];
+            while let Some(q) = queue.pop() {
+                work += 1;
+                if work > WORK_BUDGET {
+                    return None;
+                }
+                let vq = vals[&q].clone();
+                work += vq.len() as u64;
+                for &e in &self.plan.out[q.index()] {
+                    if !self.followed(kind, e) {
+                        continue;
+                    }
+                    let ed = self.game.edge(e);
+                    if ed.label.is_tag() {
+                        continue;
+                    }
+                    let nv = self.step(e, &vq, &mut terms);
+                    let changed = match vals.get_mut(&ed.to) {
+                        None => {
+                            members.push(ed.to);
+                            vals.insert(ed.to, nv);
+                            true
+                        }
+                        Some(old) => join_vals(old, &nv),
+                    };
+                    if changed {
+                        queue.push(ed.to);
+                    }
+                }
+            }
+            for &q in &members {
+                let mut bits = vec![0; self.words];
+                for (&b, v) in &vals[&q] {
+                    if *v == Val::Top {
+                        set(&mut bits, b);
+                    }
+                }
+                d[q.index()] = Some(bits);
+            }
+            let in_region = |q: NodeId, d: &[Option<Vec<u64>>]| d[q.index()].is_some();
+            // Nodes reached by a single walk from t, with the facts of their variables.
+            let mut facts: HashMap<NodeId, Facts> = HashMap::new();
+            // The edge each node reached by a single walk is entered by (a tree from t).
+            let mut parent: HashMap<NodeId, EdgeId> = HashMap::new();
+            let single_in = |q: NodeId, d: &[Option<Vec<u64>>]| {
+                preds[q.index()]
+                    .iter()
+                    .filter(|&&e| in_region(self.game.edge(e).from, d))
+                    .count()
+            };
+            if !cyclic[t.index()] && single_in(t, &d) == 0 {
+                facts.insert(t, Facts::new());
+                let mut stack = vec![t];
+                while let Some(m) = stack.pop() {
+                    work += 1;
+                    if work > WORK_BUDGET {
+                        return None;
+                    }
+                    for &e in &self.plan.out[m.index()] {
+                        let ed = self.game.edge(e);
+                        if !self.followed(kind, e) || ed.label.is_tag() {
+                            continue;
+                        }
+                        let q = ed.to;
+                        if cyclic[q.index()] || facts.contains_key(&q) || single_in(q, &d) != 1 {
+                            continue;
+                        }
+                        let f = self.transfer(e, &facts[&m]);
+                        facts.insert(q, f);
+                        parent.insert(q, e);
+                        stack.push(q);
+                    }
+                }
+            }
+            // Nodes some fork precedes: a node from which one state can take two edges (or an
+            // any-assignment with two members). Before any fork a scope event is a single walk.
+            let mut forked: HashMap<NodeId, ()> = HashMap::new();
+            let mut fstack: Vec<NodeId> = Vec::new();
+            for &q in &members {
+                let es: Vec<EdgeId> = self.plan.out[q.index()]
+                    .iter()
+                    .copied()
+                    .filter(|&e| self.followed(kind, e) && !self.game.edge(e).label.is_tag())
+                    .collect();
+                let many_members = es.iter().any(|&e| match self.game.edge(e).label {
+                    Label::AssignAny { ty, .. } => {
+                        let env = rg_core::typeck::TypeEnv::new(self.game);
+                        !matches!(env.values(ty), Ok(Some(ms)) if ms.len() <= 1)
+                    }
+                    _ => false,
+                });
+                if many_members || !self.exclusive(q, &es) {
+                    for &e in &es {
+                        let to = self.game.edge(e).to;
+                        if forked.insert(to, ()).is_none() {
+                            fstack.push(to);
+                        }
+                    }
+                }
+            }
+            while let Some(q) = fstack.pop() {
+                work += 1;
+                if work > WORK_BUDGET {
+                    return None;
+                }
+                for &e in &self.plan.out[q.index()] {
+                    let ed = self.game.edge(e);
+                    if self.followed(kind, e)
+                        && !ed.label.is_tag()
+                        && forked.insert(ed.to, ()).is_none()
+                    {
+                        fstack.push(ed.to);
+                    }
+                }
+            }
+            let mut region = Region {
+                nodes: Vec::new(),
+                tags: Vec::new(),
+                one_move: true,
+            };
+            for &q in &members {
+                work += 1 + preds[q.index()].len() as u64;
+                if work > WORK_BUDGET {
+                    return None;
+                }
+                let dq = d[q.index()].clone().expect("in the region");
+                // Routes into q within the region.
+                let mut by_source: BTreeMap<NodeId, Vec<EdgeId>> = BTreeMap::new();
+                for &e in &preds[q.index()] {
+                    let m = self.game.edge(e).from;
+                    if in_region(m, &d) {
+                        by_source.entry(m).or_default().push(e);
+                    }
+                }
+                let mut routes = usize::from(q == t);
+                let mut injective = true;
+                for (&m, es) in &by_source {
+                    let dm = d[m.index()].as_ref().expect("in the region");
+                    let identity = es.iter().all(|&e| {
+                        matches!(
+                            self.game.edge(e).label,
+                            Label::Skip | Label::Compare { .. } | Label::Reach { .. }
+                        )
+                    });
+                    if es.len() == 1 || (identity && self.exclusive(m, es)) {
+                        routes += 1;
+                    } else {
+                        routes += es.len();
+                    }
+                    injective &= es.iter().all(|&e| self.injective(e, dm));
+                }
+                let single_walk = !forked.contains_key(&q);
+                let local = if cyclic[q.index()] {
+                    if single_walk {
+                        Local::Loop
+                    } else {
+                        Local::Check
+                    }
+                } else if (routes == 1 && injective) || single_walk {
+                    Local::Unique
+                } else {
+                    Local::Check
+                };
+                region.nodes.push((q, local, dq));
+                // Finished moves (move searches): one walk before any fork ends at its first.
+                if kind.target.is_none() {
+                    let fin: Vec<EdgeId> = self.plan.out[q.index()]
+                        .iter()
+                        .copied()
+                        .filter(|&e| assigns_player(self.game, &self.game.edge(e).label))
+                        .collect();
+                    if !fin.is_empty() {
+                        let one_member = fin.iter().all(|&e| match self.game.edge(e).label {
+                            Label::AssignAny { ty, .. } => {
+                                let env = rg_core::typeck::TypeEnv::new(self.game);
+                                matches!(env.values(ty), Ok(Some(ms)) if ms.len() == 1)
+                            }
+                            _ => true,
+                        });
+                        let outs = self.plan.out[q.index()].len();
+                        let alone = outs == 1
+                            || (!self.ignore_pragmas && self.plan.disjoint[q.index()].is_some());
+                        if forked.contains_key(&q) || cyclic[q.index()] || !one_member || !alone {
+                            region.one_move = false;
+                        }
+                    }
+                }
+                for &e in &self.plan.out[q.index()] {
+                    if self.followed(kind, e) && self.game.edge(e).label.is_tag() {
+                        region.tags.push(e);
+                    }
+                }
+            }
+            // Emissions: (a) different states at the source emit different symbols, (b) no
+            // two tag edges can emit one symbol in one scope event. A symbol that breaks
+            // either makes the scope it enters possibly shared (`collide`).
+            let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
+                terms.iter().map(|(k, &v)| (v, k.clone())).collect();
+            let mut emits: Vec<(EdgeId, Emit)> = Vec::new();
+            for &e in &region.tags {
+                let ed = self.game.edge(e);
+                let dm = d[ed.from.index()].as_ref().expect("in the region");
+                let emit = match ed.label {
+                    Label::Tag(s) => Emit::Sym(s),
+                    Label::TagVar(v) => {
+                        let var = self.layout.var_by_name.get(&v).copied();
+                        let class = var.map_or(0, |i| self.layout.vars[i].shape.leaf());
+                        match var.and_then(|i| self.bit_of[i]) {
+                            Some(b) => match vals[&ed.from].get(&b).copied() {
+                                Some(Val::Top) => Emit::Top(class),
+                                Some(Val::Term(t)) => Emit::Term(t, class),
+                                None => Emit::Term(b as u32, class),
+                            },
+                            None => Emit::Top(class),
+                        }
+                    }
+                    _ => continue,
+                };
+                let ok_a = match ed.label {
+                    Label::TagVar(v) => {
+                        let allowed = self
+                            .layout
+                            .var_by_name
+                            .get(&v)
+                            .and_then(|&i| self.bit_of[i]);
+                        let only_v = dm.iter().enumerate().all(|(w, &bits)| {
+                            let mask = match allowed {
+                                Some(b) if b / 64 == w => !(1u64 << (b % 64)),
+                                _ => !0,
+                            };
+                            bits & mask == 0
+                        });
+                        // Or every state at m is a function of one origin that v determines.
+                        let determined = || {
+                            let (Some(vb), Some(f)) = (allowed, facts.get(&ed.from)) else {
+                                return false;
+                            };
+                            let Some(p) = f.get(&vb).and_then(|x| x.inj) else {
+                                return false;
+                            };
+                            (0..self.var_of_bit.len())
+                                .filter(|&u| has(dm, u) && u != vb)
+                                .all(|u| f.get(&u).is_some_and(|x| x.deps.iter().all(|&o| o == p)))
+                        };
+                        only_v || determined()
+                    }
+                    _ => dm.iter().all(|&b| b == 0),
+                };
+                if !ok_a {
+                    partners.insert(pair(ed.to, ed.to));
+                    collide
+                        .entry(e)
+                        .or_insert(Collide::Never)
+                        .add(Collide::Always);
+                }
+                emits.push((e, emit));
+            }
+            if emits.len() > 256 {
+                // Too many to compare pairwise: only symbol tags are told apart.
+                let mut count: HashMap<Symbol, usize> = HashMap::new();
+                for (_, em) in &emits {
+                    if let Emit::Sym(s) = em {
+                        *count.entry(*s).or_default() += 1;
+                    }
+                }
+                for (e, em) in &emits {
+                    let to = self.game.edge(*e).to;
+                    if !matches!(em, Emit::Sym(s) if count[s] <= 1) {
+                        partners.insert(pair(to, to));
+                        for (f, fm) in &emits {
+                            if f != e && !matches!(fm, Emit::Sym(s) if count[s] <= 1) {
+                                partners.insert(pair(to, self.game.edge(*f).to));
+                            }
+                        }
+                    }
+                    let c = match em {
+                        Emit::Sym(s) if count[s] <= 1 => Collide::Never,
+                        Emit::Sym(s) => Collide::syms([*s].into()),
+                        _ => Collide::Always,
+                    };
+                    collide.entry(*e).or_insert(Collide::Never).add(c);
+                }
+            } else {
+                for i in 0..emits.len() {
+                    for j in i + 1..emits.len() {
+                        work += 1;
+                        if work > WORK_BUDGET {
+                            return None;
+                        }
+                        if self.exclusive_emissions(emits[i].0, emits[j].0, &facts, &parent, |q| {
+                            d[q.index()].clone().unwrap_or_default()
+                        }) {
+                            continue;
+                        }
+                        let va = d[self.game.edge(emits[i].0).from.index()]
+                            .clone()
+                            .unwrap_or_default();
+                        let vb = d[self.game.edge(emits[j].0).from.index()]
+                            .clone()
+                            .unwrap_or_default();
+                        let (ca, cb) = self.collision(&emits[i].1, &emits[j].1, &rev, &va, &vb);
+                        if ca != Collide::Never || cb != Collide::Never {
+                            partners.insert(pair(
+                                self.game.edge(emits[i].0).to,
+                                self.game.edge(emits[j].0).to,
+                            ));
+                            collide.entry(emits[i].0).or_insert(Collide::Never).add(ca);
+                            collide.entry(emits[j].0).or_insert(Collide::Never).add(cb);
+                        }
+                    }
+                }
+            }
+            for &q in &members {
+                d[q.index()] = None;
+            }
+            regions.insert(t, region);
+        }
+        // Scopes whose events may have the same tags come in pairs: two emissions of one scope
+        // event that may emit one symbol, and, below two such scopes, tag edges of theirs
+        // that may emit one symbol (a tag edge of a scope paired with itself included).
+        let symbols = |e: EdgeId| -> Vec<Symbol> {
+            match self.game.edge(e).label {
+                Label::Tag(s) => vec![s],
+                Label::TagVar(v) => match self.layout.var_by_name.get(&v) {
+                    Some(&i) => {
+                        let mut m = self.layout.classes[self.layout.vars[i].shape.leaf()]
+                            .members
+                            .clone();
+                        m.sort_unstable();
+                        m
+                    }
+                    None => Vec::new(),
+                },
+                _ => Vec::new(),
+            }
+        };
+        let meet = |a: &[Symbol], b: &[Symbol]| {
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => return true,
+                }
+            }
+            false
+        };
+        let mut inherit: BTreeSet<EdgeId> = BTreeSet::new();
+        let mut queue: Vec<(NodeId, NodeId)> = partners.iter().copied().collect();
+        while let Some((t1, t2)) = queue.pop() {
+            let (Some(r1), Some(r2)) = (regions.get(&t1), regions.get(&t2)) else {
+                continue;
+            };
+            for &f in &r1.tags {
+                let sf = symbols(f);
+                for &g in &r2.tags {
+                    work += 1;
+                    if work > WORK_BUDGET {
+                        return None;
+                    }
+                    if (f == g && !sf.is_empty()) || meet(&sf, &symbols(g)) {
+                        inherit.insert(f);
+                        inherit.insert(g);
+                        let p = pair(self.game.edge(f).to, self.game.edge(g).to);
+                        if partners.insert(p) {
+                            queue.push(p);
+                        }
+                    }
+                }
+            }
+        }
+        let shared: BTreeSet<NodeId> = partners.iter().flat_map(|&(a, b)| [a, b]).collect();
+        let mut acc = vec![Acc::Unvisited; n];
+        let mut single = vec![false; n];
+        let mut nondet = vec![false; n];
+        let mut distinct = shared.is_empty();
+        for (t, r) in &regions {
+            distinct &= r.one_move;
+            if kind.starts.contains(t) && r.one_move && r.tags.is_empty() {
+                single[t.index()] = true;
+            }
+            let is_shared = shared.contains(t);
+            for (q, local, dq) in &r.nodes {
+                if is_shared {
+                    nondet[q.index()] = true;
+                }
+                let union = |mut v: Vec<u64>| {
+                    v.iter_mut().zip(dq).for_each(|(x, y)| *x |= y);
+                    v
+                };
+                let a = &mut acc[q.index()];
+                *a = match (std::mem::replace(a, Acc::Unvisited), local) {
+                    (Acc::Full, _) => Acc::Full,
+                    (Acc::Unvisited | Acc::None, Local::Unique) => Acc::None,
+                    (Acc::Unvisited | Acc::None, Local::Loop) => Acc::Loop(dq.clone()),
+                    (Acc::Unvisited | Acc::None, Local::Check) => Acc::Scoped(dq.clone()),
+                    (Acc::Loop(v), Local::Unique) => Acc::Loop(v),
+                    (Acc::Loop(v), Local::Loop) => Acc::Loop(union(v)),
+                    (Acc::Loop(v) | Acc::Scoped(v), Local::Check) => Acc::Scoped(union(v)),
+                    (Acc::Scoped(v), Local::Unique) => Acc::Scoped(v),
+                    (Acc::Scoped(v), Local::Loop) => Acc::Scoped(union(v)),
+                };
+            }
+        }
+        Some(KindResult {
+            single,
+            acc,
+            nondet,
+            collide,
+            inherit,
+            distinct,
+        })
+    }
+
+    /// Turns an accumulated decision into a check, allocating stamp tables.
+    fn check(&self, q: usize, acc: &Acc, slots: &mut u64) -> Check {
+        if !self.ignore_pragmas && self.plan.visit[q] == Visit::None {
+            return Check::None; // a trusted @unique
+        }
+        let vars_of = |bits: &[u64]| -> Vec<usize> {
+            (0..self.var_of_bit.len())
+                .filter(|&b| has(bits, b))
+                .map(|b| self.var_of_bit[b])
+                .filter(|&v| self.layout.vars[v].width > 0)
+                .collect()
+        };
+        match acc {
+            Acc::Unvisited | Acc::Full => Check::Full,
+            Acc::None => Check::None,
+            Acc::Loop(bits) if *slots + 2 <= MAX_STAMP_TOTAL => {
+                let base = *slots;
+                *slots += 2;
+                Check::Loop {
+                    vars: vars_of(bits),
+                    base,
+                }
+            }
+            Acc::Loop(bits) | Acc::Scoped(bits) => {
+                let vars: Vec<usize> = (0..self.var_of_bit.len())
+                    .filter(|&b| has(bits, b))
+                    .map(|b| self.var_of_bit[b])
+                    .filter(|&v| self.layout.vars[v].width > 0)
+                    .collect();
+                let scalar = vars
+                    .iter()
+                    .all(|&v| matches!(self.layout.vars[v].shape, Shape::Scalar(_)));
+                let mut size = 1u64;
+                let mut radix = Vec::new();
+                for &v in &vars {
+                    radix.push(size);
+                    let class = self.layout.vars[v].shape.leaf();
+                    size = size.saturating_mul(self.layout.classes[class].len().max(1));
+                }
+                if scalar && size <= MAX_STAMP_SLOTS && *slots + size <= MAX_STAMP_TOTAL {
+                    let base = *slots;
+                    *slots += size;
+                    Check::Stamp { vars, radix, base }
+                } else {
+                    Check::Scoped { vars }
+                }
+            }
+        }
+    }
+}
+
+/// Decides the check of every node function of the plan.
+pub(crate) fn analyse(
+    game: &Game,
+    layout: &Layout,
+    plan: &SearchPlan,
+    ignore_pragmas: bool,
+) -> Visits {
+    let a = Analysis::new(game, layout, plan, ignore_pragmas);
+    let n = game.node_capacity();
+    let mut slots = 0u64;
+
+    // Move searches.
+    let mut starts = Vec::new();
+    if let Some(b) = game.begin() {
+        starts.push(b);
+    }
+    for (_, e) in game.edges() {
+        if assigns_player(game, &e.label) && plan.moves[e.to.index()] {
+            starts.push(e.to);
+        }
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    let kind = Kind {
+        nodes: &plan.moves,
+        target: None,
+        starts,
+    };
+    let to_checks = |r: Option<KindResult>,
+                     slots: &mut u64,
+                     reach: bool|
+     -> (KindChecks, bool, Vec<bool>) {
+        match r {
+            Some(r) => (
+                KindChecks {
+                    det: (0..n)
+                        .map(|q| match a.check(q, &r.acc[q], slots) {
+                            // In reachability searches a costly key is counted first.
+                            Check::Scoped { .. } if reach => match &r.acc[q] {
+                                Acc::Scoped(bits) => a.check(q, &Acc::Loop(bits.clone()), slots),
+                                _ => unreachable!("a scoped check comes from a scoped need"),
+                            },
+                            c => c,
+                        })
+                        .collect(),
+                    nondet: r.nondet,
+                    collide: r.collide,
+                    inherit: r.inherit,
+                },
+                r.distinct,
+                r.single,
+            ),
+            None => (
+                KindChecks {
+                    det: (0..n).map(|q| a.check(q, &Acc::Full, slots)).collect(),
+                    nondet: vec![false; n],
+                    collide: BTreeMap::new(),
+                    inherit: BTreeSet::new(),
+                },
+                false,
+                vec![false; n],
+            ),
+        }
+    };
+    let (moves, distinct_move_tags, single_move) = to_checks(a.kind(&kind), &mut slots, false);
+
+    // Reachability searches, per target.
+    let mut froms: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
+    for (_, e) in game.edges() {
+        if let Label::Reach { from, to, .. } = e.label
+            && from != to
+            && plan.in_reach(to, from)
+        {
+            froms.entry(to).or_default().push(from);
+        }
+    }
+    let mut reach = BTreeMap::new();
+    for (b, nodes) in &plan.reach {
+        let mut starts = froms.get(b).cloned().unwrap_or_default();
+        starts.sort_unstable();
+        starts.dedup();
+        let kind = Kind {
+            nodes,
+            target: Some(*b),
+            starts,
+        };
+        reach.insert(*b, to_checks(a.kind(&kind), &mut slots, true).0);
+    }
+    Visits {
+        moves,
+        reach,
+        stamp_slots: slots,
+        distinct_move_tags,
+        single_move,
+    }
+}

@@ -1,0 +1,265 @@
+//! Compiled forward models against the interpreter, built with the machine's C++ compiler.
+//!
+//! For each game of our own (examples and fixtures in every input language, chosen to cover
+//! random moves, reachability checks, merged walks, keeper chains, disjoint nodes and nested
+//! maps) the generated C++ is built and its driver must count the interpreter's perft and, for
+//! the same seed, play exactly the interpreter's random games (same branching, turns, lengths
+//! and goals). Skipped, with a message, when no C++ compiler runs on the machine.
+
+use rg_interp::{CompileOptions, Machine, Program, Summary};
+use rgt::lang::Lang;
+use rgt::native::{Toolchain, build};
+use rgt::pipeline::OptLevel;
+use rgt_tests::root;
+use std::path::Path;
+use std::process::Command;
+
+const PLAYS: u64 = 40;
+const SEED: u64 = 5;
+
+/// (file under the workspace root, perft depth, levels).
+const GAMES: &[(&str, usize, &[OptLevel])] = &[
+    ("examples/nim.rg", 6, &[OptLevel::O0, OptLevel::O2]),
+    (
+        "tests/fixtures/rg/valid/tictactoe.rg",
+        4,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/interp/perft/dice_race.rg",
+        5,
+        &[OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/interp/perft/reachability.rg",
+        4,
+        &[OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/interp/perft/walk_merging.rg",
+        4,
+        &[OptLevel::O0],
+    ),
+    (
+        "tests/fixtures/interp/perft/random_merge.rg",
+        4,
+        &[OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/rg/valid/keeper_chain.rg",
+        3,
+        &[OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/rg/valid/map_defaults.rg",
+        3,
+        &[OptLevel::O2],
+    ),
+    ("tests/fixtures/hrg/valid/dice.hrg", 4, &[OptLevel::O2]),
+    ("tests/fixtures/hrg/valid/loops.hrg", 3, &[OptLevel::O2]),
+    (
+        "tests/fixtures/rbg/valid/strip_duel.rbg",
+        3,
+        &[OptLevel::O2],
+    ),
+    ("tests/fixtures/rbg/valid/counter.rbg", 3, &[OptLevel::O0]),
+    ("tests/fixtures/kif/games/tictactoe.kif", 4, &[OptLevel::O2]),
+    ("examples/linegames/alquerque.lg", 3, &[OptLevel::O2]),
+];
+
+fn toolchain() -> Option<Toolchain> {
+    match Toolchain::find(None, Some("-O1")) {
+        Ok(tc) => Some(tc),
+        Err(e) => {
+            println!("compile: skipped, no C++ compiler runs on this machine ({e:?})");
+            None
+        }
+    }
+}
+
+/// Runs the driver; its JSON output, or its error message.
+fn try_driver(path: &Path, args: &[&str]) -> Result<serde_json::Value, String> {
+    let out = Command::new(path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", path.display()));
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+    }
+    Ok(serde_json::from_slice(&out.stdout).expect("the driver prints JSON"))
+}
+
+fn driver(path: &Path, args: &[&str]) -> serde_json::Value {
+    try_driver(path, args).unwrap_or_else(|e| panic!("driver {args:?} failed: {e}"))
+}
+
+fn summary(v: &serde_json::Value) -> Summary {
+    let f = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {v}"));
+    Summary {
+        min: f("min"),
+        mean: f("mean"),
+        std_dev: f("std_dev"),
+        max: f("max"),
+    }
+}
+
+#[test]
+fn compiled_models_count_and_play_as_the_interpreter() {
+    let Some(tc) = toolchain() else { return };
+    let cache = std::env::temp_dir().join(format!("rgt-compile-test-{}", std::process::id()));
+    let mut checked = 0;
+    for &(file, depth, levels) in GAMES {
+        let path = root().join(file);
+        let text = std::fs::read_to_string(&path).expect("fixture");
+        let lang = Lang::detect(file, None).expect("known extension");
+        for &level in levels {
+            let mut session = rgt::report::Session::plain();
+            let game =
+                rgt::pipeline::load_text(&mut session, lang, file.to_owned(), text.clone(), level)
+                    .unwrap_or_else(|f| panic!("{file}: {}", session.render_failure(&f)));
+            let sources = rg_compile::compile(
+                &game,
+                &rg_compile::Options {
+                    name: file.to_owned(),
+                    ignore_pragmas: false,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{file} {level:?}: {e}"));
+            let built = build(&sources, &tc, &cache)
+                .unwrap_or_else(|f| panic!("{file} {level:?}: build failed: {f:?}"));
+
+            let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
+            let mut m = Machine::new(&program);
+            let start = m.initial();
+            let want: Vec<u64> = (0..=depth)
+                .map(|d| m.perft(&start, d).expect("perft"))
+                .collect();
+            let got = driver(&built.driver, &["perft", &depth.to_string(), "--json"]);
+            let got: Vec<u64> = got["counts"]
+                .as_array()
+                .expect("counts")
+                .iter()
+                .map(|x| x.as_u64().expect("count"))
+                .collect();
+            assert_eq!(got, want, "{file} {level:?}: perft");
+
+            let plays = PLAYS.to_string();
+            let seed = SEED.to_string();
+            let got = try_driver(
+                &built.driver,
+                &[
+                    "play", "--plays", &plays, "--seed", &seed, "--check", "--json",
+                ],
+            );
+            let stats = match m.playouts(&start, PLAYS, SEED) {
+                Ok(stats) => stats,
+                Err(e) => {
+                    // An improper game: the compiled model must stop too, for the same reason.
+                    let why = got.expect_err("the interpreter stopped, the compiled model did not");
+                    let same = match e {
+                        rg_interp::PlayError::Ambiguous { .. } => why.contains("different states"),
+                        rg_interp::PlayError::DeadEnd { .. } => why.contains("unexpectedly ended"),
+                        rg_interp::PlayError::KeeperMoves { .. } => why.contains("keeper had"),
+                        rg_interp::PlayError::Runtime(_) => true,
+                        rg_interp::PlayError::TooLong { .. } => why.contains("longer than"),
+                    };
+                    assert!(same, "{file} {level:?}: interpreter: {e}; compiled: {why}");
+                    checked += 1;
+                    continue;
+                }
+            };
+            let got = got.unwrap_or_else(|e| panic!("{file} {level:?}: driver play failed: {e}"));
+            assert_eq!(got["plays"].as_u64(), Some(PLAYS), "{file}");
+            assert_eq!(
+                summary(&got["branching"]),
+                stats.branching,
+                "{file} {level:?}: branching"
+            );
+            assert_eq!(
+                summary(&got["turns"]),
+                stats.turns,
+                "{file} {level:?}: turns"
+            );
+            assert_eq!(
+                summary(&got["length"]),
+                stats.length,
+                "{file} {level:?}: length"
+            );
+            let goals: Vec<(String, u64)> = got["goals"]
+                .as_array()
+                .expect("goals")
+                .iter()
+                .map(|g| {
+                    let text = g["goals"].as_str().expect("text").to_owned();
+                    (text, g["plays"].as_u64().expect("n"))
+                })
+                .collect();
+            let want: Vec<(String, u64)> =
+                stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
+            assert_eq!(goals, want, "{file} {level:?}: goals");
+            // The fast path, moves listed without states and replayed from their tags, plays
+            // the same games; and every replayed move gives the state recorded for it.
+            let fast = driver(
+                &built.driver,
+                &["play", "--plays", &plays, "--seed", &seed, "--json"],
+            );
+            for key in ["branching", "turns", "length", "goals"] {
+                assert_eq!(fast[key], got[key], "{file} {level:?}: fast path, {key}");
+            }
+            let out = Command::new(&built.driver)
+                .args(["selftest", "--plays", "5", "--seed", &seed])
+                .output()
+                .expect("driver runs");
+            assert!(
+                out.status.success(),
+                "{file} {level:?}: selftest: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            checked += 1;
+        }
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+    assert_eq!(checked, GAMES.iter().map(|g| g.2.len()).sum::<usize>());
+}
+
+#[test]
+fn a_second_build_comes_from_the_cache() {
+    let Some(tc) = toolchain() else { return };
+    let cache = std::env::temp_dir().join(format!("rgt-cache-test-{}", std::process::id()));
+    let text = std::fs::read_to_string(root().join("examples/nim.rg")).expect("example");
+    let mut session = rgt::report::Session::plain();
+    let game =
+        rgt::pipeline::load_text(&mut session, Lang::Rg, "nim.rg".into(), text, OptLevel::O2)
+            .expect("nim loads");
+    let sources = rg_compile::compile(&game, &rg_compile::Options::default()).expect("compiles");
+    let first = build(&sources, &tc, &cache).expect("first build");
+    let second = build(&sources, &tc, &cache).expect("second build");
+    assert!(!first.cached && second.cached);
+    assert_eq!(first.driver, second.driver);
+    // Other flags are another build.
+    let mut tc2 = tc.clone();
+    tc2.flags.push("-DRGT_TEST_VARIANT".into());
+    let third = build(&sources, &tc2, &cache).expect("third build");
+    assert!(!third.cached);
+    assert_ne!(third.driver, first.driver);
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+#[test]
+fn generated_sources_are_deterministic() {
+    let text = std::fs::read_to_string(root().join("tests/fixtures/rg/valid/tictactoe.rg"))
+        .expect("fixture");
+    let generate = || {
+        let mut session = rgt::report::Session::plain();
+        let game = rgt::pipeline::load_text(
+            &mut session,
+            Lang::Rg,
+            "t.rg".into(),
+            text.clone(),
+            OptLevel::O2,
+        )
+        .expect("loads");
+        rg_compile::compile(&game, &rg_compile::Options::default()).expect("compiles")
+    };
+    assert_eq!(generate(), generate());
+}

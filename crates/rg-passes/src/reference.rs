@@ -11,7 +11,9 @@
 //! map (the reference's bottom), so every node only checks reach is unique.
 
 use crate::util::{assigns_player, negation_pair};
-use rg_core::{EdgeId, EntityId, ExprData, Game, Label, NodeId, PragmaKind, Symbol};
+use rg_core::{
+    EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, ValueData,
+};
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 /// What the reference would add: the `@unique` nodes and, per other node reached, the
@@ -148,6 +150,14 @@ impl Analysis<'_> {
 /// The pragmas passes.md §3.29 would add to `g` (existing `@unique` nodes stay unique).
 #[doc(hidden)]
 pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
+    reference_pragmas_within(g, usize::MAX).expect("no step limit")
+}
+
+/// [`reference_pragmas`], or `None` when the solve takes more than `max_steps` edge
+/// transfers (its records of passed conditions make it slow on long GDL moves).
+#[doc(hidden)]
+pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferencePragmas> {
+    let mut steps = 0usize;
     let wk = *g.well_known();
     let rbg = g
         .pragmas
@@ -193,6 +203,10 @@ pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
             queued[n.index()] = false;
             let here = at[n.index()].clone().expect("queued nodes have a value");
             for &e in g.outgoing(n) {
+                steps += 1;
+                if steps > max_steps {
+                    return None;
+                }
                 let next = a.transfer(&here, e);
                 let to = g.edge(e).to;
                 let changed = match &mut at[to.index()] {
@@ -234,7 +248,7 @@ pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
             out.repeat.push((n, vars));
         }
     }
-    out
+    Some(out)
 }
 
 /// Whether each node lies on a cycle of the whole graph.
@@ -250,4 +264,177 @@ fn on_cycle(g: &Game) -> Vec<bool> {
             size[&comp[n.index()]] > 1 || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
     }
     out
+}
+
+/// The symbols `values(e)` of passes.md §3.27: a symbol is itself; a constant its element value
+/// or every entry value of a map (`None` if an entry is a map); a variable every member of its
+/// type (`None` for an arrow); an access the values of its root name.
+fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Option<Vec<Symbol>> {
+    let s = g.expr_root(e);
+    if let Some(v) = g.variable(s) {
+        return match env.resolve(v.ty).ok()? {
+            rg_core::typeck::Resolved::Set(ms) => Some(ms.as_slice().to_vec()),
+            rg_core::typeck::Resolved::Arrow(..) => None,
+        };
+    }
+    let Some(c) = g.constant(s) else {
+        return Some(vec![s]);
+    };
+    match g.value(c.value) {
+        ValueData::Element(v) => Some(vec![*v]),
+        ValueData::Map(entries) => entries
+            .iter()
+            .map(|m| match g.value(m.value) {
+                ValueData::Element(v) => Some(*v),
+                ValueData::Map(_) => None,
+            })
+            .collect(),
+    }
+}
+
+/// The nodes passes.md §3.27 (the reference's `calculate_disjoints`, its defects included)
+/// gives a `@disjoint` or `@disjointExhaustive` pragma, with whether it is exhaustive.
+#[doc(hidden)]
+pub fn reference_disjoints(g: &Game) -> Vec<(NodeId, bool)> {
+    let env = rg_core::typeck::TypeEnv::new(g);
+    let mut out = Vec::new();
+    for n in g.nodes().ids() {
+        let edges = g.outgoing(n);
+        if edges.len() < 2 {
+            continue;
+        }
+        // Switch detection: `==` edges in reverse order with known right-side values.
+        let eqs: Vec<(ExprId, NodeId, Vec<Symbol>)> = edges
+            .iter()
+            .rev()
+            .filter_map(|&e| match g.edge(e).label {
+                Label::Compare {
+                    lhs,
+                    rhs,
+                    negated: false,
+                } => Some((
+                    g.strip_casts(lhs),
+                    g.edge(e).to,
+                    switch_values(g, &env, rhs)?,
+                )),
+                _ => None,
+            })
+            .collect();
+        let mut best: Option<(usize, bool)> = None;
+        for (i, (lhs, to, values)) in eqs.iter().enumerate() {
+            let mut nodes = vec![*to];
+            let mut symbols: HashSet<Symbol> = values.iter().copied().collect();
+            for (j, (l2, t2, v2)) in eqs.iter().enumerate() {
+                if i == j || l2 != lhs {
+                    continue;
+                }
+                let mut new = false;
+                for &s in v2 {
+                    new |= symbols.insert(s);
+                }
+                if new {
+                    nodes.push(*t2);
+                }
+            }
+            if nodes.len() < 2 {
+                continue;
+            }
+            let size = env
+                .infer(*lhs)
+                .ok()
+                .and_then(|t| env.resolve_ty(t).ok())
+                .and_then(|r| match r {
+                    rg_core::typeck::Resolved::Set(ms) => Some(ms.len()),
+                    rg_core::typeck::Resolved::Arrow(..) => None,
+                });
+            let cand = (nodes.len(), size == Some(nodes.len()));
+            if best.is_none_or(|b| cand > b) {
+                best = Some(cand);
+            }
+        }
+        if let Some((_, exhaustive)) = best {
+            out.push((n, exhaustive));
+            continue;
+        }
+        // If-else detection.
+        if edges.len() == 2 {
+            let (a, b) = (g.edge(edges[0]), g.edge(edges[1]));
+            if a.to != b.to && negation_pair(&a.label, &b.label) {
+                out.push((n, true));
+            }
+            continue;
+        }
+        let mut by_target: BTreeMap<NodeId, Vec<Label>> = BTreeMap::new();
+        let mut order = Vec::new();
+        for &e in edges {
+            let d = g.edge(e);
+            if !by_target.contains_key(&d.to) {
+                order.push(d.to);
+            }
+            by_target.entry(d.to).or_default().push(d.label);
+        }
+        let covers =
+            |xs: &[Label], ys: &[Label]| xs.iter().all(|x| ys.iter().any(|y| negation_pair(x, y)));
+        let found = order.iter().enumerate().any(|(i, a)| {
+            order[i + 1..].iter().any(|b| {
+                covers(&by_target[a], &by_target[b]) && covers(&by_target[b], &by_target[a])
+            })
+        });
+        if found {
+            out.push((n, true));
+        }
+    }
+    out
+}
+
+/// The nodes passes.md §3.32 (the reference's `calculate_tag_indexes`) gives `@tagIndex` and
+/// `@tagMaxIndex`: searches start only at the targets of `player` assignments, and index 150
+/// forgets only the node reached with it and stops that search.
+#[doc(hidden)]
+pub fn reference_tag_indexes(g: &Game) -> (Vec<NodeId>, Vec<NodeId>) {
+    let mut indexes: BTreeMap<NodeId, BTreeSet<usize>> = BTreeMap::new();
+    let mut forgotten: HashSet<NodeId> = HashSet::new();
+    let starts: Vec<NodeId> = g
+        .edges()
+        .filter(|(_, d)| assigns_player(g, &d.label))
+        .map(|(_, d)| d.to)
+        .collect();
+    for s in starts {
+        let mut seen: HashSet<(NodeId, usize)> = HashSet::new();
+        let mut work = vec![(s, 0usize)];
+        while let Some((n, i)) = work.pop() {
+            if !seen.insert((n, i)) {
+                continue;
+            }
+            if i >= 150 {
+                forgotten.insert(n);
+                break;
+            }
+            for &e in g.outgoing(n) {
+                let d = g.edge(e);
+                if d.label.is_tag() {
+                    indexes.entry(n).or_default().insert(i);
+                    work.push((d.to, i + 1));
+                } else if !assigns_player(g, &d.label) {
+                    work.push((d.to, i));
+                }
+            }
+        }
+    }
+    let (mut exact, mut max) = (Vec::new(), Vec::new());
+    for (n, is) in indexes {
+        if forgotten.contains(&n) {
+            continue;
+        }
+        let top = *is.iter().next_back().expect("recorded");
+        if top >= 100 {
+            continue;
+        }
+        if is.len() == 1 {
+            exact.push(n);
+        } else {
+            max.push(n);
+        }
+    }
+    (exact, max)
 }

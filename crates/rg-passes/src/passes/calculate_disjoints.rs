@@ -1,6 +1,13 @@
 //! passes.md §3.27 calculate_disjoints, with the three fixes the spec requires: pairwise
 //! disjoint value sets, exactly one edge from the node to each listed target, one label per
 //! target in the if-else case.
+//!
+//! A pragma always covers every outgoing edge of its node (the only form the interpreter and
+//! the compiled model use, and the one the `disjoint-targets` lint accepts), so its target list
+//! is the multiset of the edges' targets. In a switch, where every edge is a test of one left
+//! side against its own symbol, two edges may share a target (`c, t: v == a; c, t: v == b;`
+//! gives `@disjoint c : t t;`): every edge to a listed node is one of the tests, and at most one
+//! test holds. The if-else case keeps two different targets.
 
 use super::meta;
 use crate::util::{literal_symbol, negation_pair};
@@ -17,16 +24,14 @@ fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
         return None;
     }
     let targets: Vec<NodeId> = out.iter().map(|&e| g.edge(e).to).collect();
-    if targets.iter().collect::<HashSet<_>>().len() != targets.len() {
-        return None; // exactly one edge to each target
-    }
-    if out.len() == 2 {
+    if out.len() == 2 && targets[0] != targets[1] {
         let (a, b) = (g.edge(out[0]).label, g.edge(out[1]).label);
         if negation_pair(&a, &b) {
             return Some((targets, true));
         }
     }
-    // Switch: every edge `L == s` with the same left side and distinct literal symbols.
+    // Switch: every edge `L == s` with the same left side and distinct literal symbols (targets
+    // may repeat: every edge of the node is a test).
     let mut lhs0 = None;
     let mut seen = HashSet::new();
     for &e in out {

@@ -63,7 +63,7 @@ use std::collections::HashMap;
 /// Most terms kept per variable and node.
 pub(crate) const MAX_TERMS: usize = 4;
 /// Deepest term kept.
-const MAX_DEPTH: u8 = 8;
+const MAX_DEPTH: u8 = 32;
 /// Tag indexes whose values are tracked.
 pub(crate) const TAG_INDEXES: usize = 16;
 /// Most (node, tracked variable) pairs of a game the analysis runs on.

@@ -9,9 +9,9 @@
 //! (`RGT_PRAGMA_GAMES=substring` keeps the games whose path contains it). Per game it prints the
 //! nodes, rgt's and the reference's `@unique` nodes, those only the reference marks, and how
 //! many of those the interpreter's search-by-search check (from the states within
-//! `RGT_PRAGMA_DEPTH` moves, default 1) shows to be false: a node marked only by the reference
-//! and not shown false may be a pragma rgt misses, or a false one the explored states do not
-//! reach.
+//! `RGT_PRAGMA_DEPTH` moves, default 1, at most `RGT_PRAGMA_STATES` states, default 200) shows to
+//! be false: a node marked only by the reference and not shown false may be a pragma rgt
+//! misses, or a false one the explored states do not reach.
 
 use rg_core::{Game, NodeId, PragmaKind};
 use rg_interp::{Verified, VerifyOptions, verify_pragmas};
@@ -42,6 +42,10 @@ fn unique_nodes_compared_with_the_reference_algorithm() {
         .ok()
         .and_then(|d| d.parse().ok())
         .unwrap_or(1);
+    let max_states = std::env::var("RGT_PRAGMA_STATES")
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(200);
     let mut files = Vec::new();
     for dir in ["hrg", "rbg/hl", "rbg/ll", "rg", "kif/rg-suite"] {
         let mut here: Vec<_> = std::fs::read_dir(root.join(dir))
@@ -108,10 +112,7 @@ fn unique_nodes_compared_with_the_reference_algorithm() {
             derived: true,
             span: None,
         });
-        let opts = VerifyOptions {
-            depth,
-            max_states: 200,
-        };
+        let opts = VerifyOptions { depth, max_states };
         let mut shown_false: BTreeSet<NodeId> = BTreeSet::new();
         let false_claims = if theirs_only.is_empty() {
             "0".to_string()

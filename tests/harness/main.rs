@@ -9,6 +9,7 @@ mod interp;
 mod lg;
 mod passes;
 mod passes_fuzz;
+mod pragma_compare;
 mod rbg;
 mod rg;
 mod validate;

@@ -6,7 +6,7 @@
 use rg_interp::equiv::{
     EquivOptions, check_equivalent, check_programs, check_relabelled, check_relabelled_hinted,
 };
-use rg_interp::{CompileOptions, Program};
+use rg_interp::{CompileOptions, Program, Verified, VerifyOptions, verify_pragmas};
 use rg_passes::{Options, PassPhase, Pipeline, Safety};
 use rgt::lang::Lang;
 use rgt_tests::{fixture_files, load, name};
@@ -80,8 +80,9 @@ fn prove(before: &rg_core::Game, after: &rg_core::Game, safety: Safety) -> Resul
     check_relabelled_hinted(before, after, &ORACLE, &relabel).map_err(|d| d.to_string())
 }
 
-/// Perft with the pragmas trusted equals perft with them ignored (a pragma pass may only add
-/// true pragmas; the interpreter trusts `@disjoint`, `@unique` and `@repeat`).
+/// The pragmas the interpreter trusts (`@disjoint`, `@unique`, `@repeat`) are true: perft with
+/// them equals perft without them, and no search from the states within 3 moves would change
+/// under them (which also catches a wrong `@unique` whose duplicate walks die a step later).
 fn pragmas_are_true(g: &rg_core::Game) -> Result<(), String> {
     let with = Program::new(g, CompileOptions::default()).map_err(|e| e.to_string())?;
     let without = Program::new(
@@ -91,7 +92,23 @@ fn pragmas_are_true(g: &rg_core::Game) -> Result<(), String> {
         },
     )
     .map_err(|e| e.to_string())?;
-    check_programs(&with, &without, &ORACLE).map_err(|d| format!("a pragma is false: {d}"))
+    check_programs(&with, &without, &ORACLE).map_err(|d| format!("a pragma is false: {d}"))?;
+    let opts = VerifyOptions {
+        depth: 3,
+        max_states: 500,
+    };
+    match verify_pragmas(g, &opts) {
+        Verified::Holds { .. } => Ok(()),
+        Verified::Violated(v) => Err(format!(
+            "a pragma is false: {}\n{}",
+            v.iter()
+                .map(|v| v.message.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
+            rg_core::print(g)
+        )),
+        Verified::Inconclusive(why) => Err(format!("the pragmas could not be checked: {why}")),
+    }
 }
 
 #[test]

@@ -14,7 +14,10 @@ use std::process::ExitCode;
 /// outside the location's type, recursive reachability), two moves with the same tags leading to
 /// different states, a state that is not final without moves, a keeper with several moves, a
 /// play that repeats a state — each with the moves that lead there — and pragmas that change the
-/// game tree (perft to min(D, 3) with and without them). Exit status 1 if any.
+/// game tree (perft to min(D, 3) with and without them) or any search (every search from the
+/// states within min(D, 3) moves of the initial state, explored without the pragmas: a
+/// `@unique` node reached twice with one state, a `@repeat` that would merge different
+/// states, a `@disjoint` node with two edges that hold). Exit status 1 if any.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -66,6 +69,16 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             &start,
             args.depth.min(3),
         ));
+        // Perft only sees a wrong pragma that changes a count; this sees every search that a
+        // pragma would change (from the initial state).
+        let opts = rg_interp::VerifyOptions {
+            depth: args.depth.min(3),
+            ..rg_interp::VerifyOptions::default()
+        };
+        match rg_interp::verify_pragmas(&game, &opts) {
+            rg_interp::Verified::Violated(v) => found.extend(v),
+            rg_interp::Verified::Holds { .. } | rg_interp::Verified::Inconclusive(_) => {}
+        }
     }
     let summary = format!(
         "checked to depth {} and {} random plays (seed {}): {} violation{}\n",

@@ -17,6 +17,7 @@ mod play;
 mod program;
 mod search;
 mod seen;
+pub mod verify;
 
 pub use check::{CheckOptions, Condition, ProperViolation, check_pragmas};
 pub use error::{CompileError, Fault, PathError, RuntimeError, format_path};
@@ -24,3 +25,4 @@ pub use path::parse_path;
 pub use play::{PLAY_LIMIT, PlayError, PlayStats, Rng, Summary};
 pub use program::{CompileOptions, Program};
 pub use search::{Machine, Moves, State};
+pub use verify::{Verified, VerifyOptions, verify_pragmas};

@@ -12,6 +12,8 @@ mod analysis;
 mod dataflow;
 pub mod manager;
 mod passes;
+#[doc(hidden)]
+pub mod reference;
 #[cfg(test)]
 mod testing;
 mod util;

@@ -1,7 +1,7 @@
 //! Shared vocabulary of the passes (passes.md §1.2).
 
 use rg_core::{
-    EdgeId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, TypeData, TypeId,
+    EdgeId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, TypeData, TypeId, ValueData,
 };
 use std::collections::HashSet;
 
@@ -244,6 +244,33 @@ pub(crate) fn replace_edges(
 /// variable or constant of that name shadows it).
 pub(crate) fn is_plain_symbol(g: &Game, s: Symbol) -> bool {
     g.variable(s).is_none() && g.constant(s).is_none()
+}
+
+/// The single symbol an expression always evaluates to: a literal symbol or an element constant.
+pub(crate) fn literal_symbol(g: &Game, e: ExprId) -> Option<Symbol> {
+    let ExprData::Ref(s) = g.expr(g.strip_casts(e)) else {
+        return None;
+    };
+    if g.variable(s).is_some() {
+        return None;
+    }
+    match g.constant(s) {
+        Some(c) => match g.value(c.value) {
+            ValueData::Element(v) if g.constant(*v).is_none() => Some(*v),
+            _ => None,
+        },
+        None => Some(s),
+    }
+}
+
+/// Every variable's position in `Game::variables` (the first declaration of a name).
+pub(crate) fn variable_positions(g: &Game) -> std::collections::HashMap<Symbol, usize> {
+    g.variables
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(i, v)| (v.name, i))
+        .collect()
 }
 
 /// Whether the label assigns `player` (and so ends a move, rg.md §12.5).

@@ -5,6 +5,8 @@ pub(crate) mod checks;
 pub(crate) mod constants;
 pub(crate) mod definitions;
 pub(crate) mod search_starts;
+pub(crate) mod searches;
+pub(crate) mod symbolic;
 pub(crate) mod tag_skeleton;
 pub(crate) mod type_keys;
 pub(crate) mod values;

@@ -1,32 +1,22 @@
 //! passes.md §3.27 calculate_disjoints, with the three fixes the spec requires: pairwise
 //! disjoint value sets, exactly one edge from the node to each listed target, one label per
 //! target in the if-else case.
+//!
+//! A pragma always covers every outgoing edge of its node (the only form the interpreter and
+//! the compiled model use, and the one the `disjoint-targets` lint accepts), so its target list
+//! is the multiset of the edges' targets. In a switch, where every edge is a test of one left
+//! side against its own symbol, two edges may share a target (`c, t: v == a; c, t: v == b;`
+//! gives `@disjoint c : t t;`): every edge to a listed node is one of the tests, and at most one
+//! test holds. The if-else case keeps two different targets.
 
 use super::meta;
-use crate::util::negation_pair;
+use crate::util::{literal_symbol, negation_pair};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{ExprData, ExprId, Game, Label, NodeId, Pragma, PragmaKind, Symbol, ValueData};
+use rg_core::{Game, Label, NodeId, Pragma, PragmaKind};
 use std::collections::HashSet;
 
 #[derive(Debug)]
 pub(crate) struct CalculateDisjoints;
-
-/// The single symbol an expression always evaluates to: a literal symbol or an element constant.
-fn literal(g: &Game, e: ExprId) -> Option<Symbol> {
-    let ExprData::Ref(s) = g.expr(g.strip_casts(e)) else {
-        return None;
-    };
-    if g.variable(s).is_some() {
-        return None;
-    }
-    match g.constant(s) {
-        Some(c) => match g.value(c.value) {
-            ValueData::Element(v) if g.constant(*v).is_none() => Some(*v),
-            _ => None,
-        },
-        None => Some(s),
-    }
-}
 
 fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
     let out = g.outgoing(n);
@@ -34,16 +24,14 @@ fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
         return None;
     }
     let targets: Vec<NodeId> = out.iter().map(|&e| g.edge(e).to).collect();
-    if targets.iter().collect::<HashSet<_>>().len() != targets.len() {
-        return None; // exactly one edge to each target
-    }
-    if out.len() == 2 {
+    if out.len() == 2 && targets[0] != targets[1] {
         let (a, b) = (g.edge(out[0]).label, g.edge(out[1]).label);
         if negation_pair(&a, &b) {
             return Some((targets, true));
         }
     }
-    // Switch: every edge `L == s` with the same left side and distinct literal symbols.
+    // Switch: every edge `L == s` with the same left side and distinct literal symbols (targets
+    // may repeat: every edge of the node is a test).
     let mut lhs0 = None;
     let mut seen = HashSet::new();
     for &e in out {
@@ -59,7 +47,7 @@ fn disjoint_of(g: &Game, n: NodeId) -> Option<(Vec<NodeId>, bool)> {
         if *lhs0.get_or_insert(lhs) != lhs {
             return None;
         }
-        let s = literal(g, rhs)?;
+        let s = literal_symbol(g, rhs)?;
         if !seen.insert(s) {
             return None;
         }

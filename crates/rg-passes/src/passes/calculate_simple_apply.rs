@@ -17,8 +17,12 @@
 //! * For a key `$$ v`, an any-assignment `v = T(*)` that is the last assignment to `v` on the
 //!   path becomes `v = T(v_k)` with the binder `v_k: T` (k counts binders over the whole run);
 //!   any other any-assignment makes the key unusable (the tags would not determine the result).
-//! * A key gets a pragma when all its paths end at the same node with the same assignments; the
-//!   pragmas of `a` are exhaustive when every key of `a` got one.
+//! * A key gets a pragma when all its paths end at the same node with the same assignments and
+//!   its first tag tells it from every other key of `a`: a symbol tag that a variable tag of
+//!   another key can show (a member of the variable's type), or two variable tags whose types
+//!   meet, would let a move that took one path match the pragma of the other (which the
+//!   reference does not check). The pragmas of `a` are exhaustive when every key of `a` got
+//!   one.
 //!
 //! Game tree: unchanged — the interpreter ignores these pragmas. Complexity: at most 10 000
 //! steps per candidate and 2 000 000 per run.
@@ -132,6 +136,16 @@ fn paths(g: &Game, a: NodeId, budget: &mut usize) -> Result<Vec<PathEnd>, Abando
     Ok(out)
 }
 
+/// The symbols a path's first tag can be: the tag's symbol, or for `$$ v` the members of
+/// `v`'s type (a proper game keeps every variable within its type); `None` when unknown.
+fn shows(g: &Game, key: Key) -> Option<Vec<Symbol>> {
+    match key {
+        Key::End => Some(Vec::new()),
+        Key::Tag(s) => Some(vec![s]),
+        Key::Var(v) => crate::util::set_members(g, g.variable(v)?.ty),
+    }
+}
+
 /// An assignment of a pragma: the right side is an expression or the binder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Rhs {
@@ -204,9 +218,30 @@ impl Pass for CalculateSimpleApply {
             for p in ends {
                 by_key.entry(p.key).or_default().push(p);
             }
+            // The first tag must tell the key: a symbol tag that a variable tag of another
+            // key can also show (or two variable tags that can show one symbol) would make a
+            // move of one path look like a move of the other.
+            let shown: Vec<(Key, Option<Vec<Symbol>>)> =
+                by_key.keys().map(|&k| (k, shows(g, k))).collect();
+            let ambiguous = |k: Key| {
+                let mine = &shown.iter().find(|s| s.0 == k).expect("a key").1;
+                shown.iter().any(|(other, theirs)| {
+                    *other != k
+                        && *other != Key::End
+                        && k != Key::End
+                        && match (mine, theirs) {
+                            (Some(a), Some(b)) => a.iter().any(|x| b.contains(x)),
+                            _ => true,
+                        }
+                })
+            };
             let mut here = Vec::new();
             let mut all = true;
             for (key, ps) in by_key {
+                if ambiguous(key) {
+                    all = false;
+                    continue;
+                }
                 let first = resolve(g, key, &ps[0].steps);
                 let agreed = first.filter(|f| {
                     ps[1..]
@@ -281,5 +316,56 @@ impl Pass for CalculateSimpleApply {
         }
         g.touch();
         Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::game;
+
+    /// From `s`: `$ {tag}` then `$ t1`, or `v = T(*)`, `$$ v`, `$ t2`.
+    fn two_paths(tag: &str) -> Vec<String> {
+        let mut g = game(&format!(
+            "type T = {{ p, q }};\n\
+             var v: T = p;\n\
+             begin, s: player = x;\n\
+             s, a: $ {tag};\n\
+             a, a2: $ t1;\n\
+             a2, f: player = keeper;\n\
+             s, b: v = T(*);\n\
+             b, c: $$ v;\n\
+             c, c2: $ t2;\n\
+             c2, f: player = keeper;\n\
+             f, end: player = keeper;\n"
+        ));
+        CalculateSimpleApply
+            .run(&mut g, &mut PassContext::default())
+            .expect("runs");
+        let printed = rg_core::print(&g);
+        printed
+            .lines()
+            .filter(|l| {
+                l.starts_with("@simpleApplyExhaustive s ") || l.starts_with("@simpleApply s ")
+            })
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn a_first_tag_two_paths_can_show_gives_no_pragma() {
+        // The move `p t2` went through `$$ v`, yet starts with the tag of the other path.
+        assert_eq!(two_paths("p"), Vec::<String>::new());
+    }
+
+    #[test]
+    fn first_tags_that_tell_the_paths_apart_give_pragmas() {
+        assert_eq!(
+            two_paths("r"),
+            [
+                "@simpleApplyExhaustive s a [r];",
+                "@simpleApplyExhaustive s c [v_1: T] v = T(v_1);"
+            ]
+        );
     }
 }

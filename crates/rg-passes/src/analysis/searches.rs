@@ -1,0 +1,573 @@
+//! The interpreter's searches (successor searches) as graphs: for each kind of search, the edges
+//! it can walk and the nodes where it can take a state from its pending stack, and what every
+//! walk of such a search from its start can do before it arrives at a node. The pragma passes
+//! promise only what holds for every search of both kinds (`@unique`, `@repeat`).
+//!
+//! * A *move search* starts at `begin` or at the target of an assignment to `player` and never
+//!   walks an assignment to `player` (the state after it is a finished move).
+//! * A *reach search* for `? a -> b` starts at `a` and walks every edge, assignments to
+//!   `player` included, but it ends when it takes its first state at `b` from the stack: the
+//!   edges leaving `b` are never walked by it and no second state at `b` is ever taken. (Both
+//!   the reference, which expands that state and then stops, and `rgt`, which stops before
+//!   expanding it, push nothing that is ever taken.) `? a -> a` holds at once.
+//!
+//! The reach graph is the union of the graphs of every pair `(a, b)` of the game's checks,
+//! each computed by its own walk from `a`; when those walks together exceed a budget linear in
+//! the game's size, the remaining starts walk every edge (a larger graph: sound, less precise).
+//! A check edge is an ordinary edge of the search that evaluates it; its sub-search is a
+//! search of its own.
+//!
+//! Every analysis here over-approximates the walks of one kind: a walk of a real search is a
+//! walk of the graph from one of its starts, so whatever holds for all walks of the graph holds
+//! for the search.
+
+use super::search_starts::{Starts, VarSet, components};
+use crate::util::{
+    assigned, assigns_player, literal_symbol, negation_pair, same_reference, set_members,
+};
+use rg_core::{EdgeId, EntityId, ExprId, Game, Label, NodeId, TypeId};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+
+/// The graph the searches of one kind walk.
+#[derive(Debug)]
+pub(crate) struct SearchGraph {
+    /// Per edge index: a search of this kind may walk it.
+    pub(crate) walked: Vec<bool>,
+    /// Per node: a search of this kind may take a state there from its stack.
+    pub(crate) visited: Vec<bool>,
+    /// The nodes where searches of this kind start.
+    pub(crate) starts: Vec<NodeId>,
+    /// Per node: a search of this kind is there only as its target (it ends at the first
+    /// state it takes there).
+    pub(crate) target_only: Vec<bool>,
+}
+
+/// Edge visits the reach walks may make, per node and edge of the game, before the remaining
+/// starts fall back to walking every edge.
+const REACH_BUDGET_FACTOR: usize = 8;
+
+impl SearchGraph {
+    /// The graph of the move searches.
+    pub(crate) fn moves(g: &Game) -> Self {
+        let starts = Starts::of(g).moves;
+        let mut walked = vec![false; g.edge_entries().len()];
+        let mut visited = vec![false; g.node_capacity()];
+        let mut stack = Vec::new();
+        for &s in &starts {
+            if !std::mem::replace(&mut visited[s.index()], true) {
+                stack.push(s);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            for &e in g.outgoing(n) {
+                let d = g.edge(e);
+                if assigns_player(g, &d.label) {
+                    continue;
+                }
+                walked[e.index()] = true;
+                if !std::mem::replace(&mut visited[d.to.index()], true) {
+                    stack.push(d.to);
+                }
+            }
+        }
+        let target_only = vec![false; g.node_capacity()];
+        SearchGraph {
+            walked,
+            visited,
+            starts,
+            target_only,
+        }
+    }
+
+    /// The graph of the reach searches.
+    pub(crate) fn reach(g: &Game) -> Self {
+        let mut pairs: Vec<(NodeId, NodeId)> = g
+            .edges()
+            .filter_map(|(_, d)| match d.label {
+                Label::Reach { from, to, .. } => Some((from, to)),
+                _ => None,
+            })
+            .collect();
+        pairs.sort_unstable();
+        pairs.dedup();
+        let mut walked = vec![false; g.edge_entries().len()];
+        let mut visited = vec![false; g.node_capacity()];
+        let mut expanded = vec![false; g.node_capacity()];
+        let mut stamp = vec![usize::MAX; g.node_capacity()];
+        let budget = REACH_BUDGET_FACTOR * (g.node_capacity() + g.edge_entries().len());
+        let mut work = 0usize;
+        let mut stack = Vec::new();
+        let mut rest: Vec<NodeId> = Vec::new();
+        for (i, &(a, b)) in pairs.iter().enumerate() {
+            if work > budget {
+                rest.push(a);
+                continue;
+            }
+            stamp[a.index()] = i;
+            stack.push(a);
+            while let Some(n) = stack.pop() {
+                visited[n.index()] = true;
+                if n == b {
+                    continue;
+                }
+                expanded[n.index()] = true;
+                for &e in g.outgoing(n) {
+                    work += 1;
+                    walked[e.index()] = true;
+                    let to = g.edge(e).to;
+                    if stamp[to.index()] != i {
+                        stamp[to.index()] = i;
+                        stack.push(to);
+                    }
+                }
+            }
+        }
+        // Over the budget: every edge from the remaining starts, in one walk.
+        let mut seen = vec![false; g.node_capacity()];
+        for &a in &rest {
+            if !std::mem::replace(&mut seen[a.index()], true) {
+                stack.push(a);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            visited[n.index()] = true;
+            expanded[n.index()] = true;
+            for &e in g.outgoing(n) {
+                walked[e.index()] = true;
+                let to = g.edge(e).to;
+                if !std::mem::replace(&mut seen[to.index()], true) {
+                    stack.push(to);
+                }
+            }
+        }
+        let mut starts: Vec<NodeId> = pairs.iter().map(|p| p.0).collect();
+        starts.dedup();
+        let target_only = visited
+            .iter()
+            .zip(&expanded)
+            .map(|(&v, &x)| v && !x)
+            .collect();
+        SearchGraph {
+            walked,
+            visited,
+            starts,
+            target_only,
+        }
+    }
+
+    /// The edges leaving `n` that a search of this kind may walk.
+    pub(crate) fn out<'g>(&'g self, g: &'g Game, n: NodeId) -> impl Iterator<Item = EdgeId> + 'g {
+        g.outgoing(n)
+            .iter()
+            .copied()
+            .filter(|e| self.walked[e.index()])
+    }
+
+    /// The edges entering `n` that a search of this kind may walk.
+    pub(crate) fn entering<'g>(
+        &'g self,
+        g: &'g Game,
+        n: NodeId,
+    ) -> impl Iterator<Item = EdgeId> + 'g {
+        g.incoming(n)
+            .iter()
+            .copied()
+            .filter(|e| self.walked[e.index()])
+    }
+}
+
+/// The strongly connected components of a search graph, in a topological order of the graph
+/// of components, and which nodes lie on a cycle.
+#[derive(Debug)]
+pub(crate) struct Order {
+    /// Visited nodes, every edge between two components leading forward.
+    pub(crate) topological: Vec<NodeId>,
+    /// Per node: its position in `topological` (`u32::MAX` when not visited).
+    pub(crate) rank: Vec<u32>,
+    /// Per node: a walk of the graph leads from the node back to itself.
+    pub(crate) cyclic: Vec<bool>,
+}
+
+impl Order {
+    pub(crate) fn of(g: &Game, sg: &SearchGraph) -> Self {
+        let comp = components(g, |e| sg.walked[e.index()]);
+        let mut size: HashMap<usize, usize> = HashMap::new();
+        for n in g.nodes().ids() {
+            if sg.visited[n.index()] {
+                *size.entry(comp[n.index()]).or_default() += 1;
+            }
+        }
+        let mut cyclic = vec![false; g.node_capacity()];
+        let mut topological = Vec::new();
+        for n in g.nodes().ids() {
+            if !sg.visited[n.index()] {
+                continue;
+            }
+            topological.push(n);
+            cyclic[n.index()] =
+                size[&comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
+        }
+        // Tarjan numbers a component after every component it reaches.
+        topological.sort_by_key(|n| (Reverse(comp[n.index()]), n.index()));
+        let mut rank = vec![u32::MAX; g.node_capacity()];
+        for (i, n) in topological.iter().enumerate() {
+            rank[n.index()] = i as u32;
+        }
+        Order {
+            topological,
+            rank,
+            cyclic,
+        }
+    }
+}
+
+/// A forward "may" analysis over the walks of a search graph from its starts: `init` at every
+/// start, `flow` along each walked edge, `join` (returns whether the value grew) where walks
+/// meet. Nodes are taken in topological order of the components, so an acyclic graph settles
+/// in one visit per node; `None` for nodes no walk reaches. The domain must have finite height.
+pub(crate) fn solve<D: Clone>(
+    g: &Game,
+    sg: &SearchGraph,
+    order: &Order,
+    init: D,
+    flow: impl Fn(&D, EdgeId) -> Option<D>,
+    join: impl Fn(&mut D, &D) -> bool,
+) -> Vec<Option<D>> {
+    let mut at: Vec<Option<D>> = vec![None; g.node_capacity()];
+    let mut queued = vec![false; g.node_capacity()];
+    let mut work = BinaryHeap::new();
+    for &s in &sg.starts {
+        match &mut at[s.index()] {
+            Some(v) => {
+                join(v, &init);
+            }
+            slot @ None => *slot = Some(init.clone()),
+        }
+        if !std::mem::replace(&mut queued[s.index()], true) {
+            work.push(Reverse(order.rank[s.index()]));
+        }
+    }
+    while let Some(Reverse(r)) = work.pop() {
+        let u = order.topological[r as usize];
+        queued[u.index()] = false;
+        // Taken out while it flows (copied only when an edge leads back to `u`).
+        let into_itself = sg.out(g, u).any(|e| g.edge(e).to == u);
+        let here = if into_itself {
+            at[u.index()].clone()
+        } else {
+            at[u.index()].take()
+        }
+        .expect("queued nodes have a value");
+        for e in sg.out(g, u) {
+            let Some(next) = flow(&here, e) else {
+                continue;
+            };
+            let to = g.edge(e).to;
+            let grew = match &mut at[to.index()] {
+                Some(old) => join(old, &next),
+                slot @ None => {
+                    *slot = Some(next);
+                    true
+                }
+            };
+            if grew && !std::mem::replace(&mut queued[to.index()], true) {
+                work.push(Reverse(order.rank[to.index()]));
+            }
+        }
+        if !into_itself {
+            at[u.index()] = Some(here);
+        }
+    }
+    at
+}
+
+/// Per node: the variables (positions in `Game::variables`) that some walk from a start may
+/// have assigned on arriving there. Two arrivals in one search that agree on them (and on the
+/// tags) are the same state: every other variable still has its value from the search's start.
+pub(crate) fn assigned_since_start(
+    g: &Game,
+    sg: &SearchGraph,
+    order: &Order,
+) -> Vec<Option<VarSet>> {
+    let position = crate::util::variable_positions(g);
+    solve(
+        g,
+        sg,
+        order,
+        VarSet::empty(g.variables.len()),
+        |here, e| {
+            let mut next = here.clone();
+            if let Some(&i) = assigned(g, &g.edge(e).label).and_then(|v| position.get(&v)) {
+                next.add(i);
+            }
+            Some(next)
+        },
+        |acc, other| acc.union(other),
+    )
+}
+
+/// The numbers of tags a walk from a start may have added on arriving at a node: the counts
+/// below 64 exactly, and whether a count of 64 or more is possible (a cycle through a tag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TagCounts {
+    below: u64,
+    more: bool,
+}
+
+impl TagCounts {
+    const ZERO: TagCounts = TagCounts {
+        below: 1,
+        more: false,
+    };
+
+    /// After one more tag.
+    pub(crate) fn shifted(self) -> TagCounts {
+        TagCounts {
+            below: self.below << 1,
+            more: self.more || self.below >> 63 != 0,
+        }
+    }
+
+    /// After walking `e`.
+    pub(crate) fn after(self, g: &Game, e: EdgeId) -> TagCounts {
+        if g.edge(e).label.is_tag() {
+            self.shifted()
+        } else {
+            self
+        }
+    }
+
+    /// Whether no count is in both.
+    pub(crate) fn apart(self, other: TagCounts) -> bool {
+        self.below & other.below == 0 && !(self.more && other.more)
+    }
+
+    /// The counts below 64, ascending.
+    pub(crate) fn counts(self) -> impl Iterator<Item = usize> {
+        let bits = self.below;
+        (0..64).filter(move |i| bits & (1u64 << i) != 0)
+    }
+
+    /// The only count, if there is one.
+    pub(crate) fn single(self) -> Option<usize> {
+        (!self.more && self.below.count_ones() == 1).then(|| self.below.trailing_zeros() as usize)
+    }
+
+    /// The smallest count (64 when all are 64 or more).
+    pub(crate) fn min(self) -> usize {
+        self.below.trailing_zeros() as usize
+    }
+
+    /// Whether a walk may have added no tag.
+    pub(crate) fn may_be_zero(self) -> bool {
+        self.below & 1 != 0
+    }
+
+    fn join(&mut self, other: &TagCounts) -> bool {
+        let old = *self;
+        self.below |= other.below;
+        self.more |= other.more;
+        *self != old
+    }
+}
+
+/// The [`TagCounts`] of every node.
+pub(crate) fn tag_counts(g: &Game, sg: &SearchGraph, order: &Order) -> Vec<Option<TagCounts>> {
+    solve(
+        g,
+        sg,
+        order,
+        TagCounts::ZERO,
+        |here, e| Some(here.after(g, e)),
+        TagCounts::join,
+    )
+}
+
+/// Whether no state passes both of two conditions: a negation pair, or two comparisons of one
+/// reference with symbols that tell them apart (`x == a` / `x == b`, `x == a` / `x != a`).
+pub(crate) fn exclusive(g: &Game, a: &Label, b: &Label) -> bool {
+    if negation_pair(a, b) {
+        return true;
+    }
+    let side = |lhs: ExprId, rhs: ExprId| match (literal_symbol(g, rhs), literal_symbol(g, lhs)) {
+        (Some(s), _) => Some((lhs, s)),
+        (None, Some(s)) => Some((rhs, s)),
+        (None, None) => None,
+    };
+    match (*a, *b) {
+        (
+            Label::Compare {
+                lhs: l1,
+                rhs: r1,
+                negated: n1,
+            },
+            Label::Compare {
+                lhs: l2,
+                rhs: r2,
+                negated: n2,
+            },
+        ) => {
+            let (Some((x1, s1)), Some((x2, s2))) = (side(l1, r1), side(l2, r2)) else {
+                return false;
+            };
+            same_reference(g, x1, x2)
+                && match (n1, n2) {
+                    (false, false) => s1 != s2,
+                    (true, true) => false,
+                    _ => s1 == s2,
+                }
+        }
+        _ => false,
+    }
+}
+
+/// The most outgoing edges of a node compared pairwise for [`exclusive`].
+pub(crate) const MAX_PAIRED: usize = 32;
+
+/// Per edge: it is exclusive with another walked edge leaving the same node (so a walk that
+/// took it did not take the other from the same state).
+pub(crate) fn branches(g: &Game, sg: &SearchGraph) -> Vec<bool> {
+    let mut out = vec![false; g.edge_entries().len()];
+    for n in g.nodes().ids() {
+        let es: Vec<EdgeId> = sg.out(g, n).collect();
+        if es.len() < 2 || es.len() > MAX_PAIRED {
+            continue;
+        }
+        for (i, &a) in es.iter().enumerate() {
+            for &b in &es[i + 1..] {
+                if exclusive(g, &g.edge(a).label, &g.edge(b).label) {
+                    out[a.index()] = true;
+                    out[b.index()] = true;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A walk from a search start, with the exclusive branches it took (edges, see [`branches`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Walk {
+    pub(crate) start: NodeId,
+    pub(crate) branches: Vec<EdgeId>,
+}
+
+impl Walk {
+    /// Whether no search takes both walks: they start at one node (so one search would take
+    /// both from one start state), and at some node both left by exclusive edges (one walk
+    /// reaches that node in a search, so both left it in one state, which passes at most one).
+    pub(crate) fn excludes(&self, g: &Game, other: &Walk) -> bool {
+        if self.start != other.start {
+            return false;
+        }
+        self.branches.iter().any(|&a| {
+            other.branches.iter().any(|&b| {
+                a != b && g.edge(a).from == g.edge(b).from && {
+                    let (x, y) = (g.edge(a).label, g.edge(b).label);
+                    exclusive(g, &x, &y)
+                }
+            })
+        })
+    }
+}
+
+/// How many times one search may arrive at a node (push a state there).
+#[derive(Clone, Debug)]
+pub(crate) enum Arrivals {
+    /// At most once: along one of these walks, any two of which are exclusive when they start
+    /// at one node (walks from different starts belong to different searches).
+    Once(Vec<Walk>),
+    Many,
+}
+
+/// Most walks kept per node, and most branches kept per walk (forgetting a branch only makes
+/// walks look compatible, so it is sound).
+const MAX_WALKS: usize = 16;
+const MAX_BRANCHES: usize = 16;
+
+/// The number of successors an edge gives one state: the members of an any-assignment's type,
+/// else one.
+pub(crate) fn fan_out(g: &Game, e: EdgeId, members: &mut HashMap<TypeId, usize>) -> usize {
+    match g.edge(e).label {
+        Label::AssignAny { ty, .. } => *members
+            .entry(ty)
+            .or_insert_with(|| set_members(g, ty).map_or(2, |m| m.len())),
+        _ => 1,
+    }
+}
+
+/// The [`Arrivals`] at every node (`None` where no search arrives). A node on a cycle, or
+/// after an edge that gives one state several successors, or after a node with many arrivals,
+/// has many; where walks meet, two walks from one start that do not exclude each other make
+/// many.
+pub(crate) fn arrivals(
+    g: &Game,
+    sg: &SearchGraph,
+    order: &Order,
+    branches: &[bool],
+) -> Vec<Option<Arrivals>> {
+    let mut at: Vec<Option<Arrivals>> = vec![None; g.node_capacity()];
+    let mut is_start = vec![false; g.node_capacity()];
+    for &s in &sg.starts {
+        is_start[s.index()] = true;
+    }
+    let mut members = HashMap::new();
+    for &m in &order.topological {
+        at[m.index()] = Some(if order.cyclic[m.index()] {
+            Arrivals::Many
+        } else {
+            arrivals_at(g, sg, &at, &is_start, branches, &mut members, m)
+        });
+    }
+    at
+}
+
+fn arrivals_at(
+    g: &Game,
+    sg: &SearchGraph,
+    at: &[Option<Arrivals>],
+    is_start: &[bool],
+    branches: &[bool],
+    members: &mut HashMap<TypeId, usize>,
+    m: NodeId,
+) -> Arrivals {
+    let mut walks: Vec<Walk> = Vec::new();
+    if is_start[m.index()] {
+        walks.push(Walk {
+            start: m,
+            branches: Vec::new(),
+        });
+    }
+    for e in sg.entering(g, m) {
+        let ws = match &at[g.edge(e).from.index()] {
+            None => continue,
+            Some(Arrivals::Many) => return Arrivals::Many,
+            Some(Arrivals::Once(ws)) => ws,
+        };
+        match fan_out(g, e, members) {
+            0 => continue,
+            1 => {}
+            _ if ws.is_empty() => continue,
+            _ => return Arrivals::Many,
+        }
+        for w in ws {
+            let mut w = w.clone();
+            if branches[e.index()] && w.branches.len() < MAX_BRANCHES {
+                w.branches.push(e);
+            }
+            walks.push(w);
+        }
+        if walks.len() > MAX_WALKS {
+            return Arrivals::Many;
+        }
+    }
+    for (i, a) in walks.iter().enumerate() {
+        for b in &walks[i + 1..] {
+            if a.start == b.start && !a.excludes(g, b) {
+                return Arrivals::Many;
+            }
+        }
+    }
+    Arrivals::Once(walks)
+}

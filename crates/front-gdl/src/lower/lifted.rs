@@ -20,15 +20,32 @@
 //! atoms and negations), so none of these variables changes from one game state to the next:
 //! they keep their initial values between moves, and each is declared with the set of values
 //! it is assigned or compared with.
+//!
+//! Bounded recursion: the sub-automata of lifted relations are built from a work list
+//! ([`Lowerer::build_lifted`]), not by recursing from a call into the callee, so a long chain
+//! of lifted relations costs no stack. What remains recursive is bounded:
+//!
+//! * unfolding inlined calls (`body` → `literal` → `inline_call` → `body`) by
+//!   [`MAX_INLINE_DEPTH`]: a call with unbound arguments deeper than that is error E-LOW-061;
+//! * the walks over rule patterns ([`Pat`]: `shape_matches`, `unify`, `Env::resolve`) by the
+//!   reader's nesting limit [`MAX_DEPTH`] (a rule's terms are nested less deeply than its
+//!   lists);
+//! * the walks over resolved patterns ([`RPat`]: `is_bound`, `eq_paths`, `match_free`,
+//!   `rpat_depth` is iterative) by 2 × [`MAX_DEPTH`]: a rule pattern (≤ [`MAX_DEPTH`]) with its
+//!   variables replaced by the caller's compound patterns, each at most [`MAX_DEPTH`] deep
+//!   ([`Lowerer::unify`] reports E-LOW-061 instead of binding a deeper one), while walks that
+//!   also follow a ground term stop at the term's depth.
 
 use super::Lowerer;
+use crate::error::{Code, GdlDiagnostic};
 use crate::ground::Grounding;
 use crate::ground::rules::{IRule, Lit, LitKind, Mode, Pat};
 use crate::ground::terms::GTerm;
 use crate::names::{Namer, mangle_into};
 use crate::propnet::{Cond, Kind, lit_atom, lit_neg};
+use crate::reader::MAX_DEPTH;
 use rg_core::{ExprId, Label, NodeId, Symbol};
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// The atoms a lifted relation may read at run time: those of grounded relations matching a
 /// literal of its rules or of the lifted relations they call (static facts excluded).
@@ -124,6 +141,19 @@ enum RPat {
 }
 
 impl RPat {
+    /// Nesting depth (0 for a leaf), computed without recursion.
+    fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack: Vec<(&RPat, usize)> = vec![(self, 0)];
+        while let Some((p, d)) = stack.pop() {
+            deepest = deepest.max(d);
+            if let RPat::Fn(_, args) = p {
+                stack.extend(args.iter().map(|a| (a, d + 1)));
+            }
+        }
+        deepest
+    }
+
     fn is_bound(&self) -> bool {
         match self {
             RPat::Ground(_) | RPat::Var(_) => true,
@@ -199,10 +229,17 @@ pub(super) struct LiftedState {
     /// Per (functor, arity): the ground terms of that shape.
     shapes: HashMap<(u32, usize), Vec<GTerm>>,
     pub(super) touched: Touched,
+    /// Lifted relations whose sub-automaton is asked for, in order; those before `built`
+    /// have their rules emitted.
+    pending: Vec<u32>,
+    built: usize,
+    /// Relations a lowering limit (E-LOW-061) was reported for.
+    limit_reported: BTreeSet<u32>,
 }
 
-/// Deepest nesting of inlined calls (relations are non-recursive, so this is the depth of the
-/// lifted part of the relation graph; beyond it a call is made through registers).
+/// Deepest nesting of inlined calls (relations are non-recursive, so this is at most the depth
+/// of the lifted part of the relation graph; a call with bound arguments is made through
+/// registers at any depth, one with unbound arguments beyond it is error E-LOW-061).
 const MAX_INLINE_DEPTH: u32 = 24;
 
 impl Lowerer<'_> {
@@ -379,6 +416,8 @@ impl Lowerer<'_> {
     }
 
     /// The sub-automaton of a lifted relation: its rules with the head read from the registers.
+    /// Only its ends are made here; [`Self::build_lifted`] emits the rules later, so that a
+    /// chain of calls does not recurse.
     fn lifted_sub(&mut self, rel: u32) -> (NodeId, NodeId) {
         if let Some(&x) = self.lf.subs.get(&rel) {
             return x;
@@ -387,6 +426,22 @@ impl Lowerer<'_> {
         let i = self.fresh(&format!("lf_{name}_in"));
         let o = self.fresh(&format!("lf_{name}_out"));
         self.lf.subs.insert(rel, (i, o));
+        self.lf.pending.push(rel);
+        (i, o)
+    }
+
+    /// Emits the rules of every lifted sub-automaton asked for, including those asked for
+    /// while emitting (a work list: no recursion from caller to callee).
+    pub(super) fn build_lifted(&mut self) {
+        while let Some(&rel) = self.lf.pending.get(self.lf.built) {
+            self.lf.built += 1;
+            let (i, o) = self.lf.subs[&rel];
+            self.lifted_rules(rel, i, o);
+        }
+    }
+
+    /// The rules of lifted relation `rel` from `i` to `o`, the head read from the registers.
+    fn lifted_rules(&mut self, rel: u32, i: NodeId, o: NodeId) {
         let g = self.g;
         let rules: Vec<(usize, &IRule)> = g
             .rules
@@ -406,7 +461,28 @@ impl Lowerer<'_> {
                 self.body(at, o, rule, &mut env, Vec::new(), 0);
             }
         }
-        (i, o)
+    }
+
+    /// Reports a limit of the lifted lowering met in relation `rel` (E-LOW-061, once per
+    /// relation).
+    fn lifting_limit(&mut self, rel: u32, what: String) {
+        if !self.lf.limit_reported.insert(rel) {
+            return;
+        }
+        let name = self.rel_name(rel);
+        let span = self.g.rels[rel as usize]
+            .source
+            .and_then(|s| self.p.rel_span(s))
+            .or_else(|| self.p.rules().first().map(|r| r.span));
+        let msg = format!("cannot lower lifted relation `{name}`: {what}");
+        let d = match span {
+            Some(s) => GdlDiagnostic::new(Code::LiftingLimit, s, msg),
+            None => GdlDiagnostic::global(Code::LiftingLimit, msg),
+        };
+        self.warnings.push(d.with_help(
+            "grounding left these relations to be evaluated at run time (lifted), and they \
+             call each other too deeply for the lowering; shorten the chain of relations",
+        ));
     }
 
     /// Unifies a rule's head with the caller's arguments; emits the tests it needs from `from`
@@ -434,6 +510,18 @@ impl Lowerer<'_> {
                 let v = *v as usize;
                 match env.binds[v].clone() {
                     Bind::Free => {
+                        if matches!(a, RPat::Fn(..)) && a.depth() > MAX_DEPTH {
+                            // Keeps every resolved pattern within 2 × MAX_DEPTH (see the
+                            // module documentation).
+                            self.lifting_limit(
+                                env.rel,
+                                format!(
+                                    "a term built through inlined calls is nested more than \
+                                     {MAX_DEPTH} levels deep"
+                                ),
+                            );
+                            return None;
+                        }
                         env.binds[v] = match a {
                             RPat::Ground(t) => Bind::Const(*t),
                             RPat::Var(s) => Bind::Var(*s),
@@ -935,18 +1023,19 @@ impl Lowerer<'_> {
                         if args
                             .iter()
                             .all(|a| matches!(a, RPat::Ground(_) | RPat::Var(_)))
-                            || depth >= MAX_INLINE_DEPTH
                         {
-                            if !args
-                                .iter()
-                                .all(|a| matches!(a, RPat::Ground(_) | RPat::Var(_)))
-                            {
-                                // Too deep to inline (never for the relation graphs GDL
-                                // games have): nothing can be derived this way.
-                                return false;
-                            }
                             self.register_call(from, to, l.rel, &args, false);
                             true
+                        } else if depth >= MAX_INLINE_DEPTH {
+                            // Dropping the literal would make the game wrong: an error.
+                            self.lifting_limit(
+                                l.rel,
+                                format!(
+                                    "calls with unbound arguments are nested more than \
+                                     {MAX_INLINE_DEPTH} levels deep"
+                                ),
+                            );
+                            false
                         } else {
                             self.inline_call(from, to, l.rel, &l.args, env, depth)
                         }
@@ -1322,5 +1411,102 @@ impl Lowerer<'_> {
                 spans: rg_core::Spans::whole(None),
             });
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::error::{Code, GdlErrors};
+    use crate::ground::Lifting;
+    use crate::translate::{TranslateOptions, Translation, translate};
+    use rg_core::FileId;
+
+    /// A one-player game whose legal move `(m ?v)` needs `(r ?v)`, followed by `rules`.
+    fn game(rules: &str) -> String {
+        format!(
+            "(role x) (init (c 0)) (val 0) (val 1)
+             (<= (legal x (m ?v)) (true (c ?v)) (r ?v))
+             (<= (next (c ?v)) (does x (m ?v)))
+             (<= terminal (true (c 1)))
+             (<= (goal x 100) (true (c 1)))
+             (<= (goal x 0) (not (true (c 1))))
+             {rules}"
+        )
+    }
+
+    /// Translates `text` with everything liftable lifted, on a thread with a small stack (1 MiB,
+    /// half the default of test threads) so that unbounded recursion shows.
+    fn lifted(text: String) -> Result<Translation, GdlErrors> {
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let mut opts = TranslateOptions::default();
+                opts.limits.lifting = Lifting::All;
+                translate(FileId(0), &text, &opts, &mut |_| {})
+            })
+            .expect("a thread")
+            .join()
+            .expect("no panic")
+    }
+
+    /// A chain of 3000 lifted relations, each calling the next with bound arguments: the calls
+    /// go through registers and the sub-automata are built from a work list (recursing from
+    /// each call into its callee overflowed the stack).
+    #[test]
+    fn a_long_chain_of_lifted_calls_needs_no_stack() {
+        let n = 3000;
+        let mut rules = String::from("(<= (r ?v) (q0 ?v))\n");
+        for i in 0..n {
+            rules.push_str(&format!("(<= (q{i} ?v) (q{} ?v) (val ?v))\n", i + 1));
+        }
+        rules.push_str(&format!("(<= (q{n} ?v) (val ?v))\n"));
+        let t = lifted(game(&rules)).unwrap_or_else(|e| panic!("{:?}", e.diagnostics));
+        let out = rg_core::print(&t.game);
+        for want in ["lf_q0_in", &format!("lf_q{n}_in"), &format!("lf_q{n}_out")] {
+            assert!(out.contains(want), "{want} missing");
+        }
+    }
+
+    /// Calls with unbound arguments are inlined; nested deeper than [`MAX_INLINE_DEPTH`] they
+    /// are error E-LOW-061 (they used to be dropped silently, making the literal false).
+    ///
+    /// [`MAX_INLINE_DEPTH`]: super::MAX_INLINE_DEPTH
+    #[test]
+    fn calls_with_unbound_arguments_nested_too_deeply_are_an_error() {
+        let chain = |n: u32| {
+            // `?w` is unbound in `r`: `s0` and every `s<i>` it calls are inlined.
+            let mut rules = String::from("(<= (r ?v) (s0 ?v ?w))\n");
+            for i in 0..n {
+                rules.push_str(&format!("(<= (s{i} ?v ?w) (s{} ?v ?w))\n", i + 1));
+            }
+            rules.push_str(&format!("(<= (s{n} ?v ?w) (val ?v) (val ?w))\n"));
+            game(&rules)
+        };
+        let t = lifted(chain(10)).unwrap_or_else(|e| panic!("{:?}", e.diagnostics));
+        // Inlined to the end of the chain: `?w` of `r` takes the values of `val`.
+        let out = rg_core::print(&t.game);
+        assert!(out.contains("lf_r_r0_v1 = 1;"), "{out}");
+        let e = lifted(chain(super::MAX_INLINE_DEPTH + 10)).expect_err("too deep");
+        assert!(e.has(Code::LiftingLimit), "{:?}", e.diagnostics);
+        assert_eq!(e.errors().count(), 1, "reported once: {:?}", e.diagnostics);
+    }
+
+    /// A term built through inlined calls, each wrapping the caller's argument in 200 more
+    /// functions, goes past the reader's nesting limit after two calls: error E-LOW-061 (so
+    /// resolved patterns stay within twice the reader's limit).
+    #[test]
+    fn terms_built_too_deeply_through_inlined_calls_are_an_error() {
+        let wrap = |x: &str| format!("{}{x}{}", "(f ".repeat(200), ")".repeat(200));
+        let mut rules = String::from("(<= (r ?v) (t0 ?v ?y))\n");
+        for i in 0..3 {
+            rules.push_str(&format!(
+                "(<= (t{i} ?x ?y) (t{} {} ?y))\n",
+                i + 1,
+                wrap("?x")
+            ));
+        }
+        rules.push_str("(dd 0) (<= (t3 ?x ?y) (dd ?x) (val ?y))\n");
+        let e = lifted(game(&rules)).expect_err("too deep");
+        assert!(e.has(Code::LiftingLimit), "{:?}", e.diagnostics);
     }
 }

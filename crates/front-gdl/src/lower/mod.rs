@@ -134,6 +134,7 @@ pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiag
         lf: lifted::LiftedState::default(),
     };
     l.run();
+    l.build_lifted();
     l.declare_lifted();
     (l.game, l.warnings)
 }

@@ -45,7 +45,7 @@ use crate::names::{Namer, mangle_into};
 use crate::propnet::{Cond, Kind, lit_atom, lit_neg};
 use crate::reader::MAX_DEPTH;
 use rg_core::{ExprId, Label, NodeId, Symbol};
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// The atoms a lifted relation may read at run time: those of grounded relations matching a
 /// literal of its rules or of the lifted relations they call (static facts excluded).
@@ -782,8 +782,8 @@ impl Lowerer<'_> {
     }
 
     /// The RG variables the free variables `vs` are bound into.
-    fn targets(&mut self, env: &Env, vs: impl Iterator<Item = u16>) -> HashMap<u16, Symbol> {
-        let mut out = HashMap::new();
+    fn targets(&mut self, env: &Env, vs: impl Iterator<Item = u16>) -> BTreeMap<u16, Symbol> {
+        let mut out = BTreeMap::new();
         let mut order: Vec<u16> = vs.collect();
         order.sort_unstable();
         order.dedup();
@@ -1290,7 +1290,7 @@ impl Lowerer<'_> {
 }
 
 /// Whether every variable of `p` is bound in `env` (targets count as unbound).
-fn pattern_bound(p: &Pat, env: &Env, targets: &HashMap<u16, Symbol>) -> bool {
+fn pattern_bound(p: &Pat, env: &Env, targets: &BTreeMap<u16, Symbol>) -> bool {
     let mut ok = true;
     p.for_each_var(&mut |v| {
         ok &= !targets.contains_key(&v)
@@ -1362,7 +1362,7 @@ impl Lowerer<'_> {
     /// Declares every lifted variable with the values it may hold or be compared with.
     pub(super) fn declare_lifted(&mut self) {
         // Copies: a variable's values include those of the variables copied into it.
-        let mut sets: Vec<HashSet<GTerm>> = self
+        let mut sets: Vec<BTreeSet<GTerm>> = self
             .lf
             .vars
             .iter()
@@ -1394,7 +1394,8 @@ impl Lowerer<'_> {
         }
         for (i, set) in sets.iter().enumerate() {
             let mut vals: Vec<GTerm> = set.iter().copied().collect();
-            vals.sort_by(|&a, &b| self.term_cmp(a, b));
+            // Distinct terms never compare equal; the id breaks ties all the same.
+            vals.sort_by(|&a, &b| self.term_cmp(a, b).then(a.cmp(&b)));
             let name = self.lf.vars[i].0;
             let syms: Vec<Symbol> = if vals.is_empty() {
                 // Never assigned a value (only compared with variables): any symbol will do.

@@ -127,6 +127,9 @@ codes! {
     GroundingLimit = "E-GND-050",
     /// Two ground terms flatten to one RG name (lowering).
     NameCollision = "W-LOW-060",
+    /// (rgt) The lowering of lifted relations exceeded a nesting limit (inlined calls, or
+    /// terms built through them).
+    LiftingLimit = "E-LOW-061",
     /// (rgt) The lowering to RG is not part of this build.
     LoweringUnavailable = "E-LOW-099",
     /// (`rgt check`) role without legal move in a reachable non-terminal state.

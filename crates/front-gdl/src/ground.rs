@@ -21,13 +21,14 @@
 
 mod hash;
 pub(crate) mod join;
+pub(crate) mod lift;
 pub(crate) mod rules;
 mod table;
 pub(crate) mod terms;
 
 use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
-use join::{Emitted, Exec, NegAtoms, Stop};
+use join::{Emitted, Exec, NegAtoms, Pending, Stop};
 use rg_core::{EntityId, Span};
 use rules::{IRule, LitKind, Mode, Rel};
 use std::time::{Duration, Instant};
@@ -45,6 +46,8 @@ pub struct GroundLimits {
     pub max_depth: u16,
     /// Wall-clock budget of the grounding.
     pub time_limit: Option<Duration>,
+    /// What may be left ungrounded (issue 24).
+    pub lifting: Lifting,
 }
 
 impl Default for GroundLimits {
@@ -54,8 +57,23 @@ impl Default for GroundLimits {
             max_instances: 20_000_000,
             max_depth: 64,
             time_limit: None,
+            lifting: Lifting::Measured,
         }
     }
+}
+
+/// Which relations and rule bodies the grounder leaves to the lowering (see [`lift`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Lifting {
+    /// Those whose ground size exceeds soft limits.
+    #[default]
+    Measured,
+    /// Nothing: ground everything (up to the guards).
+    Off,
+    /// Everything that can be: every liftable relation and every rule with an existential
+    /// variable (a test of the lowering, and slow to play).
+    All,
 }
 
 /// A progress report of a running translation.
@@ -221,19 +239,76 @@ impl Guard<'_> {
     }
 }
 
-/// Grounds a validated program.
+/// Grounds a validated program, lifting what would explode (see [`lift`]).
 pub(crate) fn ground(
     p: &Program,
     limits: &GroundLimits,
     start: Instant,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Grounding, GdlDiagnostic> {
-    let mut store = TermStore::default();
-    let (mut rels, mut rules) = rules::read(p, &mut store)
-        .map_err(|e| GdlDiagnostic::new(Code::GroundingLimit, e.span, e.message))?;
-    rules::restrict(&mut rels, &mut rules);
-    rules::classify(&mut rels, &rules);
-    rules::decompose(&mut rels, &mut rules);
+    let mut plan = lift::Plan::default();
+    let mut soft = match limits.lifting {
+        Lifting::Measured => Some(lift::Soft::default()),
+        Lifting::Off | Lifting::All => None,
+    };
+    let mut everything = limits.lifting == Lifting::All;
+    loop {
+        let mut store = TermStore::default();
+        let prepared = lift::prepare(p, &plan, &mut store)
+            .map_err(|e| GdlDiagnostic::new(Code::GroundingLimit, e.span, e.message))?;
+        let (rels, rules) = match prepared {
+            Ok(x) => x,
+            Err(rel) => {
+                plan.relations.remove(&rel);
+                plan.refused.insert(rel);
+                continue;
+            }
+        };
+        if everything {
+            // Lift all that can be, then ground once.
+            everything = false;
+            if plan.everything(p, &rels, &rules) {
+                continue;
+            }
+        }
+        match instantiate(p, store, rels, rules, limits, soft, start, progress) {
+            Ok(g) => return Ok(g),
+            Err(Failure::Hard(e)) => {
+                // A guard tripped with something lifted: take the last decision back.
+                if e.code == Code::GroundingLimit && plan.revert() {
+                    continue;
+                }
+                return Err(e);
+            }
+            Err(Failure::Soft(over, rels, rules)) => {
+                if !plan.decide(p, &rels, &rules, over) {
+                    soft = None;
+                }
+            }
+        }
+    }
+}
+
+/// Why [`instantiate`] stopped.
+enum Failure {
+    /// A guard: the translation fails.
+    Hard(GdlDiagnostic),
+    /// A soft limit: lift something and try again.
+    Soft(lift::Overflow, Vec<Rel>, Vec<IRule>),
+}
+
+/// Grounds the prepared rules (one attempt of [`ground`]).
+#[allow(clippy::too_many_arguments)]
+fn instantiate(
+    p: &Program,
+    mut store: TermStore,
+    mut rels: Vec<Rel>,
+    mut rules: Vec<IRule>,
+    limits: &GroundLimits,
+    soft: Option<lift::Soft>,
+    start: Instant,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<Grounding, Failure> {
     let comps = rules::classify(&mut rels, &rules);
     // Rules with an exact head only compute facts.
     for r in &mut rules {
@@ -247,9 +322,12 @@ pub(crate) fn ground(
             comp_of[r as usize] = c as u32;
         }
     }
+    // Rules of lifted relations are never instantiated.
     let mut rules_of_comp: Vec<Vec<u32>> = vec![Vec::new(); comps.len()];
     for (i, r) in rules.iter().enumerate() {
-        rules_of_comp[comp_of[r.rel as usize] as usize].push(i as u32);
+        if rels[r.rel as usize].mode != Mode::Lifted {
+            rules_of_comp[comp_of[r.rel as usize] as usize].push(i as u32);
+        }
     }
     let mut tables: Vec<Table> = rels.iter().map(|r| Table::new(r.arity)).collect();
     let mut atoms: Vec<(u32, u32)> = Vec::new();
@@ -285,6 +363,7 @@ pub(crate) fn ground(
                 .filter(|(_, l)| {
                     matches!(l.kind, LitKind::Pos | LitKind::Domain)
                         && comp_of[l.rel as usize] == c as u32
+                        && rels[l.rel as usize].mode != Mode::Lifted
                 })
                 .map(|(i, _)| i)
                 .collect()
@@ -313,11 +392,11 @@ pub(crate) fn ground(
             for (ri, pivot) in jobs {
                 let rule = &rules[ri as usize];
                 let plan = join::plan(rule, pivot, &rels, &comp_of, &mut tables).map_err(|m| {
-                    GdlDiagnostic::new(
+                    Failure::Hard(GdlDiagnostic::new(
                         Code::UnsafeRule,
                         grounding_span(p, rule),
                         format!("cannot ground this rule: {m}"),
-                    )
+                    ))
                 })?;
                 for &(rel, ix) in &plan.indexes {
                     tables[rel as usize].refresh_index(ix, &store);
@@ -338,9 +417,9 @@ pub(crate) fn ground(
                 match res {
                     Ok(()) => {}
                     Err(stop) => {
-                        return Err(limit_error(
+                        return Err(Failure::Hard(limit_error(
                             p, &rels, &rules, &tables, &per_rule, ri, stop, limits, &guard, &store,
-                        ));
+                        )));
                     }
                 }
                 // Insert the heads and record the instances.
@@ -366,8 +445,26 @@ pub(crate) fn ground(
                 }
                 guard.atoms = atoms.len() as u64;
                 guard.instances = inst.head.len() as u64;
+                if let Some(soft) = soft {
+                    let head = rule.rel;
+                    let over = if tables[head as usize].len() > soft.relation_atoms {
+                        Some(lift::Overflow::Relation(head))
+                    } else if per_rule[ri as usize] > soft.rule_instances
+                        || guard.instances > soft.total_instances
+                    {
+                        let worst = (0..per_rule.len())
+                            .max_by_key(|&i| (per_rule[i], std::cmp::Reverse(i)))
+                            .unwrap_or(ri as usize);
+                        rules[worst].origin.map(lift::Overflow::Rule)
+                    } else {
+                        None
+                    };
+                    if let Some(o) = over {
+                        return Err(Failure::Soft(o, rels, rules));
+                    }
+                }
                 if guard.atoms > limits.max_atoms || guard.instances > limits.max_instances {
-                    return Err(limit_error(
+                    return Err(Failure::Hard(limit_error(
                         p,
                         &rels,
                         &rules,
@@ -378,7 +475,7 @@ pub(crate) fn ground(
                         limits,
                         &guard,
                         &store,
-                    ));
+                    )));
                 }
             }
             for &m in members {
@@ -396,18 +493,30 @@ pub(crate) fn ground(
     }
 
     // Negative literals over relaxed relations: an atom outside M⁺ is false, so the literal
-    // is true and disappears; otherwise it refers to the atom.
+    // is true and disappears; otherwise it refers to the atom. Literals over lifted relations
+    // become call atoms.
     let mut lits = Vec::with_capacity(pending_lits.len());
     let mut ends = Vec::with_capacity(inst.ends.len());
     let mut a = 0usize;
     for &e in &inst.ends {
         for &l in &pending_lits[a..e as usize] {
-            if l & 1 == 0 {
-                lits.push(l);
-            } else {
-                let key = neg.get(l >> 1);
-                if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
-                    lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
+            match Pending::decode(l) {
+                (Pending::Atom, atom) => lits.push(atom << 1),
+                (Pending::Negated, n) => {
+                    let key = neg.get(n);
+                    if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
+                        lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
+                    }
+                }
+                (call, n) => {
+                    let key = neg.get(n);
+                    let rel = key[0];
+                    let (row, new) = tables[rel as usize].insert(&key[1..], atoms.len() as u32);
+                    if new {
+                        atoms.push((rel, row));
+                    }
+                    let atom = tables[rel as usize].atom(row);
+                    lits.push(atom << 1 | u32::from(call == Pending::NegatedCall));
                 }
             }
         }

@@ -44,7 +44,7 @@ pub mod validate;
 
 pub use ast::{Args, Atom, Literal, Program, RelId, Rule, Sym, Symbols, Term, TermId, VarId};
 pub use error::{Code, GdlDiagnostic, GdlErrors, Level};
-pub use ground::{GroundLimits, Progress};
+pub use ground::{GroundLimits, Lifting, Progress};
 pub use print::print;
 pub use translate::{TranslateOptions, TranslateStats, Translation, translate};
 pub use validate::{Analysis, DepEdge, Dependency, Role};

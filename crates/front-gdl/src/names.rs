@@ -33,7 +33,7 @@ pub(crate) fn mangle_into(name: &str, out: &mut String) {
 /// prefix `v_`.
 fn reserved_value(name: &str) -> bool {
     matches!(name, "goals" | "player" | "visible" | "keeper" | "random")
-        || ["f_", "n_", "r_", "h_", "does_"]
+        || ["f_", "n_", "r_", "h_", "lf_", "does_"]
             .iter()
             .any(|p| name.starts_with(p))
 }

@@ -52,6 +52,9 @@ pub(crate) enum Kind {
     Fluent(u32),
     /// `does(r, a)`: role number (or `u32::MAX` for a non-role), action number.
     Does(u32, u32),
+    /// A call of a lifted relation (the grounder's relation): evaluated at run time, never
+    /// decided here.
+    Call(u32),
 }
 
 /// A literal: `atom << 1 | negated`.
@@ -203,9 +206,13 @@ impl Net {
         let mut kind = vec![Kind::Derived; n];
         let mut val = vec![Val::Unknown; n];
         for (a, &(rel, _)) in g.atoms.iter().enumerate() {
-            if g.rels[rel as usize].mode == Mode::Exact {
-                kind[a] = Kind::Exact;
-                val[a] = Val::True;
+            match g.rels[rel as usize].mode {
+                Mode::Exact => {
+                    kind[a] = Kind::Exact;
+                    val[a] = Val::True;
+                }
+                Mode::Lifted => kind[a] = Kind::Call(rel),
+                Mode::Relaxed => {}
             }
         }
         // Roles in role-fact order (the `role` table is filled by the facts in source order).
@@ -651,14 +658,16 @@ impl Net {
                 continue;
             }
             let dep = m.iter().any(|&a| {
-                matches!(self.kind[a as usize], Kind::Fluent(_) | Kind::Does(..))
-                    || self.rules_of[a as usize].iter().any(|&r| {
-                        self.alive[r as usize]
-                            && self.lits.get(r as usize).iter().any(|&l| {
-                                let b = lit_atom(l);
-                                self.val[b as usize] == Val::Unknown && dependent[b as usize]
-                            })
-                    })
+                matches!(
+                    self.kind[a as usize],
+                    Kind::Fluent(_) | Kind::Does(..) | Kind::Call(_)
+                ) || self.rules_of[a as usize].iter().any(|&r| {
+                    self.alive[r as usize]
+                        && self.lits.get(r as usize).iter().any(|&l| {
+                            let b = lit_atom(l);
+                            self.val[b as usize] == Val::Unknown && dependent[b as usize]
+                        })
+                })
             });
             if dep {
                 for &a in m {
@@ -861,7 +870,21 @@ impl Net {
                 push(self.cond(Some(a)), &mut needed, &mut stack);
             }
         }
+        let mut touched = crate::lower::lifted::Touched::default();
+        let mut called: FxHashSet<u32> = FxHashSet::default();
         while let Some(a) = stack.pop() {
+            if let Kind::Call(rel) = self.kind[a as usize] {
+                // What the lifted relation may read at run time (the same for all its calls).
+                if !called.insert(rel) {
+                    continue;
+                }
+                for &b in touched.atoms(g, rel) {
+                    if self.val[b as usize] == Val::Unknown {
+                        push(Cond::Lit(self.resolve(b << 1)), &mut needed, &mut stack);
+                    }
+                }
+                continue;
+            }
             if let Kind::Fluent(f) = self.kind[a as usize] {
                 if !fluent_used[f as usize] {
                     fluent_used[f as usize] = true;
@@ -967,6 +990,7 @@ impl Net {
             }
             let dep = m.iter().any(|&a| {
                 matches!(self.kind[a as usize], Kind::Does(..))
+                    || matches!(self.kind[a as usize], Kind::Call(rel) if g.rels[rel as usize].reads_does)
                     || self.does_sets.contains_key(&a)
                     || self.rules_of[a as usize].iter().any(|&r| {
                         self.lits.get(r as usize).iter().any(|&l| {

@@ -84,7 +84,12 @@ pub fn translate(
     let t2 = Instant::now();
     let (game, lw) = crate::lower::lower(&p, &g, &net);
     let t3 = Instant::now();
+    let failed = lw.iter().any(GdlDiagnostic::is_error);
     warnings.extend(lw);
+    if failed {
+        // A limit of the lifted lowering (E-LOW-061): the game is incomplete.
+        return Err(GdlErrors::new(warnings));
+    }
     crate::error::sort_diagnostics(&mut warnings);
     let stats = TranslateStats {
         atoms: g.atoms.len(),

@@ -176,13 +176,19 @@ pub(crate) fn plan(
         matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
             && rels[rule.body[i].rel as usize].mode == Mode::Relaxed
     };
-    // Local variables: in neither the head nor a relaxed literal.
+    // Literals over lifted relations: recorded as calls once their variables are bound, never
+    // enumerated (they hold in M⁺).
+    let is_lifted = |i: usize| {
+        matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
+            && rels[rule.body[i].rel as usize].mode == Mode::Lifted
+    };
+    // Local variables: in neither the head nor a relaxed or lifted literal.
     let mut local = vec![true; rule.nvars];
     for h in rule.head.iter() {
         h.for_each_var(&mut |v| local[v as usize] = false);
     }
     for (i, l) in rule.body.iter().enumerate() {
-        if is_relaxed(i) {
+        if is_relaxed(i) || is_lifted(i) {
             l.args
                 .iter()
                 .for_each(|a| a.for_each_var(&mut |v| local[v as usize] = false));
@@ -262,6 +268,7 @@ pub(crate) fn plan(
                         LitKind::Distinct => {
                             steps.push(Step::Distinct(l.args[0].clone(), l.args[1].clone()))
                         }
+                        _ if is_lifted(i) => {}
                         LitKind::Neg => {
                             if !is_relaxed(i) {
                                 steps.push(Step::Probe {
@@ -284,7 +291,7 @@ pub(crate) fn plan(
             // The cheapest remaining positive literal of this phase.
             let mut best: Option<(f64, usize)> = None;
             for (i, l) in rule.body.iter().enumerate() {
-                if done[i] || !matches!(l.kind, LitKind::Pos | LitKind::Domain) {
+                if done[i] || !matches!(l.kind, LitKind::Pos | LitKind::Domain) || is_lifted(i) {
                     continue;
                 }
                 let mut has_main_var = false;
@@ -405,8 +412,40 @@ pub(crate) enum Stop {
     Depth,
 }
 
-/// Interned negative atoms whose relation is relaxed: `[rel, args…]` tuples, resolved against
-/// the final tables when grounding ends.
+/// A recorded literal before grounding ends: a positive literal over a relaxed atom is known,
+/// everything else is an interned `[rel, args…]` tuple ([`NegAtoms`]) resolved against the
+/// final tables (a negative relaxed atom outside M⁺ is false) or, for lifted relations, made
+/// into a call atom. Encoded as `id << 2 | tag`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Pending {
+    /// A positive literal: the atom id.
+    Atom = 0,
+    /// A negative literal over a relaxed relation.
+    Negated = 1,
+    /// A positive literal over a lifted relation.
+    Call = 2,
+    /// A negative literal over a lifted relation.
+    NegatedCall = 3,
+}
+
+impl Pending {
+    pub(crate) fn encode(self, id: u32) -> u32 {
+        id << 2 | self as u32
+    }
+
+    pub(crate) fn decode(x: u32) -> (Pending, u32) {
+        let tag = match x & 3 {
+            0 => Pending::Atom,
+            1 => Pending::Negated,
+            2 => Pending::Call,
+            _ => Pending::NegatedCall,
+        };
+        (tag, x >> 2)
+    }
+}
+
+/// Interned literals whose atom is resolved when grounding ends (see [`Pending`]):
+/// `[rel, args…]` tuples.
 #[derive(Debug, Default)]
 pub(crate) struct NegAtoms {
     data: Vec<u32>,
@@ -446,8 +485,7 @@ pub(crate) struct Emitted {
     pub(crate) count: usize,
     /// Per emitted head: end offset into `lits`.
     pub(crate) ends: Vec<u32>,
-    /// Body literals: `atom << 1` (positive, a global atom id) or `neg << 1 | 1` (a
-    /// [`NegAtoms`] id).
+    /// Body literals, [`Pending`]-encoded.
     pub(crate) lits: Vec<u32>,
 }
 
@@ -849,21 +887,27 @@ impl<'a> Exec<'a> {
         }
         if rule.record {
             for (i, l) in rule.body.iter().enumerate() {
+                let mode = self.rels.get(l.rel as usize).map(|r| r.mode);
                 if matches!(l.kind, LitKind::Distinct | LitKind::Domain)
-                    || self.rels[l.rel as usize].mode != Mode::Relaxed
+                    || mode == Some(Mode::Exact)
                 {
                     continue;
                 }
-                if l.kind == LitKind::Pos {
+                if l.kind == LitKind::Pos && mode == Some(Mode::Relaxed) {
                     let atom = self.tables[l.rel as usize].atom(self.rows[i]);
-                    out.lits.push(atom << 1);
+                    out.lits.push(Pending::Atom.encode(atom));
                 } else {
                     let mut key = vec![l.rel];
                     for a in l.args.iter() {
                         key.push(self.build(a)?);
                     }
                     let n = self.neg.intern(&key);
-                    out.lits.push(n << 1 | 1);
+                    let tag = match (l.kind == LitKind::Neg, mode == Some(Mode::Lifted)) {
+                        (true, false) => Pending::Negated,
+                        (false, _) => Pending::Call,
+                        (true, true) => Pending::NegatedCall,
+                    };
+                    out.lits.push(tag.encode(n));
                 }
             }
             out.ends.push(out.lits.len() as u32);

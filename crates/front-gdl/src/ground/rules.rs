@@ -102,6 +102,10 @@ pub(crate) enum Mode {
     Exact,
     /// Over-approximated (M⁺): its atoms are propositions of the ground program.
     Relaxed,
+    /// Not grounded at all (issue 24): its rules are lowered as a sub-automaton that binds
+    /// their variables at run time, and its table only holds the ground *calls* the recorded
+    /// instances make (each an atom the lowering evaluates through that sub-automaton).
+    Lifted,
 }
 
 /// A relation of the grounder.
@@ -113,6 +117,10 @@ pub(crate) struct Rel {
     /// Whether it depends on neither `true` nor `does`.
     pub(crate) is_static: bool,
     pub(crate) mode: Mode,
+    /// Chosen to be lifted ([`Mode::Lifted`] once classified).
+    pub(crate) lifted: bool,
+    /// Whether it depends on `does`.
+    pub(crate) reads_does: bool,
     /// Where it comes from (first occurrence, or the literal it projects).
     pub(crate) span: Option<Span>,
 }
@@ -165,6 +173,8 @@ pub(crate) fn read(
             source: Some(r),
             is_static: true,
             mode: Mode::Relaxed,
+            lifted: false,
+            reads_does: false,
             span: p.rel_span(r),
         })
         .collect();
@@ -248,23 +258,31 @@ pub(crate) fn read(
         }
     }
     let g = Csr::from_edges(n, edges.iter().copied());
-    let mut dynamic = vec![false; n];
-    let mut stack = vec![RelId::TRUE.index() as u32, RelId::DOES.index() as u32];
+    let dynamic = closure(&g, &[RelId::TRUE, RelId::DOES]);
+    let on_does = closure(&g, &[RelId::DOES]);
+    for (i, r) in rels.iter_mut().enumerate() {
+        r.is_static = !dynamic[i];
+        r.reads_does = on_does[i];
+    }
+    Ok((rels, rules))
+}
+
+/// The relations reachable from `from` in `g`.
+fn closure(g: &Csr, from: &[RelId]) -> Vec<bool> {
+    let mut seen = vec![false; g.len()];
+    let mut stack: Vec<u32> = from.iter().map(|r| r.index() as u32).collect();
     for &s in &stack {
-        dynamic[s as usize] = true;
+        seen[s as usize] = true;
     }
     while let Some(v) = stack.pop() {
         for &w in g.successors(v) {
-            if !dynamic[w as usize] {
-                dynamic[w as usize] = true;
+            if !seen[w as usize] {
+                seen[w as usize] = true;
                 stack.push(w);
             }
         }
     }
-    for (i, r) in rels.iter_mut().enumerate() {
-        r.is_static = !dynamic[i];
-    }
-    Ok((rels, rules))
+    seen
 }
 
 /// Classifies every relation as exact or relaxed and returns the evaluation order: the
@@ -291,10 +309,13 @@ pub(crate) fn classify(rels: &mut [Rel], rules: &[IRule]) -> Vec<Vec<u32>> {
             comp_of[m as usize] = c as u32;
         }
     }
-    // Per component: all static, no internal negative edge, all inputs exact.
+    // Per component: all static and not lifted, no internal negative edge, all inputs exact.
     let mut exact = vec![true; comps.len()];
     for (c, members) in comps.iter().enumerate() {
-        if members.iter().any(|&m| !rels[m as usize].is_static) {
+        if members
+            .iter()
+            .any(|&m| !rels[m as usize].is_static || rels[m as usize].lifted)
+        {
             exact[c] = false;
         }
     }
@@ -322,7 +343,9 @@ pub(crate) fn classify(rels: &mut [Rel], rules: &[IRule]) -> Vec<Vec<u32>> {
         exact[c] = ok;
     }
     for (i, r) in rels.iter_mut().enumerate() {
-        r.mode = if exact[comp_of[i] as usize] {
+        r.mode = if r.lifted {
+            Mode::Lifted
+        } else if exact[comp_of[i] as usize] {
             Mode::Exact
         } else {
             Mode::Relaxed
@@ -341,14 +364,50 @@ pub(crate) fn classify(rels: &mut [Rel], rules: &[IRule]) -> Vec<Vec<u32>> {
 ///   the head or another literal), in a body with another positive literal, becomes
 ///   `aux(its other variables) ⇐ literal`.
 ///
-/// New auxiliary rules are rewritten the same way.
-pub(crate) fn decompose(rels: &mut Vec<Rel>, rules: &mut Vec<IRule>) {
+/// New auxiliary rules are rewritten the same way. Rules of lifted relations are left alone
+/// (they are never grounded), and the rules `lift` names ([`LiftSplit`]) have their
+/// components split off into *lifted* auxiliary relations instead (issue 24).
+pub(crate) fn decompose(
+    rels: &mut Vec<Rel>,
+    rules: &mut Vec<IRule>,
+    lift: &dyn Fn(&IRule) -> Option<LiftSplit>,
+    component: &[u32],
+) {
     let mut shared: HashMap<Vec<u32>, u32> = HashMap::new();
-    let mut work: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].record).collect();
+    let mut work: Vec<usize> = (0..rules.len())
+        .filter(|&i| rules[i].record && !rels[rules[i].rel as usize].lifted)
+        .collect();
     while let Some(ri) = work.pop() {
+        if rels[rules[ri].rel as usize].source.is_some() {
+            if let Some(mode) = lift(&rules[ri]) {
+                lift_split(rels, rules, ri, mode, component, &mut shared);
+            }
+        }
         split_components(rels, rules, ri, &mut shared, &mut work);
         project(rels, rules, ri, &mut shared);
     }
+}
+
+/// Which components of a rule [`decompose`] lifts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LiftSplit {
+    /// Every component with a literal that is not exact: the rule's ground instances only
+    /// range over its head variables.
+    All,
+    /// The components with a lifted literal whose variables the rest of the body does not
+    /// bind.
+    Unbound,
+}
+
+/// What an auxiliary relation is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AuxKind {
+    /// Recorded: its instances are part of the ground program.
+    Recorded,
+    /// Only enumerates values (a [`LitKind::Domain`] literal reads it).
+    Domain,
+    /// Lifted: lowered as a sub-automaton, called with every argument bound.
+    Lifted,
 }
 
 use std::collections::HashMap;
@@ -384,7 +443,7 @@ fn aux_relation(
     from: usize,
     keep: &[u16],
     body: &[&Lit],
-    record: bool,
+    kind: AuxKind,
 ) -> (u32, bool) {
     let mut order: Vec<u16> = keep.to_vec();
     for l in body {
@@ -395,7 +454,7 @@ fn aux_relation(
         }
     }
     let canon = |v: u16| order.iter().position(|&x| x == v).expect("var of the body") as u16;
-    let mut key = vec![keep.len() as u32, u32::from(record)];
+    let mut key = vec![keep.len() as u32, kind as u32];
     encode(body, &canon, &mut key);
     if let Some(&a) = shared.get(&key) {
         return (a, false);
@@ -404,11 +463,20 @@ fn aux_relation(
     let is_static = body
         .iter()
         .all(|l| l.kind == LitKind::Distinct || rels[l.rel as usize].is_static);
+    let reads_does = body
+        .iter()
+        .any(|l| l.kind != LitKind::Distinct && rels[l.rel as usize].reads_does);
     rels.push(Rel {
         arity: keep.len(),
         source: None,
         is_static,
-        mode: Mode::Relaxed,
+        mode: if kind == AuxKind::Lifted {
+            Mode::Lifted
+        } else {
+            Mode::Relaxed
+        },
+        lifted: kind == AuxKind::Lifted,
+        reads_does,
         span: None,
     });
     let renamed = |l: &Lit| Lit {
@@ -422,7 +490,7 @@ fn aux_relation(
         body: body.iter().map(|l| renamed(l)).collect(),
         nvars: order.len(),
         origin: rules[from].origin,
-        record,
+        record: kind == AuxKind::Recorded,
     });
     shared.insert(key, a);
     (a, true)
@@ -507,8 +575,12 @@ fn split_components(
         }
         // Head variables the component uses but does not bind: enumerate them with a copy of
         // a positive literal of the rest of the body that binds them.
+        // (Relations added below are domain projections, never lifted.)
+        let lifted: Vec<bool> = rels.iter().map(|r| r.mode == Mode::Lifted).collect();
         let binds = |l: &Lit, v: u16| {
-            matches!(l.kind, LitKind::Pos | LitKind::Domain) && l.vars().contains(&v)
+            matches!(l.kind, LitKind::Pos | LitKind::Domain)
+                && !lifted.get(l.rel as usize).copied().unwrap_or(false)
+                && l.vars().contains(&v)
         };
         for &v in &keep {
             if body.iter().any(|l| binds(l, v)) {
@@ -524,7 +596,7 @@ fn split_components(
                 .into_iter()
                 .filter(|x| keep.contains(x))
                 .collect();
-            let (dom, _) = aux_relation(rels, rules, shared, ri, &dv, &[&src], false);
+            let (dom, _) = aux_relation(rels, rules, shared, ri, &dv, &[&src], AuxKind::Domain);
             body.push(Lit {
                 kind: LitKind::Domain,
                 rel: dom,
@@ -532,7 +604,7 @@ fn split_components(
             });
         }
         let refs: Vec<&Lit> = body.iter().collect();
-        let (aux, new) = aux_relation(rels, rules, shared, ri, &keep, &refs, true);
+        let (aux, new) = aux_relation(rels, rules, shared, ri, &keep, &refs, AuxKind::Recorded);
         if new {
             work.push(rules.len() - 1);
         }
@@ -562,6 +634,157 @@ fn split_components(
         .drain(..)
         .enumerate()
         .filter(|(i, _)| !drop[*i])
+        .map(|(_, l)| l)
+        .collect();
+    body.extend(added);
+    r.body = body;
+}
+
+/// Lifts components of rule `ri` (see [`LiftSplit`]): each becomes a literal over a new lifted
+/// relation of the head variables it uses, `aux(head vars) ⇐ component`, which the lowering
+/// evaluates by binding the component's other variables at run time. Head variables that only
+/// the component binds are enumerated in the rule by a projection of a literal of the component
+/// that binds them ([`LitKind::Domain`]); lifted literals never bind (the cascade of
+/// [`crate::ground::lift`] lifts the head relation instead).
+fn lift_split(
+    rels: &mut Vec<Rel>,
+    rules: &mut Vec<IRule>,
+    ri: usize,
+    mode: LiftSplit,
+    component: &[u32],
+    shared: &mut HashMap<Vec<u32>, u32>,
+) {
+    let r = &rules[ri];
+    let n = r.body.len();
+    let head = head_vars(r);
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(p: &mut [usize], x: usize) -> usize {
+        let mut x = x;
+        while p[x] != x {
+            p[x] = p[p[x]];
+            x = p[x];
+        }
+        x
+    }
+    let mut owner: Vec<Option<usize>> = vec![None; r.nvars];
+    let mut inner = vec![false; n];
+    for (i, l) in r.body.iter().enumerate() {
+        for v in l.vars() {
+            if head[v as usize] {
+                continue;
+            }
+            inner[i] = true;
+            match owner[v as usize] {
+                None => owner[v as usize] = Some(i),
+                Some(j) => {
+                    let (a, b) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[a] = b;
+                }
+            }
+        }
+    }
+    let modes: Vec<Mode> = rels.iter().map(|r| r.mode).collect();
+    let lifted_lit = |l: &Lit| l.kind != LitKind::Distinct && modes[l.rel as usize] == Mode::Lifted;
+    let generator = |l: &Lit| {
+        matches!(l.kind, LitKind::Pos | LitKind::Domain) && modes[l.rel as usize] != Mode::Lifted
+    };
+    // Variables bound by generators: everything a lifted literal needs must be among them.
+    let mut bound = vec![false; r.nvars];
+    for l in r.body.iter().filter(|l| generator(l)) {
+        for v in l.vars() {
+            bound[v as usize] = true;
+        }
+    }
+    let mut comps: Vec<Vec<usize>> = Vec::new();
+    let mut comp_of: HashMap<usize, usize> = HashMap::new();
+    for i in (0..n).filter(|&i| inner[i]) {
+        let root = find(&mut parent, i);
+        let c = *comp_of.entry(root).or_insert_with(|| {
+            comps.push(Vec::new());
+            comps.len() - 1
+        });
+        comps[c].push(i);
+    }
+    // A component reading the head's own (run-time) component would make the lifted relation
+    // recursive: it stays grounded.
+    let recursive = |l: &Lit| {
+        l.kind != LitKind::Distinct
+            && component
+                .get(l.rel as usize)
+                .is_some_and(|&c| component.get(r.rel as usize) == Some(&c))
+    };
+    comps.retain(|c| !c.iter().any(|&i| recursive(&r.body[i])));
+    comps.retain(|c| match mode {
+        LiftSplit::All => c.iter().any(|&i| {
+            let l = &rules[ri].body[i];
+            l.kind != LitKind::Distinct && modes[l.rel as usize] != Mode::Exact
+        }),
+        LiftSplit::Unbound => c.iter().any(|&i| {
+            let l = &rules[ri].body[i];
+            lifted_lit(l) && l.vars().iter().any(|&v| !bound[v as usize])
+        }),
+    });
+    if comps.is_empty() {
+        return;
+    }
+    let in_lifted: Vec<bool> = (0..n)
+        .map(|i| comps.iter().any(|c| c.contains(&i)))
+        .collect();
+    let mut added: Vec<Lit> = Vec::new();
+    for c in &comps {
+        let body: Vec<Lit> = c.iter().map(|&i| rules[ri].body[i].clone()).collect();
+        let mut keep: Vec<u16> = Vec::new();
+        for l in &body {
+            for v in l.vars() {
+                if head[v as usize] && !keep.contains(&v) {
+                    keep.push(v);
+                }
+            }
+        }
+        // Head variables nothing outside the lifted components binds: a projection of a
+        // generator of this component enumerates them.
+        for &v in &keep {
+            let outside = (0..n).any(|i| {
+                !in_lifted[i]
+                    && generator(&rules[ri].body[i])
+                    && rules[ri].body[i].vars().contains(&v)
+            }) || added.iter().any(|l| l.vars().contains(&v));
+            if outside {
+                continue;
+            }
+            let Some(src) = body
+                .iter()
+                .find(|l| generator(l) && l.vars().contains(&v))
+                .cloned()
+            else {
+                continue;
+            };
+            let dv: Vec<u16> = src
+                .vars()
+                .into_iter()
+                .filter(|x| head[*x as usize])
+                .collect();
+            let (dom, _) = aux_relation(rels, rules, shared, ri, &dv, &[&src], AuxKind::Domain);
+            added.push(Lit {
+                kind: LitKind::Domain,
+                rel: dom,
+                args: dv.iter().map(|&x| Pat::Var(x)).collect(),
+            });
+        }
+        let refs: Vec<&Lit> = body.iter().collect();
+        let (aux, _) = aux_relation(rels, rules, shared, ri, &keep, &refs, AuxKind::Lifted);
+        added.push(Lit {
+            kind: LitKind::Pos,
+            rel: aux,
+            args: keep.iter().map(|&v| Pat::Var(v)).collect(),
+        });
+    }
+    let r = &mut rules[ri];
+    let mut body: Vec<Lit> = r
+        .body
+        .drain(..)
+        .enumerate()
+        .filter(|(i, _)| !in_lifted[*i])
         .map(|(_, l)| l)
         .collect();
     body.extend(added);
@@ -607,7 +830,7 @@ fn project(
         if keep.len() == vars.len() {
             continue;
         }
-        let (aux, _) = aux_relation(rels, rules, shared, ri, &keep, &[&l], true);
+        let (aux, _) = aux_relation(rels, rules, shared, ri, &keep, &[&l], AuxKind::Recorded);
         rules[ri].body[li] = Lit {
             kind: LitKind::Pos,
             rel: aux,
@@ -707,6 +930,8 @@ pub(crate) fn restrict(rels: &mut Vec<Rel>, rules: &mut Vec<IRule>) {
             source: None,
             is_static: true,
             mode: Mode::Exact,
+            lifted: false,
+            reads_does: false,
             span: rels[x].span,
         });
         for t in tuples {

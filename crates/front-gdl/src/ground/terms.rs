@@ -37,6 +37,11 @@ impl TermStore {
         self.depth.len()
     }
 
+    /// Number of distinct terms (ids are `0..term_count()`).
+    pub(crate) fn term_count(&self) -> usize {
+        self.depth.len()
+    }
+
     /// The tuple `[functor, args…]` of a term.
     #[inline]
     pub(crate) fn tuple(&self, t: GTerm) -> &[u32] {

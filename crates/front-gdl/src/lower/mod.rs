@@ -16,6 +16,8 @@
 //! Ground recursion (non-trivial SCCs) is lowered as graph reachability when linear and
 //! materialised in Boolean variables otherwise (gdl.md §8.4.4).
 
+pub(crate) mod lifted;
+
 use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
 use crate::ground::Grounding;
@@ -86,6 +88,8 @@ struct Lowerer<'a> {
     held: Vec<ExprId>,
     /// The variable of each held atom.
     held_of: HashMap<u32, ExprId>,
+    /// The lowering of lifted relations.
+    lf: lifted::LiftedState,
 }
 
 /// An atom read by several conditions is held in a variable (evaluated once per turn) when the
@@ -127,8 +131,11 @@ pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiag
         linear_built: vec![false; net.sccs.len()],
         held: Vec::new(),
         held_of: HashMap::new(),
+        lf: lifted::LiftedState::default(),
     };
     l.run();
+    l.build_lifted();
+    l.declare_lifted();
     (l.game, l.warnings)
 }
 
@@ -189,6 +196,18 @@ impl Lowerer<'_> {
             };
             self.warnings.push(d.with_label("in this game"));
         }
+    }
+
+    /// Reports a name collision of generated RG names (W-LOW-060).
+    fn warn_collision(&mut self, msg: String) {
+        let span = self
+            .p
+            .rules()
+            .first()
+            .map(|r| r.span)
+            .unwrap_or(Span::new(self.p.file(), 0, 0));
+        self.warnings
+            .push(GdlDiagnostic::new(Code::NameCollision, span, msg));
     }
 
     fn node(&mut self, name: &str) -> NodeId {
@@ -639,17 +658,30 @@ impl Lowerer<'_> {
         self.edge(at, end, lab, None);
     }
 
-    /// The derived atoms a literal list reads (aliases resolved by the simplification).
-    fn children(&self, a: u32) -> Vec<u32> {
+    /// The derived atoms and calls an atom reads (aliases resolved by the simplification); a
+    /// call reads the derived atoms its lifted relation may read.
+    fn children(&mut self, a: u32) -> Vec<u32> {
         let net = self.net;
         if net.does_sets.contains_key(&a) {
             return Vec::new();
+        }
+        if let Kind::Call(rel) = net.kind[a as usize] {
+            return self
+                .lf
+                .touched
+                .atoms(self.g, rel)
+                .iter()
+                .map(|&b| lit_atom(net.resolve(b << 1)))
+                .filter(|&b| {
+                    net.kind[b as usize] == Kind::Derived && net.val[b as usize] == Val::Unknown
+                })
+                .collect();
         }
         let mut v = Vec::new();
         for &r in &net.rules_of[a as usize] {
             for &l in net.lits.get(r as usize) {
                 let b = lit_atom(l);
-                if net.kind[b as usize] == Kind::Derived {
+                if matches!(net.kind[b as usize], Kind::Derived | Kind::Call(_)) {
                     v.push(b);
                 }
             }
@@ -683,7 +715,12 @@ impl Lowerer<'_> {
         conds
             .into_iter()
             .filter_map(|c| match c {
-                Cond::Lit(l) if net.kind[lit_atom(l) as usize] == Kind::Derived => {
+                Cond::Lit(l)
+                    if matches!(
+                        net.kind[lit_atom(l) as usize],
+                        Kind::Derived | Kind::Call(_)
+                    ) =>
+                {
                     Some(lit_atom(l))
                 }
                 _ => None,
@@ -703,18 +740,25 @@ impl Lowerer<'_> {
         // Iterative depth-first search: post-order = dependencies first.
         let mut order: Vec<u32> = Vec::new();
         let mut seen: std::collections::HashSet<u32> = Default::default();
+        // The calls of a lifted relation all read the same atoms: the first one visited
+        // orders them (and counts as their reader) for all.
+        let mut called: std::collections::HashSet<u32> = Default::default();
+        let mut children = |l: &mut Self, a: u32| match net.kind[a as usize] {
+            Kind::Call(rel) if !called.insert(rel) => Vec::new(),
+            _ => l.children(a),
+        };
         for &root in &roots {
             if !seen.insert(root) {
                 continue;
             }
-            let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(root, self.children(root), 0)];
+            let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(root, children(self, root), 0)];
             while let Some(top) = stack.last_mut() {
                 if top.2 < top.1.len() {
                     let c = top.1[top.2];
                     top.2 += 1;
                     *uses.entry(c).or_default() += 1;
                     if seen.insert(c) {
-                        let ch = self.children(c);
+                        let ch = children(self, c);
                         stack.push((c, ch, 0));
                     }
                 } else {
@@ -885,7 +929,11 @@ impl Lowerer<'_> {
             let [x] = net.lits.get(r as usize) else {
                 return None;
             };
-            if matches!(net.kind[lit_atom(*x) as usize], Kind::Derived) || lits.contains(x) {
+            if matches!(
+                net.kind[lit_atom(*x) as usize],
+                Kind::Derived | Kind::Call(_)
+            ) || lits.contains(x)
+            {
                 return None;
             }
             lits.push(*x);
@@ -1040,7 +1088,10 @@ impl Lowerer<'_> {
     fn ordered(&self, lits: &[PLit]) -> Vec<PLit> {
         let mut v = lits.to_vec();
         v.sort_by_key(|&l| {
-            let derived = matches!(self.net.kind[lit_atom(l) as usize], Kind::Derived);
+            let derived = matches!(
+                self.net.kind[lit_atom(l) as usize],
+                Kind::Derived | Kind::Call(_)
+            );
             (derived, l)
         });
         v
@@ -1058,6 +1109,7 @@ impl Lowerer<'_> {
                 self.cmp_label(v, self.one, neg)
             }
             Kind::Does(r, k) => self.move_cmp(r, k, neg),
+            Kind::Call(_) => self.call_label(a, neg),
             Kind::Derived | Kind::Exact => {
                 match self.access.get(&a).copied().unwrap_or(Access::Sub) {
                     Access::Sub => {

@@ -64,6 +64,9 @@ pub(crate) struct Gen<'a> {
 /// Node functions of more than this many bytes of source are spread over several translation
 /// units of about this size (compilers take superlinear time and memory on one huge unit).
 pub(crate) const UNIT_BYTES: usize = 1_500_000;
+/// Variables per function of `describe`.
+const DESCRIBE_VARS: usize = 256;
+
 /// Where `game.cpp` of a game in several units gets the declarations it uses.
 const SHARED_MARK: &str = "// @shared@";
 
@@ -1591,7 +1594,7 @@ impl<'a> Gen<'a> {
                 parts.push(part);
                 code.clear();
             };
-            for f in &body {
+            for f in body.iter().chain(std::iter::once(&checks)) {
                 code.push_str(&external(f));
                 if code.len() >= unit_bytes {
                     flush(&mut code);
@@ -1606,8 +1609,6 @@ impl<'a> Gen<'a> {
                 "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\n{runtime_defs}namespace gen {{\n\nusing namespace detail;\n\n{SHARED_MARK}\n"
             );
             cpp.push_str(&names);
-            cpp.push_str(&external(&checks));
-            cpp.push('\n');
             cpp.push_str(&fmt);
             cpp.push_str("\n}  // namespace gen\n\nusing namespace gen;\n\n");
             split = Some((items, parts));
@@ -1625,7 +1626,8 @@ impl<'a> Gen<'a> {
         let mut cases = String::new();
         let mut acases = String::new();
         for n in 0..self.plan.moves.len() {
-            if self.plan.moves[n] {
+            // Only where a state can be (and `end`, which has no move).
+            if self.plan.moves[n] && (self.plan.starts[n] || n as u32 == end) {
                 let _ = writeln!(cases, "    case {n}u: M{n}(c); break;");
                 let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
             }
@@ -1671,17 +1673,29 @@ impl<'a> Gen<'a> {
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",
         );
         cpp.push_str(&goals_fns);
-        let mut describe = String::from(
-            "std::string describe(const State& s) {\n  std::string o = \"node: \";\n  o += node_name(s.node);\n  o += '\\n';\n",
-        );
-        for (v, f) in layout.vars.iter().enumerate() {
+        // In functions of at most DESCRIBE_VARS variables (compilers are slow on huge ones).
+        let mut describe = String::new();
+        let mut calls = String::new();
+        for (k, chunk) in layout.vars.chunks(DESCRIBE_VARS).enumerate() {
             let _ = writeln!(
                 describe,
-                "  o += {}; o += \" = \"; F{v}(s, o); o += '\\n';",
-                c_string(game.name(f.name))
+                "namespace {{\nvoid describe_{k}(const State& s, std::string& o) {{"
             );
+            for (j, f) in chunk.iter().enumerate() {
+                let v = k * DESCRIBE_VARS + j;
+                let _ = writeln!(
+                    describe,
+                    "  o += {}; o += \" = \"; F{v}(s, o); o += '\\n';",
+                    c_string(game.name(f.name))
+                );
+            }
+            describe.push_str("}\n}  // namespace\n\n");
+            let _ = writeln!(calls, "  describe_{k}(s, o);");
         }
-        describe.push_str("  return o;\n}\n\n");
+        let _ = write!(
+            describe,
+            "std::string describe(const State& s) {{\n  std::string o = \"node: \";\n  o += node_name(s.node);\n  o += '\\n';\n{calls}  return o;\n}}\n\n"
+        );
         cpp.push_str(&describe);
         cpp.push_str(
             "const char* symbol_name(uint32_t sym) { return sym < NUM_SYMBOLS ? SYMBOLS[sym] : \"?\"; }\n\nint64_t find_symbol(const char* name) {\n  for (uint32_t i = 0; i < NUM_SYMBOLS; ++i)\n    if (std::strcmp(SYMBOLS[i], name) == 0) return i;\n  return -1;\n}\n\nconst char* node_name(uint32_t node) { return node < NUM_NODES ? NODES[node] : \"?\"; }\n\n",

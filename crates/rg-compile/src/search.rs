@@ -32,6 +32,9 @@ pub(crate) struct SearchPlan {
     pub out: Vec<Vec<EdgeId>>,
     /// Nodes that get a move-search function.
     pub moves: Vec<bool>,
+    /// Nodes a state can be at (`begin` and the targets of edges that end a move), where move
+    /// searches start.
+    pub starts: Vec<bool>,
     /// Per check target `b`: the nodes that get a function `R<b>_<n>`.
     pub reach: BTreeMap<NodeId, Vec<bool>>,
     pub visit: Vec<Visit>,
@@ -184,6 +187,7 @@ impl SearchPlan {
         SearchPlan {
             out,
             moves,
+            starts,
             reach,
             visit,
             disjoint,

@@ -51,10 +51,32 @@ pub enum Command {
     Completions(cmd::completions::Args),
 }
 
+/// The stack of the thread that runs a command. Parsers and walks over input are iterative or
+/// limited in depth (e.g. 1000 nested brackets); this leaves room for the deepest input they
+/// accept, whatever the platform's default for the main thread.
+const STACK_SIZE: usize = 512 << 20;
+
 /// Parses the command line, runs the command and returns the exit status.
 pub fn run() -> ExitCode {
     report::install_panic_hook();
+    io::install_interrupt_handler();
     let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("rgt".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || run_command(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        // The panic hook has reported the panic.
+        Ok(Err(_)) => ExitCode::from(report::EXIT_INTERNAL),
+        Err(e) => {
+            eprintln!("error: cannot start a thread: {e}");
+            ExitCode::from(report::EXIT_INTERNAL)
+        }
+    }
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     let mut session = Session::new(cli.color);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Translate(args) => cmd::translate::run(&mut session, args),

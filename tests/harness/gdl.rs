@@ -356,11 +356,18 @@ fn corpus_kif_files_read_and_validate_without_errors() {
     // Every file must read and validate; the snapshot pins the warnings of the files the
     // corpus had when it was written (files added to the corpus since are checked above).
     for label in SNAPSHOT_FILES {
-        assert!(by_file.contains_key(*label), "{label} is missing from the corpus");
+        assert!(
+            by_file.contains_key(*label),
+            "{label} is missing from the corpus"
+        );
     }
     let report: String = report
         .lines()
-        .filter(|l| SNAPSHOT_FILES.iter().any(|f| l.starts_with(&format!("{f}:"))))
+        .filter(|l| {
+            SNAPSHOT_FILES
+                .iter()
+                .any(|f| l.starts_with(&format!("{f}:")))
+        })
         .map(|l| format!("{l}\n"))
         .collect();
     let has = |file: &str, code: &str| by_file.get(file).is_some_and(|c| c.contains_key(code));

@@ -80,6 +80,8 @@ pub struct Session {
     captured: Option<Mutex<Vec<DiagRecord>>>,
     /// How validator warnings are treated.
     pub lints: LintConfig,
+    /// `--size-limit`, for the front-ends.
+    pub size_limit: Option<u64>,
 }
 
 /// How validator warnings are treated (`--deny warnings`, `--allow CODE`).
@@ -131,6 +133,7 @@ impl Session {
             width,
             captured: None,
             lints: LintConfig::default(),
+            size_limit: None,
         }
     }
 
@@ -143,6 +146,7 @@ impl Session {
             width: 100,
             captured: None,
             lints: LintConfig::default(),
+            size_limit: None,
         }
     }
 
@@ -370,8 +374,10 @@ struct WithSource<'a> {
     far: Option<(usize, usize)>,
 }
 
-/// The rightmost column at which a label is drawn under its source line.
-const MAX_LABEL_COLUMN: usize = 10_000;
+/// The rightmost column at which a label is drawn under its source line, and the longest line
+/// shown (miette shows whole lines; a diagnostic quoting a 300 KB line is no help).
+const MAX_LABEL_COLUMN: usize = 1_000;
+const MAX_LINE: usize = 4_000;
 
 impl<'a> WithSource<'a> {
     fn new(inner: &'a dyn Diagnostic, src: Option<&'a NamedSource<String>>) -> Self {
@@ -379,12 +385,17 @@ impl<'a> WithSource<'a> {
             let text = s.inner();
             let labels: Vec<LabeledSpan> = inner.labels()?.collect();
             let far = labels.iter().any(|l| {
+                let bytes = text.as_bytes();
                 let off = l.offset().min(text.len());
-                let start = text.as_bytes()[..off]
+                let start = bytes[..off]
                     .iter()
                     .rposition(|&b| b == b'\n')
                     .map_or(0, |p| p + 1);
-                off - start > MAX_LABEL_COLUMN
+                let end = bytes[off..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |p| off + p);
+                off - start > MAX_LABEL_COLUMN || end - start > MAX_LINE
             });
             let primary = labels.iter().find(|l| l.primary()).or(labels.first())?;
             far.then(|| line_column(text, primary.offset()))

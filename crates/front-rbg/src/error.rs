@@ -15,6 +15,9 @@ pub struct RbgError {
     /// When the offending tokens come from a macro: the macro use in the section.
     #[label("in this macro use")]
     pub use_label: Option<SourceSpan>,
+    /// For a duplicate: where the name was first declared.
+    #[label("first declared here")]
+    pub first: Option<SourceSpan>,
     #[help]
     pub help: Option<String>,
 }
@@ -23,6 +26,7 @@ impl RbgError {
     pub(crate) fn new(message: impl Into<String>, span: Span) -> Self {
         RbgError {
             message: message.into(),
+            first: None,
             label: Some(span.into()),
             span: Some(span),
             use_label: None,

@@ -623,7 +623,14 @@ impl<'a> L<'a> {
                 let (le, l0, l1, ln) = self.arith(l)?;
                 let (re, r0, r1, rn) = self.arith(r)?;
                 let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
-                if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
+                if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
+                    // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
+                    // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
+                    // fails for range reasons). RG cannot compare the two types.
+                    if *op == "!=" {
+                        self.edge(a, b, Label::Skip);
+                    }
+                } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
                     self.edge(
                         a,
                         b,

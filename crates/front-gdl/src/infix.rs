@@ -68,6 +68,10 @@ struct Parser<'a> {
     text: &'a str,
     toks: Vec<Token>,
     pos: usize,
+    /// Terms and negations open around the current token (see [`crate::reader::MAX_DEPTH`]).
+    depth: usize,
+    /// Where the nesting first went past the limit, for the error.
+    too_deep: Option<Span>,
 }
 
 /// A syntax error: the token found and what was expected.
@@ -115,8 +119,22 @@ impl<'a> Parser<'a> {
     }
 
     /// `literal := "~" literal | atom` (also used for arguments: a term is an atom whose name
-    /// may be a variable; `~` in a term is rejected after reading).
+    /// may be a variable; `~` in a term is rejected after reading). Nested at most
+    /// [`crate::reader::MAX_DEPTH`] deep, as prefix lists are.
     fn literal(&mut self) -> Result<Sexp<'a>, Expected> {
+        if self.depth >= crate::reader::MAX_DEPTH {
+            if let Some(t) = self.peek() {
+                self.too_deep = Some(self.span(t.start, t.end));
+            }
+            return Err(Expected("less nesting"));
+        }
+        self.depth += 1;
+        let r = self.literal_at_depth();
+        self.depth -= 1;
+        r
+    }
+
+    fn literal_at_depth(&mut self) -> Result<Sexp<'a>, Expected> {
         match self.eat(ITok::Not) {
             Some(not) => {
                 let inner = self.literal()?;
@@ -197,11 +215,29 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
         text,
         toks,
         pos: 0,
+        depth: 0,
+        too_deep: None,
     };
     let mut forms = Vec::new();
     while p.pos < p.toks.len() {
         match p.rule() {
             Ok(form) => forms.push(form),
+            Err(_) if p.too_deep.is_some() => {
+                let span = p.too_deep.take().unwrap_or(p.span(0, 0));
+                sink.push(
+                    GdlDiagnostic::new(
+                        Code::TooDeep,
+                        span,
+                        format!(
+                            "terms and negations are nested more than {} levels deep",
+                            crate::reader::MAX_DEPTH
+                        ),
+                    )
+                    .with_help("GDL terms are shallow; this is probably a runaway `(` or `~`"),
+                );
+                p.depth = 0;
+                p.recover();
+            }
             Err(Expected(what)) => {
                 let (span, found) = match p.peek() {
                     Some(t) => (

@@ -57,6 +57,8 @@ pub(crate) struct Gen<'a> {
     /// Static arrays already written, by content.
     static_ids: HashMap<String, String>,
     dynamic_visibility: bool,
+    /// Check targets whose searches can nest.
+    self_nesting: std::collections::BTreeSet<NodeId>,
 }
 
 /// `x` as a C++ string literal.
@@ -144,6 +146,7 @@ impl<'a> Gen<'a> {
             n_statics: 0,
             static_ids: HashMap::new(),
             dynamic_visibility,
+            self_nesting: plan.self_nesting_targets(game),
         }
     }
 
@@ -301,19 +304,34 @@ impl<'a> Gen<'a> {
                     Mode::Reach(b) => &visits.reach[&b],
                     Mode::Moves | Mode::Apply => &visits.moves,
                 };
-                let shared = match checks.collide.get(&e).unwrap_or(&Collide::Never) {
-                    Collide::Never => "c.nondet".to_string(),
-                    Collide::Always => "true".to_string(),
-                    Collide::Some(set) => {
-                        let alts: Vec<String> =
-                            set.iter().map(|s| format!("tv_ == {}u", s.0)).collect();
-                        format!("c.nondet || {}", alts.join(" || "))
+                let mut alts: Vec<String> = Vec::new();
+                if checks.inherit.contains(&e) {
+                    alts.push("c.nondet".into());
+                }
+                match checks.collide.get(&e).unwrap_or(&Collide::Never) {
+                    Collide::Never => {}
+                    Collide::Always => alts = vec!["true".into()],
+                    Collide::Some { syms, dynamic } => {
+                        alts.extend(syms.iter().map(|s| format!("tv_ == {}u", s.0)));
+                        for &(de, class) in dynamic {
+                            let Label::Assign { rhs, .. } = self.game.edge(de).label else {
+                                continue;
+                            };
+                            let code = self.ex.scalar_in(rhs, class, "c.s", span)?;
+                            let table = self.class_table(class);
+                            alts.push(format!("tv_ == {table}[{code}]"));
+                        }
                     }
+                }
+                let shared = if alts.is_empty() {
+                    "false".to_string()
+                } else {
+                    alts.join(" || ")
                 };
                 if mode == Mode::Apply {
                     let _ = writeln!(
                         out,
-                        "{ind}{{ const uint32_t tv_ = {value}; if (c.ntags < c.goal_n && tv_ == c.goal[c.ntags]) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                        "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
                     );
                 } else {
                     let _ = writeln!(
@@ -341,7 +359,7 @@ impl<'a> Gen<'a> {
                         }
                         let _ = writeln!(out, "{i2}{cont}");
                         if trail.is_some() {
-                            let _ = writeln!(out, "{i2}--c.ntrail;");
+                            let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                         }
                         let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                     }
@@ -389,7 +407,7 @@ impl<'a> Gen<'a> {
                         }
                         let _ = writeln!(out, "{i2}{cont}");
                         if trail.is_some() {
-                            let _ = writeln!(out, "{i2}c.ntrail -= {n}u;");
+                            let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
                         }
                         let _ = writeln!(
                             out,
@@ -418,7 +436,7 @@ impl<'a> Gen<'a> {
                 let lp = self.member_loop(&members, reverse);
                 let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
                 if trail.is_some() {
-                    let _ = writeln!(out, "{i2}--c.ntrail;");
+                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                 }
                 let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
                 let _ = writeln!(out, "{ind}}}");
@@ -573,21 +591,34 @@ impl<'a> Gen<'a> {
 
     /// The visited-state check at the top of a node function (`on_seen` leaves the function):
     /// the determined-scope check, and the interpreter's where the scope may be shared.
-    fn visit_code(&mut self, n: NodeId, checks: &KindChecks, on_seen: &str) -> String {
+    fn visit_code(
+        &mut self,
+        n: NodeId,
+        checks: &KindChecks,
+        on_seen: &str,
+        nested: bool,
+    ) -> String {
         let det = &checks.det[n.index()];
         if !checks.nondet[n.index()] || *det == Check::Full {
-            return self.det_code(n, det, on_seen);
+            return self.det_code(n, det, on_seen, nested);
         }
-        let full = self.det_code(n, &Check::Full, on_seen);
+        let full = self.det_code(n, &Check::Full, on_seen, nested);
         let full = full.trim().trim_start_matches("if (");
         if *det == Check::None {
             return format!("  if (c.nondet && {full}\n");
         }
-        let inner = self.det_code(n, det, on_seen);
+        let inner = self.det_code(n, det, on_seen, nested);
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
     }
 
-    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str) -> String {
+    /// `nested`: the node belongs to searches that can run inside one another, whose marks
+    /// are kept per nesting level.
+    fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str, nested: bool) -> String {
+        let stamps = if nested {
+            "level_stamps(c)"
+        } else {
+            "c.stamps.data()"
+        };
         let q = n.index();
         match check {
             Check::None => String::new(),
@@ -597,7 +628,17 @@ impl<'a> Gen<'a> {
                     let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
                 }
                 format!(
-                    "  {{ uint64_t& st_ = c.stamps[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                    "  {{ uint64_t& st_ = {stamps}[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
+                )
+            }
+            Check::Loop { vars, base } => {
+                let merged = self.byte_ranges(vars.iter().copied());
+                let bytes: u64 = merged.iter().map(|r| r.1).sum();
+                let arr = self.ranges_array(&merged);
+                format!(
+                    "  if (!loop_check(c, &{stamps}[{base}u], {q}u, {arr}, {}u, {}u)) {on_seen}\n",
+                    merged.len(),
+                    bytes.div_ceil(8)
                 )
             }
             Check::Scoped { vars } => {
@@ -836,7 +877,7 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n))
         );
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.moves, on_seen));
+        f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
         if apply {
             f.push_str(&self.simple_applies(n)?);
         }
@@ -920,7 +961,7 @@ impl<'a> Gen<'a> {
                 if apply {
                     let _ = writeln!(
                         out,
-                        "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
+                        "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip) --c.goal_skip; else {{ const uint32_t v_ = {val}; S{p}(c.s, 0, v_); c.s.node = {t}u; return true; }} }}"
                     );
                 } else {
                     let _ = writeln!(out, "{ind}emit(c, {t}u, {val});");
@@ -937,7 +978,7 @@ impl<'a> Gen<'a> {
                         let arr = self.static_array("uint32_t", &items);
                         let _ = writeln!(
                             out,
-                            "{ind}if (c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
+                            "{ind}if (c.any_tags || c.ntags == c.goal_n) {{ if (c.goal_skip >= {n}u) c.goal_skip -= {n}u; else {{ S{p}(c.s, 0, {arr}[c.goal_skip]); c.s.node = {t}u; return true; }} }}"
                         );
                     }
                 } else {
@@ -965,7 +1006,8 @@ impl<'a> Gen<'a> {
             return Ok(f);
         }
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;"));
+        let nested = self.self_nesting.contains(&b);
+        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;", nested));
         f.push_str(&self.reach_cache(n));
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
@@ -1245,16 +1287,25 @@ impl<'a> Gen<'a> {
             );
         }
         let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
+        let recursive = self.plan.recursive_checks(game);
         for (e, i) in &edges {
             let Label::Reach { from, to, .. } = game.edge(*e).label else {
                 continue;
             };
             let k = self.pairs[&(from, to)];
             let _ = writeln!(decls, "static bool E{i}(Cache& c);");
-            let _ = writeln!(
-                checks,
-                "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
-            );
+            if recursive.contains(e) {
+                let _ = writeln!(
+                    checks,
+                    "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
+                );
+            } else {
+                // Its search cannot come back to it: no guard.
+                let _ = writeln!(
+                    checks,
+                    "static inline bool E{i}(Cache& c) {{ return Q{k}(c); }}"
+                );
+            }
         }
 
         // Formatting of every variable.
@@ -1350,7 +1401,7 @@ impl<'a> Gen<'a> {
         let mut cpp = String::new();
         let _ = writeln!(
             cpp,
-            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nnamespace {{\n\nusing namespace detail;\n",
+            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\nvoid detail::fail(const char* what) {{ throw RuntimeError(what); }}\n\nvoid detail::grow_trail(Cache& c) {{ c.trail.resize(c.trail.size() * 2 + 16); }}\n\nnamespace {{\n\nusing namespace detail;\n",
             comment(name)
         );
         // Names.
@@ -1429,14 +1480,14 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n  c.seen[0].clear();\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
         );
         cpp.push_str(
             "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",
         );
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
+            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
         );
         cpp.push_str(
             "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  moves.apply_changes(s, i);\n  (void)c;\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
@@ -1447,6 +1498,22 @@ impl<'a> Gen<'a> {
     for (size_t j = 0; j < i; ++j)
       if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
   if (!apply_walk(s, t, n, skip, true, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
+        );
+        let single: Vec<String> = self
+            .visits
+            .single_move
+            .iter()
+            .map(|&b| u8::from(b).to_string())
+            .collect();
+        let _ = writeln!(
+            cpp,
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n",
+            single.len().max(1),
+            if single.is_empty() {
+                "0".to_string()
+            } else {
+                single.join(", ")
+            }
         );
         cpp.push_str(
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",

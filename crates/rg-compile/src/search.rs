@@ -191,6 +191,101 @@ impl SearchPlan {
         }
     }
 
+    /// For every check target, the targets of the checks its search can evaluate (indices into
+    /// the targets in order).
+    fn target_calls(&self, game: &Game) -> (Vec<NodeId>, Vec<std::collections::BTreeSet<usize>>) {
+        use std::collections::{BTreeSet, HashMap};
+        let targets: Vec<NodeId> = self.reach.keys().copied().collect();
+        let index: HashMap<NodeId, usize> =
+            targets.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let mut callees: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); targets.len()];
+        for (i, b) in targets.iter().enumerate() {
+            for (q, &on) in self.reach[b].iter().enumerate() {
+                if !on || q == b.index() {
+                    continue;
+                }
+                for &e in &self.out[q] {
+                    if let Label::Reach { from, to, .. } = game.edge(e).label
+                        && from != to
+                        && let Some(&j) = index.get(&to)
+                    {
+                        callees[i].insert(j);
+                    }
+                }
+            }
+        }
+        (targets, callees)
+    }
+
+    /// Targets reachable from target `start` in the call graph (itself included).
+    fn called_closure(callees: &[std::collections::BTreeSet<usize>], start: usize) -> Vec<bool> {
+        let mut seen = vec![false; callees.len()];
+        let mut work = vec![start];
+        seen[start] = true;
+        while let Some(t) = work.pop() {
+            for &u in &callees[t] {
+                if !seen[u] {
+                    seen[u] = true;
+                    work.push(u);
+                }
+            }
+        }
+        seen
+    }
+
+    /// The check edges whose search can come back to them (directly or through nested
+    /// checks): only these need the guard that reports a check needing itself.
+    pub fn recursive_checks(&self, game: &Game) -> std::collections::BTreeSet<EdgeId> {
+        let (targets, callees) = self.target_calls(game);
+        let index: std::collections::HashMap<NodeId, usize> =
+            targets.iter().enumerate().map(|(i, &b)| (b, i)).collect();
+        let mut closures: std::collections::HashMap<usize, Vec<bool>> = Default::default();
+        let mut out = std::collections::BTreeSet::new();
+        for (id, e) in game.edges() {
+            let Label::Reach { from, to, .. } = e.label else {
+                continue;
+            };
+            if from == to {
+                continue;
+            }
+            let Some(&start) = index.get(&to) else {
+                continue;
+            };
+            let reach = closures
+                .entry(start)
+                .or_insert_with(|| Self::called_closure(&callees, start));
+            let recursive = (0..targets.len()).any(|t| {
+                reach[t] && self.reach[&targets[t]][e.from.index()] && e.from != targets[t]
+            });
+            if recursive {
+                out.insert(id);
+            }
+        }
+        out
+    }
+
+    /// Targets whose search can start another search for the same target: their visited
+    /// marks are kept per nesting level, as the inner search would erase the outer one's.
+    pub fn self_nesting_targets(&self, game: &Game) -> std::collections::BTreeSet<NodeId> {
+        let (targets, callees) = self.target_calls(game);
+        let mut out = std::collections::BTreeSet::new();
+        for (i, &b) in targets.iter().enumerate() {
+            let mut seen = vec![false; targets.len()];
+            let mut work: Vec<usize> = callees[i].iter().copied().collect();
+            while let Some(t) = work.pop() {
+                if t == i {
+                    out.insert(b);
+                    break;
+                }
+                if !seen[t] {
+                    seen[t] = true;
+                    work.extend(callees[t].iter().copied());
+                }
+            }
+        }
+        out
+    }
+
     /// Whether node `q` has a reach function for target `b`.
     pub fn in_reach(&self, b: NodeId, q: NodeId) -> bool {
         self.reach.get(&b).is_some_and(|ns| ns[q.index()])

@@ -67,6 +67,15 @@ pub(crate) enum Check {
     },
     /// Scope-keyed, a hash of the bytes of `vars`.
     Scoped { vars: Vec<usize> },
+    /// A check whose absence changes no result, only time: on a cycle that only one walk of
+    /// a scope follows (a revisited state repeats forever, and stopping it at the first repeat
+    /// or a later one gives the same results: no finished move or check target lies on such a
+    /// cycle, or it is met before any repeat), and in reachability searches with a costly
+    /// key (merging walks never changes whether the target is reached; checks only bound the
+    /// work). The visits are counted (stamp slots `base`, `base + 1`); from the `LOOP_LIMIT`-th
+    /// in one scope event on, states are recorded and repeats dropped (the scoped key), which
+    /// keeps every search finite and its work bounded by the number of states.
+    Loop { vars: Vec<usize>, base: u64 },
     /// The interpreter's key (see [`Visit`]).
     Full,
 }
@@ -76,21 +85,46 @@ pub(crate) enum Check {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Collide {
     Never,
-    Some(BTreeSet<Symbol>),
+    /// These symbols, and the values of these assignments' right-hand sides (edge, class of
+    /// the value) evaluated when the tag is emitted.
+    Some {
+        syms: BTreeSet<Symbol>,
+        dynamic: BTreeSet<(EdgeId, usize)>,
+    },
     Always,
 }
 
 impl Collide {
+    fn syms(s: BTreeSet<Symbol>) -> Collide {
+        Collide::Some {
+            syms: s,
+            dynamic: BTreeSet::new(),
+        }
+    }
+
     fn add(&mut self, other: Collide) {
         *self = match (std::mem::replace(self, Collide::Never), other) {
             (Collide::Always, _) | (_, Collide::Always) => Collide::Always,
             (Collide::Never, x) | (x, Collide::Never) => x,
-            (Collide::Some(mut a), Collide::Some(b)) => {
+            (
+                Collide::Some {
+                    syms: mut a,
+                    dynamic: mut da,
+                },
+                Collide::Some {
+                    syms: b,
+                    dynamic: db,
+                },
+            ) => {
                 a.extend(b);
-                if a.len() > 16 {
+                da.extend(db);
+                if a.len() + da.len() > 16 {
                     Collide::Always
                 } else {
-                    Collide::Some(a)
+                    Collide::Some {
+                        syms: a,
+                        dynamic: da,
+                    }
                 }
             }
         };
@@ -107,6 +141,8 @@ pub(crate) struct KindChecks {
     pub nondet: Vec<bool>,
     /// The collision symbols of tag edges (absent: `Never`).
     pub collide: BTreeMap<EdgeId, Collide>,
+    /// Tag edges that enter a shared scope when the scope they leave is shared.
+    pub inherit: BTreeSet<EdgeId>,
 }
 
 /// The checks of every node function.
@@ -119,6 +155,9 @@ pub(crate) struct Visits {
     /// Proven: no two legal moves of a state have the same tags (every move-search scope is
     /// determined and emits at most one finished move).
     pub distinct_move_tags: bool,
+    /// Move-search starts from which a search finds at most one move (one walk, no tags):
+    /// the keeper's move there can be applied without listing moves.
+    pub single_move: Vec<bool>,
 }
 
 /// A search kind: which edges its walks follow and where they start.
@@ -132,9 +171,11 @@ struct Kind<'a> {
 
 /// What the analysis of one search kind finds.
 struct KindResult {
+    single: Vec<bool>,
     acc: Vec<Acc>,
     nondet: Vec<bool>,
     collide: BTreeMap<EdgeId, Collide>,
+    inherit: BTreeSet<EdgeId>,
     distinct: bool,
 }
 
@@ -143,8 +184,18 @@ struct KindResult {
 enum Acc {
     Unvisited,
     None,
+    /// On a cycle of a single walk: a revisit means the walk repeats forever.
+    Loop(Vec<u64>),
     Scoped(Vec<u64>),
     Full,
+}
+
+/// A node's need in one region.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Local {
+    Unique,
+    Loop,
+    Check,
 }
 
 struct Analysis<'a> {
@@ -568,7 +619,65 @@ impl<'a> Analysis<'a> {
 
     /// The symbols two emissions (a symbol, or a term of a class, or a varying value of a
     /// class) of one scope event can both emit.
-    fn collision(&self, a: &Emit, b: &Emit, rev: &HashMap<u32, (EdgeId, Vec<u32>)>) -> Collide {
+    fn collision(
+        &self,
+        a: &Emit,
+        b: &Emit,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        va: &[u64],
+        vb: &[u64],
+    ) -> (Collide, Collide) {
+        // A varying value against a term of the scope's start: the varying side can compare
+        // with the term's value at run time when the term reads only variables that did not
+        // change since the scope began.
+        match (a, b) {
+            (Emit::Top(_), Emit::Term(t, _)) => {
+                if let Some(d) = self.dynamic_term(*t, rev, va) {
+                    return (d, self.collision_sym(a, b, rev));
+                }
+            }
+            (Emit::Term(t, _), Emit::Top(_)) => {
+                if let Some(d) = self.dynamic_term(*t, rev, vb) {
+                    return (self.collision_sym(a, b, rev), d);
+                }
+            }
+            _ => {}
+        }
+        let c = self.collision_sym(a, b, rev);
+        (c.clone(), c)
+    }
+
+    /// `Some` when term `t` is an assignment's right-hand side over the scope's start values
+    /// of variables outside `vary`: its value, evaluated in the current state.
+    fn dynamic_term(
+        &self,
+        t: u32,
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        vary: &[u64],
+    ) -> Option<Collide> {
+        let (e, inputs) = rev.get(&t)?;
+        if inputs
+            .iter()
+            .any(|&i| i as usize >= self.var_of_bit.len() || has(vary, i as usize))
+        {
+            return None;
+        }
+        let label = self.game.edge(*e).label;
+        let Label::Assign { lhs, .. } = label else {
+            return None;
+        };
+        if !matches!(self.game.expr(self.game.strip_casts(lhs)), ExprData::Ref(_)) {
+            return None;
+        }
+        let w = self.assigned_bit(&label)?;
+        let class = self.layout.vars[self.var_of_bit[w]].shape.leaf();
+        Some(Collide::Some {
+            syms: BTreeSet::new(),
+            dynamic: [(*e, class)].into(),
+        })
+    }
+
+    fn collision_sym(&self, a: &Emit, b: &Emit, rev: &HashMap<u32, (EdgeId, Vec<u32>)>) -> Collide {
         let members = |c: usize| -> BTreeSet<Symbol> {
             self.layout.classes[c].members.iter().copied().collect()
         };
@@ -579,13 +688,13 @@ impl<'a> Analysis<'a> {
             } else if s.len() > 16 {
                 Collide::Always
             } else {
-                Collide::Some(s)
+                Collide::syms(s)
             }
         };
         match (a, b) {
             (Emit::Sym(x), Emit::Sym(y)) => {
                 if x == y {
-                    Collide::Some([*x].into())
+                    Collide::syms([*x].into())
                 } else {
                     Collide::Never
                 }
@@ -593,7 +702,7 @@ impl<'a> Analysis<'a> {
             (Emit::Sym(x), Emit::Term(_, c) | Emit::Top(c))
             | (Emit::Term(_, c) | Emit::Top(c), Emit::Sym(x)) => {
                 if self.layout.classes[*c].local(*x).is_some() {
-                    Collide::Some([*x].into())
+                    Collide::syms([*x].into())
                 } else {
                     Collide::Never
                 }
@@ -636,7 +745,7 @@ impl<'a> Analysis<'a> {
                                 self.layout.classes[*c2].members[y as usize],
                             );
                             if sx == sy {
-                                out.add(Collide::Some([sx].into()));
+                                out.add(Collide::syms([sx].into()));
                             }
                         }
                         _ => return common(*c1, *c2),
@@ -945,9 +1054,12 @@ impl<'a> Analysis<'a> {
 
         let mut work: u64 = 0;
         let mut collide: BTreeMap<EdgeId, Collide> = BTreeMap::new();
+        // Pairs of scope starts whose events may have the same tags.
+        let mut partners: BTreeSet<(NodeId, NodeId)> = BTreeSet::new();
+        let pair = |a: NodeId, b: NodeId| if a <= b { (a, b) } else { (b, a) };
         // Per region: its nodes with (unique, D), and its tag edges with their source's D.
         struct Region {
-            nodes: Vec<(NodeId, bool, Vec<u64>)>,
+            nodes: Vec<(NodeId, Local, Vec<u64>)>,
             tags: Vec<EdgeId>,
             /// At most one finished move per scope event.
             one_move: bool,
@@ -1114,9 +1226,19 @@ impl<'a> Analysis<'a> {
                     }
                     injective &= es.iter().all(|&e| self.injective(e, dm));
                 }
-                let unique =
-                    !cyclic[q.index()] && ((routes == 1 && injective) || !forked.contains_key(&q));
-                region.nodes.push((q, unique, dq));
+                let single_walk = !forked.contains_key(&q);
+                let local = if cyclic[q.index()] {
+                    if single_walk {
+                        Local::Loop
+                    } else {
+                        Local::Check
+                    }
+                } else if (routes == 1 && injective) || single_walk {
+                    Local::Unique
+                } else {
+                    Local::Check
+                };
+                region.nodes.push((q, local, dq));
                 // Finished moves (move searches): one walk before any fork ends at its first.
                 if kind.target.is_none() {
                     let fin: Vec<EdgeId> = self.plan.out[q.index()]
@@ -1202,6 +1324,7 @@ impl<'a> Analysis<'a> {
                     _ => dm.iter().all(|&b| b == 0),
                 };
                 if !ok_a {
+                    partners.insert(pair(ed.to, ed.to));
                     collide
                         .entry(e)
                         .or_insert(Collide::Never)
@@ -1218,9 +1341,18 @@ impl<'a> Analysis<'a> {
                     }
                 }
                 for (e, em) in &emits {
+                    let to = self.game.edge(*e).to;
+                    if !matches!(em, Emit::Sym(s) if count[s] <= 1) {
+                        partners.insert(pair(to, to));
+                        for (f, fm) in &emits {
+                            if f != e && !matches!(fm, Emit::Sym(s) if count[s] <= 1) {
+                                partners.insert(pair(to, self.game.edge(*f).to));
+                            }
+                        }
+                    }
                     let c = match em {
                         Emit::Sym(s) if count[s] <= 1 => Collide::Never,
-                        Emit::Sym(s) => Collide::Some([*s].into()),
+                        Emit::Sym(s) => Collide::syms([*s].into()),
                         _ => Collide::Always,
                     };
                     collide.entry(*e).or_insert(Collide::Never).add(c);
@@ -1237,13 +1369,20 @@ impl<'a> Analysis<'a> {
                         }) {
                             continue;
                         }
-                        let c = self.collision(&emits[i].1, &emits[j].1, &rev);
-                        if c != Collide::Never {
-                            collide
-                                .entry(emits[i].0)
-                                .or_insert(Collide::Never)
-                                .add(c.clone());
-                            collide.entry(emits[j].0).or_insert(Collide::Never).add(c);
+                        let va = d[self.game.edge(emits[i].0).from.index()]
+                            .clone()
+                            .unwrap_or_default();
+                        let vb = d[self.game.edge(emits[j].0).from.index()]
+                            .clone()
+                            .unwrap_or_default();
+                        let (ca, cb) = self.collision(&emits[i].1, &emits[j].1, &rev, &va, &vb);
+                        if ca != Collide::Never || cb != Collide::Never {
+                            partners.insert(pair(
+                                self.game.edge(emits[i].0).to,
+                                self.game.edge(emits[j].0).to,
+                            ));
+                            collide.entry(emits[i].0).or_insert(Collide::Never).add(ca);
+                            collide.entry(emits[j].0).or_insert(Collide::Never).add(cb);
                         }
                     }
                 }
@@ -1253,56 +1392,99 @@ impl<'a> Analysis<'a> {
             }
             regions.insert(t, region);
         }
-        // Scopes entered through a colliding emission, and every scope below one, may share
-        // their tags: their nodes also need the interpreter's check.
-        let mut shared: BTreeSet<NodeId> = BTreeSet::new();
-        let mut queue: Vec<NodeId> = Vec::new();
-        for (e, c) in &collide {
-            if *c != Collide::Never {
-                let to = self.game.edge(*e).to;
-                if shared.insert(to) {
-                    queue.push(to);
+        // Scopes whose events may have the same tags come in pairs: two emissions of one scope
+        // event that may emit one symbol, and, below two such scopes, tag edges of theirs
+        // that may emit one symbol (a tag edge of a scope paired with itself included).
+        let symbols = |e: EdgeId| -> Vec<Symbol> {
+            match self.game.edge(e).label {
+                Label::Tag(s) => vec![s],
+                Label::TagVar(v) => match self.layout.var_by_name.get(&v) {
+                    Some(&i) => {
+                        let mut m = self.layout.classes[self.layout.vars[i].shape.leaf()]
+                            .members
+                            .clone();
+                        m.sort_unstable();
+                        m
+                    }
+                    None => Vec::new(),
+                },
+                _ => Vec::new(),
+            }
+        };
+        let meet = |a: &[Symbol], b: &[Symbol]| {
+            let (mut i, mut j) = (0, 0);
+            while i < a.len() && j < b.len() {
+                match a[i].cmp(&b[j]) {
+                    std::cmp::Ordering::Less => i += 1,
+                    std::cmp::Ordering::Greater => j += 1,
+                    std::cmp::Ordering::Equal => return true,
                 }
             }
-        }
-        while let Some(t) = queue.pop() {
-            if let Some(r) = regions.get(&t) {
-                for &e in &r.tags {
-                    let to = self.game.edge(e).to;
-                    if shared.insert(to) {
-                        queue.push(to);
+            false
+        };
+        let mut inherit: BTreeSet<EdgeId> = BTreeSet::new();
+        let mut queue: Vec<(NodeId, NodeId)> = partners.iter().copied().collect();
+        while let Some((t1, t2)) = queue.pop() {
+            let (Some(r1), Some(r2)) = (regions.get(&t1), regions.get(&t2)) else {
+                continue;
+            };
+            for &f in &r1.tags {
+                let sf = symbols(f);
+                for &g in &r2.tags {
+                    work += 1;
+                    if work > WORK_BUDGET {
+                        return None;
+                    }
+                    if (f == g && !sf.is_empty()) || meet(&sf, &symbols(g)) {
+                        inherit.insert(f);
+                        inherit.insert(g);
+                        let p = pair(self.game.edge(f).to, self.game.edge(g).to);
+                        if partners.insert(p) {
+                            queue.push(p);
+                        }
                     }
                 }
             }
         }
+        let shared: BTreeSet<NodeId> = partners.iter().flat_map(|&(a, b)| [a, b]).collect();
         let mut acc = vec![Acc::Unvisited; n];
+        let mut single = vec![false; n];
         let mut nondet = vec![false; n];
         let mut distinct = shared.is_empty();
         for (t, r) in &regions {
             distinct &= r.one_move;
+            if kind.starts.contains(t) && r.one_move && r.tags.is_empty() {
+                single[t.index()] = true;
+            }
             let is_shared = shared.contains(t);
-            for (q, unique, dq) in &r.nodes {
+            for (q, local, dq) in &r.nodes {
                 if is_shared {
                     nondet[q.index()] = true;
                 }
+                let union = |mut v: Vec<u64>| {
+                    v.iter_mut().zip(dq).for_each(|(x, y)| *x |= y);
+                    v
+                };
                 let a = &mut acc[q.index()];
-                *a = match (std::mem::replace(a, Acc::Unvisited), unique) {
+                *a = match (std::mem::replace(a, Acc::Unvisited), local) {
                     (Acc::Full, _) => Acc::Full,
-                    (Acc::Unvisited | Acc::None, true) => Acc::None,
-                    (Acc::Scoped(mut v), _) => {
-                        if !unique {
-                            v.iter_mut().zip(dq).for_each(|(x, y)| *x |= y);
-                        }
-                        Acc::Scoped(v)
-                    }
-                    (Acc::Unvisited | Acc::None, false) => Acc::Scoped(dq.clone()),
+                    (Acc::Unvisited | Acc::None, Local::Unique) => Acc::None,
+                    (Acc::Unvisited | Acc::None, Local::Loop) => Acc::Loop(dq.clone()),
+                    (Acc::Unvisited | Acc::None, Local::Check) => Acc::Scoped(dq.clone()),
+                    (Acc::Loop(v), Local::Unique) => Acc::Loop(v),
+                    (Acc::Loop(v), Local::Loop) => Acc::Loop(union(v)),
+                    (Acc::Loop(v) | Acc::Scoped(v), Local::Check) => Acc::Scoped(union(v)),
+                    (Acc::Scoped(v), Local::Unique) => Acc::Scoped(v),
+                    (Acc::Scoped(v), Local::Loop) => Acc::Scoped(union(v)),
                 };
             }
         }
         Some(KindResult {
+            single,
             acc,
             nondet,
             collide,
+            inherit,
             distinct,
         })
     }
@@ -1312,10 +1494,25 @@ impl<'a> Analysis<'a> {
         if !self.ignore_pragmas && self.plan.visit[q] == Visit::None {
             return Check::None; // a trusted @unique
         }
+        let vars_of = |bits: &[u64]| -> Vec<usize> {
+            (0..self.var_of_bit.len())
+                .filter(|&b| has(bits, b))
+                .map(|b| self.var_of_bit[b])
+                .filter(|&v| self.layout.vars[v].width > 0)
+                .collect()
+        };
         match acc {
             Acc::Unvisited | Acc::Full => Check::Full,
             Acc::None => Check::None,
-            Acc::Scoped(bits) => {
+            Acc::Loop(bits) if *slots + 2 <= MAX_STAMP_TOTAL => {
+                let base = *slots;
+                *slots += 2;
+                Check::Loop {
+                    vars: vars_of(bits),
+                    base,
+                }
+            }
+            Acc::Loop(bits) | Acc::Scoped(bits) => {
                 let vars: Vec<usize> = (0..self.var_of_bit.len())
                     .filter(|&b| has(bits, b))
                     .map(|b| self.var_of_bit[b])
@@ -1371,27 +1568,43 @@ pub(crate) fn analyse(
         target: None,
         starts,
     };
-    let to_checks = |r: Option<KindResult>, slots: &mut u64| -> (KindChecks, bool) {
+    let to_checks = |r: Option<KindResult>,
+                     slots: &mut u64,
+                     reach: bool|
+     -> (KindChecks, bool, Vec<bool>) {
         match r {
             Some(r) => (
                 KindChecks {
-                    det: (0..n).map(|q| a.check(q, &r.acc[q], slots)).collect(),
+                    det: (0..n)
+                        .map(|q| match a.check(q, &r.acc[q], slots) {
+                            // In reachability searches a costly key is counted first.
+                            Check::Scoped { .. } if reach => match &r.acc[q] {
+                                Acc::Scoped(bits) => a.check(q, &Acc::Loop(bits.clone()), slots),
+                                _ => unreachable!("a scoped check comes from a scoped need"),
+                            },
+                            c => c,
+                        })
+                        .collect(),
                     nondet: r.nondet,
                     collide: r.collide,
+                    inherit: r.inherit,
                 },
                 r.distinct,
+                r.single,
             ),
             None => (
                 KindChecks {
                     det: (0..n).map(|q| a.check(q, &Acc::Full, slots)).collect(),
                     nondet: vec![false; n],
                     collide: BTreeMap::new(),
+                    inherit: BTreeSet::new(),
                 },
                 false,
+                vec![false; n],
             ),
         }
     };
-    let (moves, distinct_move_tags) = to_checks(a.kind(&kind), &mut slots);
+    let (moves, distinct_move_tags, single_move) = to_checks(a.kind(&kind), &mut slots, false);
 
     // Reachability searches, per target.
     let mut froms: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
@@ -1413,12 +1626,13 @@ pub(crate) fn analyse(
             target: Some(*b),
             starts,
         };
-        reach.insert(*b, to_checks(a.kind(&kind), &mut slots).0);
+        reach.insert(*b, to_checks(a.kind(&kind), &mut slots, true).0);
     }
     Visits {
         moves,
         reach,
         stamp_slots: slots,
         distinct_move_tags,
+        single_move,
     }
 }

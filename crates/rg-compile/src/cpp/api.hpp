@@ -27,6 +27,14 @@ void apply(State& s, const Moves& moves, size_t i, Cache& cache);
 /// using `@simpleApply` shortcuts); mainly a cross-check of the other two.
 void apply_replayed(State& s, const Moves& moves, size_t i, Cache& cache);
 
+/// Whether the move search from `s` is proven to find at most one move (a single walk without
+/// tags, as the keeper's searches usually are).
+bool has_single_move(const State& s);
+
+/// Applies the only move of `s` (requires `has_single_move(s)`); false when `s` has no move.
+/// Cheaper than listing the moves: the walk's state becomes `s` directly.
+bool apply_only_move(State& s, Cache& cache);
+
 /// Applies the first legal move whose tags are `tags` (rg.md §12.9); false (and `s` unchanged)
 /// when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);

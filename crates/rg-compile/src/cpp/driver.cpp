@@ -219,6 +219,21 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     State s = start;
     uint64_t turn = 0, picked = 0, keeper_run = 0;
     for (;;) {
+      // The keeper's only move (proven at most one) is applied without listing moves.
+      if (!check && is_keeper(s) && has_single_move(s)) {
+        if (apply_only_move(s, cache)) {
+          rng.below(1);  // as the general path draws for the keeper's single move
+          picked += 1;
+          if (picked > PLAY_LIMIT)
+            throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                          " moves (it was at `" + node_name(s.node) + "`)"};
+          if (++keeper_run > KEEPER_LIMIT)
+            throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
+                          " times in a row (a keeper cycle)"};
+          continue;
+        }
+        // No move: the state is final or a dead end; the general path reports which.
+      }
       // Small states: every move's state is recorded and the chosen one copied; large ones
       // (over 128 bytes): moves record what their walks change and the chosen one patches
       // the state (measured: a copy of 40 bytes beats a few patches, 240 bytes do not).

@@ -120,62 +120,88 @@ inline uint64_t mix(uint64_t h, uint64_t w) {
 /// The visited-state set of one search (rg.md §12.6): keys of 64-bit words, cleared in O(1).
 class Seen {
  public:
+  /// The search this set belongs to: it is cleared when another search first uses it.
+  uint64_t owner = 0;
+
   void clear() {
     if (++gen_ == 0) {
       std::fill(tgen_.begin(), tgen_.end(), 0u);
       gen_ = 1;
     }
-    hashes_.clear();
-    starts_.clear();
     arena_.clear();
+    count_ = 0;
   }
 
-  /// Inserts the key; false when it was there.
-  bool insert(uint64_t h, const uint64_t* key, uint32_t n) {
-    if ((hashes_.size() + 1) * 2 > tgen_.size()) grow();
-    size_t mask = tgen_.size() - 1;
+  /// Room for a key of `n` words at the end of the arena, to be filled and then passed to
+  /// `commit` (which keeps it when new).
+  uint64_t* reserve(uint32_t n) {
+    pending_ = arena_.size();
+    arena_.resize(pending_ + 2 + n);
+    return arena_.data() + pending_ + 2;
+  }
+
+  /// Inserts the key written after `reserve(n)`, with hash `h`; false when it was there.
+  bool commit(uint64_t h, uint32_t n) {
+    if ((count_ + 1) * 2 > tgen_.size()) grow();
+    const size_t mask = tgen_.size() - 1;
+    const uint64_t* key = arena_.data() + pending_ + 2;
     size_t i = h & mask;
     while (tgen_[i] == gen_) {
-      uint32_t e = tidx_[i];
-      if (hashes_[e] == h && length(e) == n &&
-          std::memcmp(arena_.data() + starts_[e], key, n * sizeof(uint64_t)) == 0)
+      const uint64_t* e = arena_.data() + tpos_[i];
+      if (e[0] == h && e[1] == n && std::memcmp(e + 2, key, n * sizeof(uint64_t)) == 0) {
+        arena_.resize(pending_);
         return false;
+      }
       i = (i + 1) & mask;
     }
+    arena_[pending_] = h;
+    arena_[pending_ + 1] = n;
     tgen_[i] = gen_;
-    tidx_[i] = static_cast<uint32_t>(hashes_.size());
-    hashes_.push_back(h);
-    starts_.push_back(static_cast<uint32_t>(arena_.size()));
-    arena_.insert(arena_.end(), key, key + n);
+    tpos_[i] = static_cast<uint32_t>(pending_);
+    ++count_;
     return true;
   }
 
  private:
-  uint32_t length(uint32_t e) const {
-    uint32_t end = e + 1 < starts_.size() ? starts_[e + 1] : static_cast<uint32_t>(arena_.size());
-    return end - starts_[e];
-  }
-
   void grow() {
-    size_t size = tgen_.empty() ? 64 : tgen_.size() * 2;
+    const size_t size = tgen_.empty() ? 64 : tgen_.size() * 2;
     tgen_.assign(size, 0u);
-    tidx_.assign(size, 0u);
+    tpos_.assign(size, 0u);
     if (gen_ == 0) gen_ = 1;
-    size_t mask = size - 1;
-    for (uint32_t e = 0; e < hashes_.size(); ++e) {
-      size_t i = hashes_[e] & mask;
+    const size_t mask = size - 1;
+    for (size_t at = 0; at < pending_;) {
+      size_t i = arena_[at] & mask;
       while (tgen_[i] == gen_) i = (i + 1) & mask;
       tgen_[i] = gen_;
-      tidx_[i] = e;
+      tpos_[i] = static_cast<uint32_t>(at);
+      at += 2 + arena_[at + 1];
     }
   }
 
-  std::vector<uint32_t> tgen_, tidx_;
-  std::vector<uint64_t> hashes_;
-  std::vector<uint32_t> starts_;
+  std::vector<uint32_t> tgen_, tpos_;
+  // Entries back to back: hash, length, key words.
   std::vector<uint64_t> arena_;
+  size_t pending_ = 0;
+  size_t count_ = 0;
   uint32_t gen_ = 1;
 };
+
+/// A hash of `n` words in four independent lanes (no long chain of dependent multiplies).
+inline uint64_t hash_words(const uint64_t* w, uint32_t n) {
+  uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL, c = 0x165667b19e3779f9ULL,
+           d = 0x27d4eb2f165667c5ULL;
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    a = mix(a, w[i]);
+    b = mix(b, w[i + 1]);
+    c = mix(c, w[i + 2]);
+    d = mix(d, w[i + 3]);
+  }
+  for (; i < n; ++i) a = mix(a, w[i]);
+  uint64_t h = mix(mix(mix(a, b), c), d) ^ n;
+  h = (h ^ (h >> 31)) * 0x94d049bb133111ebULL;
+  return h ^ (h >> 29);
+}
 
 }  // namespace detail
 
@@ -197,25 +223,31 @@ class Cache {
   // a stamp table entry holds the scope event that last expanded its (node, key) state.
   uint64_t epoch = 0;
   uint64_t next_epoch = 0;
+  uint64_t search = 0;  // the epoch of the current search's start
   // Whether the current scope may share its tags with another (then the interpreter's key is
   // used for visited-state checks).
   bool nondet = false;
   std::vector<uint64_t> stamps;
-  std::vector<uint64_t> key;
+  std::vector<std::vector<uint64_t>> level_stamps;  // per nesting level, for nesting checks
   std::vector<uint8_t> active;
   // Applying a move: its tags.
   const uint32_t* goal = nullptr;
   uint32_t goal_n = 0;
   uint32_t goal_skip = 0;
   bool trusted = false;
+  bool any_tags = false;
   // The locations the walk of a move search has assigned (values unused), the first `ntrail`.
   std::vector<Patch> trail;
   uint32_t ntrail = 0;
+  bool trail_on = false;
 };
 
 namespace detail {
 
 constexpr size_t TAG_LIMIT = size_t(1) << 16;
+/// Visits of a node in one scope event before a counted check records states (any number
+/// gives the same results; see the generator).
+constexpr uint64_t LOOP_LIMIT = 16;
 
 [[noreturn]] void fail(const char* what);
 
@@ -246,11 +278,19 @@ inline void pop_tag(Cache& c, Scope scope) {
   c.nondet = scope.nondet;
 }
 
-/// Notes that the walk has assigned `width` bits at `bit` (undone with `--c.ntrail`).
+/// Notes that the walk has assigned `width` bits at `bit` (undone with `pop_trail`), when the
+/// moves record what their walks change.
+void grow_trail(Cache& c);
+
 inline void trail_push(Cache& c, uint32_t bit, uint32_t width) {
-  if (c.ntrail == c.trail.size()) c.trail.resize(c.trail.size() * 2 + 16);
+  if (!c.trail_on) return;
+  if (c.ntrail == c.trail.size()) grow_trail(c);
   c.trail[c.ntrail].bit = bit;
   c.trail[c.ntrail++].width = width;
+}
+
+inline void pop_trail(Cache& c, uint32_t n) {
+  if (c.trail_on) c.ntrail -= n;
 }
 
 /// Records the walk's current state, with `player` set to `player`, as a finished move at
@@ -286,82 +326,107 @@ inline void emit(Cache& c, uint32_t node, uint32_t player) {
   }
 }
 
+/// The visited set of the current search, cleared on its first use by this search.
+inline Seen& seen_of(Cache& c) {
+  if (c.level >= c.seen.size()) c.seen.resize(c.level + 1);
+  Seen& t = c.seen[c.level];
+  if (t.owner != c.search) {
+    t.clear();
+    t.owner = c.search;
+  }
+  return t;
+}
+
 /// The visited-state check: false when (node, tags of this search, `n` words of key bytes) was
 /// seen.
 inline bool visit(Cache& c, uint32_t node, const uint8_t* bytes, uint32_t n) {
-  uint32_t nt = c.ntags - c.tagbase;
-  uint32_t len = 1 + (nt + 1) / 2 + n;
-  if (c.key.size() < len) c.key.resize(len);
-  uint64_t* k = c.key.data();
+  const uint32_t nt = c.ntags - c.tagbase;
+  const uint32_t len = 1 + (nt + 1) / 2 + n;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
   k[0] = (uint64_t(node) << 32) | nt;
-  uint64_t h = mix(0x8f1bbcdcbfa53e0bULL, k[0]);
-  const uint32_t* t = c.tags.data() + c.tagbase;
-  for (uint32_t i = 0; i < nt; i += 2) {
-    uint64_t w = t[i] | (i + 1 < nt ? uint64_t(t[i + 1]) << 32 : 0);
-    k[1 + i / 2] = w;
-    h = mix(h, w);
+  const uint32_t* tg = c.tags.data() + c.tagbase;
+  for (uint32_t i = 0; i < nt; i += 2)
+    k[1 + i / 2] = tg[i] | (i + 1 < nt ? uint64_t(tg[i + 1]) << 32 : 0);
+  if (n) std::memcpy(k + 1 + (nt + 1) / 2, bytes, n * sizeof(uint64_t));
+  return t.commit(hash_words(k, len), len);
+}
+
+/// Copies byte ranges (`ranges`: start, length pairs) of the state into `nwords` zeroed words.
+inline void gather(const Cache& c, uint64_t* w, const uint32_t* ranges, uint32_t nranges,
+                   uint32_t nwords) {
+  w[nwords - 1] = 0;
+  uint8_t* out = reinterpret_cast<uint8_t*>(w);
+  for (uint32_t r = 0; r < nranges; ++r) {
+    std::memcpy(out, c.s.b + ranges[2 * r], ranges[2 * r + 1]);
+    out += ranges[2 * r + 1];
   }
-  uint64_t* kw = k + 1 + (nt + 1) / 2;
-  if (n) std::memcpy(kw, bytes, n * sizeof(uint64_t));
-  for (uint32_t i = 0; i < n; ++i) h = mix(h, kw[i]);
-  return c.seen[c.level].insert(h ^ (h >> 32), k, len);
 }
 
 /// The visited-state check keyed on some byte ranges of the state (`@repeat`).
 inline bool visit_ranges(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
                          uint32_t nwords) {
-  uint8_t buf[512];
-  std::vector<uint8_t> big;
-  uint8_t* w = buf;
-  if (nwords > 64) {
-    big.assign(size_t(nwords) * 8, 0);
-    w = big.data();
-  } else {
-    std::memset(buf, 0, size_t(nwords) * 8);
-  }
-  uint8_t* out = w;
-  for (uint32_t r = 0; r < nranges; ++r) {
-    std::memcpy(out, c.s.b + ranges[2 * r], ranges[2 * r + 1]);
-    out += ranges[2 * r + 1];
-  }
-  return visit(c, node, w, nwords);
+  const uint32_t nt = c.ntags - c.tagbase;
+  const uint32_t len = 1 + (nt + 1) / 2 + nwords;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
+  k[0] = (uint64_t(node) << 32) | nt;
+  const uint32_t* tg = c.tags.data() + c.tagbase;
+  for (uint32_t i = 0; i < nt; i += 2)
+    k[1 + i / 2] = tg[i] | (i + 1 < nt ? uint64_t(tg[i + 1]) << 32 : 0);
+  if (nwords) gather(c, k + 1 + (nt + 1) / 2, ranges, nranges, nwords);
+  return t.commit(hash_words(k, len), len);
 }
 
 /// The visited-state check within the current scope event: false when (node, `n` words of key
 /// bytes) was seen in it.
 inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
                          uint32_t nwords) {
-  uint32_t len = 2 + nwords;
-  if (c.key.size() < len) c.key.resize(len);
-  uint64_t* k = c.key.data();
-  std::memset(k, 0, len * sizeof(uint64_t));
+  const uint32_t len = 2 + nwords;
+  Seen& t = seen_of(c);
+  uint64_t* k = t.reserve(len);
   k[0] = node;
   k[1] = c.epoch;
-  uint8_t* out = reinterpret_cast<uint8_t*>(k + 2);
-  for (uint32_t r = 0; r < nranges; ++r) {
-    std::memcpy(out, c.s.b + ranges[2 * r], ranges[2 * r + 1]);
-    out += ranges[2 * r + 1];
+  if (nwords) gather(c, k + 2, ranges, nranges, nwords);
+  return t.commit(hash_words(k, len), len);
+}
+
+/// The stamp table of the current nesting level (for searches that can nest in themselves).
+inline uint64_t* level_stamps(Cache& c) {
+  if (c.level >= c.level_stamps.size()) c.level_stamps.resize(c.level + 1);
+  std::vector<uint64_t>& t = c.level_stamps[c.level];
+  if (t.size() < STAMP_SLOTS) t.assign(STAMP_SLOTS, 0);
+  return t.data();
+}
+
+/// A check whose absence would change no result: the visits of the node in the scope event are
+/// counted (`st`: epoch, visits) and only from the `LOOP_LIMIT`-th on are states recorded and
+/// compared (as `visit_scoped`), which keeps every search finite and polynomial.
+inline bool loop_check(Cache& c, uint64_t* st, uint32_t node, const uint32_t* ranges,
+                       uint32_t nranges, uint32_t nwords) {
+  if (st[0] != c.epoch) {
+    st[0] = c.epoch;
+    st[1] = 0;
   }
-  uint64_t h = 0x8f1bbcdcbfa53e0bULL;
-  for (uint32_t i = 0; i < len; ++i) h = mix(h, k[i]);
-  return c.seen[c.level].insert(h ^ (h >> 32), k, len);
+  if (++st[1] < LOOP_LIMIT) return true;
+  return visit_scoped(c, node, ranges, nranges, nwords);
 }
 
 /// What a nested (reachability) search saves of its caller's.
 struct Saved {
   uint32_t tagbase;
   uint64_t epoch;
+  uint64_t search;
   bool nondet;
 };
 
 /// Starts a nested (reachability) search; `end_search` restores the caller's.
 inline Saved begin_search(Cache& c) {
   ++c.level;
-  if (c.level >= c.seen.size()) c.seen.resize(c.level + 1);
-  c.seen[c.level].clear();
-  Saved s{c.tagbase, c.epoch, c.nondet};
+  Saved s{c.tagbase, c.epoch, c.search, c.nondet};
   c.tagbase = c.ntags;
   c.epoch = ++c.next_epoch;
+  c.search = c.epoch;
   c.nondet = false;
   return s;
 }
@@ -369,6 +434,7 @@ inline Saved begin_search(Cache& c) {
 inline void end_search(Cache& c, Saved s) {
   c.tagbase = s.tagbase;
   c.epoch = s.epoch;
+  c.search = s.search;
   c.nondet = s.nondet;
   --c.level;
 }

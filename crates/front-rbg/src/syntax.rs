@@ -2,6 +2,7 @@
 //! (§5, §6.1, §7.1, §8).
 
 use crate::error::RbgError;
+use miette::LabeledSpan;
 use rg_core::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -264,7 +265,10 @@ impl<'t> Parser<'t> {
         let span = self.toks.get(index).map_or(self.end, |t| t.1);
         let mut e = RbgError::new(message, span);
         if let Some(Some(u)) = self.origins.get(index) {
-            e.use_label = Some((*u).into());
+            e.related.push(LabeledSpan::new_with_span(
+                Some("in this macro use".into()),
+                *u,
+            ));
         }
         e
     }
@@ -621,7 +625,10 @@ impl<'t> Parser<'t> {
                 let mut e = self
                     .error_at(at, format!("vertex `{name}` is declared twice"))
                     .help("every vertex of the board is declared once; remove or rename this one");
-                e.first = Some(first.into());
+                e.related.push(LabeledSpan::new_with_span(
+                    Some("first declared here".into()),
+                    first,
+                ));
                 return Err(e);
             }
             self.expect("[")?;

@@ -248,7 +248,11 @@ fn verify_compares_the_gdl_reasoner_and_both_levels() {
         "{text}"
     );
     assert!(
-        lines[2].starts_with("-O0 = -O2: perft equal to depth 4 (1 9 9 9 72)"),
+        lines[1].ends_with("(1 9 9 9 72)"),
+        "-O2 is compared by perft only: {text}"
+    );
+    assert!(
+        lines[2].starts_with("-O0 = -O2 (moves paired up to the tags -O2 drops or renames): perft equal to depth 4 (1 9 9 9 72); 4 playouts"),
         "{text}"
     );
     // Other languages: -O0 against -O2 only, perft in moves.
@@ -256,7 +260,7 @@ fn verify_compares_the_gdl_reasoner_and_both_levels() {
     let (code, text, err) = out(rgt().arg("verify").arg(&rg).args(["--depth", "2"]));
     assert_eq!(code, Some(0), "{err}");
     assert!(
-        text.starts_with("-O0 = -O2: perft equal to depth 2 (1 9 72); 20 playouts"),
+        text.starts_with("-O0 = -O2 (moves paired up to the tags -O2 drops or renames): perft equal to depth 2 (1 9 72); 20 playouts"),
         "{text}"
     );
     assert_eq!(text.lines().count(), 1, "{text}");
@@ -273,4 +277,34 @@ fn verify_and_equiv_report_bad_inputs_as_errors() {
     assert!(err.contains("cannot read `missing.rg`"), "{err}");
     let (code, _, err) = out(rgt().args(["equiv", "a.txt", "b.rg"]));
     assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn equiv_relabel_pairs_moves_whose_tags_differ() {
+    // -O2 drops the tags of this RBG game's moves that other tags already tell apart.
+    let rbg = fixture("rbg/valid/counter.rbg");
+    let (code, o2, err) = out(rgt().arg("translate").arg(&rbg).arg("-O2"));
+    assert_eq!(code, Some(0), "{err}");
+    let o2 = temp_file("equiv-relabel", "counter.rg", &o2);
+    let args = ["-O0", "--depth", "2", "--plays", "5"];
+    let (code, _, err) = out(rgt().arg("equiv").arg(&rbg).arg(&o2).args(args));
+    assert_eq!(code, Some(1), "the names differ: {err}");
+    assert!(err.contains("the games differ: A and B: "), "{err}");
+    let (code, text, err) = out(rgt()
+        .arg("equiv")
+        .arg(&rbg)
+        .arg(&o2)
+        .args(args)
+        .arg("--relabel"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("; 5 playouts equal"), "{text}");
+    // A different game is still told apart.
+    let other = fixture("rbg/valid/arithmetic.rbg");
+    let (code, _, err) = out(rgt()
+        .arg("equiv")
+        .arg(&rbg)
+        .arg(&other)
+        .args(args)
+        .arg("--relabel"));
+    assert_eq!(code, Some(1), "{err}");
 }

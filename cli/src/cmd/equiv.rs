@@ -4,7 +4,9 @@ use crate::cmd::perft::{InterpArgs, compile};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, OptLevel, load};
 use crate::report::{Diag, Failure, Session};
-use rg_interp::equiv::{Compared, Divergence, EquivOptions, MAX_PLAY, compare_programs};
+use rg_interp::equiv::{
+    Compared, Divergence, EquivOptions, MAX_PLAY, compare_programs, compare_relabelled,
+};
 use std::process::ExitCode;
 
 /// Check that two games have the same game tree.
@@ -12,9 +14,9 @@ use std::process::ExitCode;
 /// Each game is read in its own language (by its extension, or --from) and translated at the
 /// -O level. Compares the perft counts at every depth up to --depth, then plays --plays seeded
 /// random games to their end in both at once, comparing at every step the legal moves (as tag
-/// lists, so moves must have the same names in both games), whether the state is final, and at
-/// the end the goals of every player. Prints what was compared and the perft counts; the first
-/// divergence is an error (exit status 1) showing the moves that lead to it.
+/// lists, so moves must have the same names in both games; see --relabel), whether the state is
+/// final, and at the end the goals of every player. Prints what was compared and the perft
+/// counts; the first divergence is an error (exit status 1) showing the moves that lead to it.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The first game (`-` reads standard input).
@@ -52,6 +54,14 @@ pub struct Args {
     #[arg(long, value_name = "S", default_value_t = 0)]
     pub seed: u64,
 
+    /// Do not compare move names: at every state the moves of A must pair up one to one with
+    /// those of B (same player to move, same final states and goals, and paired moves leading to
+    /// states with the same tree of unlabelled moves two deep). For games whose moves are named
+    /// differently, e.g. one game in two languages, or a translation at -O0 and at -O2, which
+    /// may drop or rename tags.
+    #[arg(long)]
+    pub relabel: bool,
+
     /// See `rgt translate --size-limit`.
     #[arg(long, value_name = "N")]
     pub size_limit: Option<u64>,
@@ -88,12 +98,16 @@ pub(crate) fn divergence(who: &str, d: Divergence) -> Failure {
 pub(crate) fn describe(done: &Compared, unit: &str, max: usize) -> String {
     let counts: Vec<String> = done.counts.iter().map(u64::to_string).collect();
     let mut text = format!(
-        "perft equal to depth {} ({}); {} playouts equal (legal moves, final states, goals; {} {unit} in all)",
+        "perft equal to depth {} ({})",
         done.counts.len().saturating_sub(1),
-        counts.join(" "),
-        done.plays,
-        done.moves
+        counts.join(" ")
     );
+    if done.plays > 0 {
+        text.push_str(&format!(
+            "; {} playouts equal (legal moves, final states, goals; {} {unit} in all)",
+            done.plays, done.moves
+        ));
+    }
     if done.cut > 0 {
         text.push_str(&format!(
             "; {} of them stopped after {max} {unit} before the end of the game",
@@ -118,7 +132,12 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         plays: args.plays,
         seed: args.seed,
     };
-    let done = compare_programs(&pa, &pb, &opts).map_err(|d| divergence("A and B", d))?;
+    let done = if args.relabel {
+        compare_relabelled(&pa, &pb, &opts)
+    } else {
+        compare_programs(&pa, &pb, &opts)
+    }
+    .map_err(|d| divergence("A and B", d))?;
     println!("equivalent: {}", describe(&done, "moves", MAX_PLAY));
     Ok(ExitCode::SUCCESS)
 }

@@ -349,6 +349,20 @@ pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), D
     check_relabelled_hinted(a, b, opts, &|tags| tags.to_vec())
 }
 
+/// [`check_relabelled`] on compiled games, saying what was compared (`moves` counts the moves
+/// of the first game).
+pub fn compare_relabelled(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+) -> Result<Compared, Divergence> {
+    let same = |tags: &[String]| tags.to_vec();
+    let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
+        play_relabelled(ma, mb, sa, sb, rng, &same)
+    };
+    run_oracle(pa, pb, opts, &play)
+}
+
 /// A guess of the label in the second game of a move of the first game (tag names to tag names).
 pub type Relabel<'f> = &'f dyn Fn(&[String]) -> Vec<String>;
 

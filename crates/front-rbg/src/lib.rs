@@ -31,7 +31,7 @@ impl FrontEnd for RbgFrontEnd {
         let toks = syntax::lex(file, text)?;
         let whole = Span::new(file, 0, text.len());
         let game = parse(&toks, whole, opts.size_limit())?;
-        Ok(Lowered::new(lower::lower(&game, whole)?))
+        Ok(Lowered::new(lower::lower(&game, whole, opts.size_limit())?))
     }
 }
 

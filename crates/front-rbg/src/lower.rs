@@ -85,6 +85,9 @@ struct L<'a> {
     /// Vertex targets per label, by vertex index (for shift-chain lookups).
     succ: HashMap<String, Vec<Option<usize>>>,
     lookups: usize,
+    /// The most values an arithmetic result may range over (`--size-limit`): each becomes a
+    /// member of a type and a table row.
+    limit: usize,
 }
 
 /// A relation on vertices: one bit row per source vertex.
@@ -331,24 +334,35 @@ impl<'a> L<'a> {
         (le, l0, l1, ln): (ExprId, i64, i64, bool),
         (re, r0, r1, rn): (ExprId, i64, i64, bool),
     ) -> R<(ExprId, i64, i64, bool)> {
-        let f = |a: i64, b: i64| -> Option<i64> {
-            match op {
-                '+' => Some(a + b),
-                '-' => Some(a - b),
-                '*' => Some(a * b),
-                _ => (b != 0).then(|| a / b),
-            }
+        // Exact in i128, which no operation on two i64 overflows; a result outside i64 is an
+        // error (`Some(Err(v))`), a division by zero `nan` (`None`).
+        let f = |a: i64, b: i64| -> Option<Result<i64, i128>> {
+            let (a, b) = (i128::from(a), i128::from(b));
+            let v = match op {
+                '+' => a + b,
+                '-' => a - b,
+                '*' => a * b,
+                _ => (b != 0).then(|| a / b)?,
+            };
+            Some(i64::try_from(v).map_err(|_| v))
         };
         let (mut lo, mut hi, mut nan) = (i64::MAX, i64::MIN, ln || rn);
-        if (l1 - l0 + 1).saturating_mul(r1 - r0 + 1) > 1_000_000 {
+        let width = |lo: i64, hi: i64| (i128::from(hi) - i128::from(lo) + 1).max(0);
+        if width(l0, l1).saturating_mul(width(r0, r1)) > 1_000_000 {
             return Err(RbgError::new("arithmetic table too large", self.span));
         }
         for a in l0..=l1 {
             for b in r0..=r1 {
                 match f(a, b) {
-                    Some(v) => {
+                    Some(Ok(v)) => {
                         lo = lo.min(v);
                         hi = hi.max(v);
+                    }
+                    Some(Err(v)) => {
+                        return Err(RbgError::new(
+                            format!("`{a} {op} {b}` is {v}, beyond 64-bit integers"),
+                            self.span,
+                        ));
                     }
                     None => nan = true,
                 }
@@ -357,6 +371,17 @@ impl<'a> L<'a> {
         if lo > hi {
             lo = 0;
             hi = 0;
+        }
+        if width(lo, hi) > self.limit as i128 {
+            return Err(RbgError::new(
+                format!(
+                    "this arithmetic ranges over {} values ({lo}..{hi}), more than the limit of {}",
+                    width(lo, hi),
+                    self.limit
+                ),
+                self.span,
+            )
+            .help("the translation makes a type of every value an expression can take; raise the limit with `--size-limit N`"));
         }
         let key = format!("{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
         let name = match self.tables.get(&key) {
@@ -375,9 +400,10 @@ impl<'a> L<'a> {
                 for a in l0..=l1 {
                     let mut cells = Vec::new();
                     for b in r0..=r1 {
+                        // Every result fits: the loop above has returned otherwise.
                         let v = match f(a, b) {
-                            Some(v) => num_name(v),
-                            None => "nan".to_string(),
+                            Some(Ok(v)) => num_name(v),
+                            Some(Err(_)) | None => "nan".to_string(),
                         };
                         cells.push((num_name(b), self.elem(&v)));
                     }
@@ -882,7 +908,7 @@ fn uses_piece_arith(r: &Rule, pieces: &HashSet<&str>) -> bool {
 }
 
 /// Lowers a parsed LL game.
-pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
+pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
     let mut kinds = HashMap::new();
     let mut bounds = HashMap::new();
     for (p, b) in &rbg.players {
@@ -980,6 +1006,7 @@ pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
         null,
         succ: HashMap::new(),
         lookups: 0,
+        limit,
     };
     let index: HashMap<&str, usize> = rbg
         .board

@@ -85,9 +85,19 @@ struct L<'a> {
     /// Vertex targets per label, by vertex index (for shift-chain lookups).
     succ: HashMap<String, Vec<Option<usize>>>,
     lookups: usize,
-    /// The most values an arithmetic result may range over (`--size-limit`): each becomes a
-    /// member of a type and a table row.
+    /// The most values an arithmetic result may range over, and the most cells all arithmetic
+    /// and comparison tables may have together (`--size-limit`).
     limit: usize,
+    /// Cells of the tables made so far.
+    table_cells: i128,
+    /// The range and `nan` of each arithmetic table's result, by the table's key (computing
+    /// them takes a pass over the table, which a repeated expression must not pay again).
+    results: HashMap<String, (i64, i64, bool)>,
+}
+
+/// The number of integers in `lo..=hi` (0 when empty), exactly.
+fn width(lo: i64, hi: i64) -> i128 {
+    (i128::from(hi) - i128::from(lo) + 1).max(0)
 }
 
 /// A relation on vertices: one bit row per source vertex.
@@ -346,11 +356,19 @@ impl<'a> L<'a> {
             };
             Some(i64::try_from(v).map_err(|_| v))
         };
+        let key = format!("{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+        if let (Some(&(lo, hi, nan)), Some(name)) = (self.results.get(&key), self.tables.get(&key))
+        {
+            let t = self.r(&name.clone());
+            let e = self.at(t, le);
+            let e = self.at(e, re);
+            return Ok((e, lo, hi, nan));
+        }
         let (mut lo, mut hi, mut nan) = (i64::MAX, i64::MIN, ln || rn);
-        let width = |lo: i64, hi: i64| (i128::from(hi) - i128::from(lo) + 1).max(0);
         if width(l0, l1).saturating_mul(width(r0, r1)) > 1_000_000 {
             return Err(RbgError::new("arithmetic table too large", self.span));
         }
+        self.table_budget(width(l0, l1) * width(r0, r1))?;
         for a in l0..=l1 {
             for b in r0..=r1 {
                 match f(a, b) {
@@ -383,7 +401,7 @@ impl<'a> L<'a> {
             )
             .help("the translation makes a type of every value an expression can take; raise the limit with `--size-limit N`"));
         }
-        let key = format!("{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+        self.results.insert(key.clone(), (lo, hi, nan));
         let name = match self.tables.get(&key) {
             Some(n) => n.clone(),
             None => {
@@ -425,6 +443,22 @@ impl<'a> L<'a> {
         let e = self.at(t, le);
         let e = self.at(e, re);
         Ok((e, lo, hi, nan))
+    }
+
+    /// Counts `cells` more table cells against the size limit.
+    fn table_budget(&mut self, cells: i128) -> R<()> {
+        self.table_cells = self.table_cells.saturating_add(cells);
+        if self.table_cells > self.limit as i128 {
+            return Err(RbgError::new(
+                format!(
+                    "the arithmetic and comparison tables of this game have more than {} cells",
+                    self.limit
+                ),
+                self.span,
+            )
+            .help("each arithmetic expression or comparison on variables becomes a table over their ranges; raise the limit with `--size-limit N`"));
+        }
+        Ok(())
     }
 
     /// A Boolean table `name[v] == 1` over a range, true where `ok(v)`.
@@ -672,6 +706,7 @@ impl<'a> L<'a> {
                     let name = match self.tables.get(&key) {
                         Some(n) => n.clone(),
                         None => {
+                            self.table_budget(width(l0, l1) * width(r0, r1))?;
                             let name = format!("math_{}", self.tables.len() + 1);
                             let lt = self.range(l0, l1, ln);
                             let rt = self.range(r0, r1, rn);
@@ -1007,6 +1042,8 @@ pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
         succ: HashMap::new(),
         lookups: 0,
         limit,
+        table_cells: 0,
+        results: HashMap::new(),
     };
     let index: HashMap<&str, usize> = rbg
         .board

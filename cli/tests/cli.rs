@@ -371,7 +371,7 @@ fn linegames_errors_point_into_the_lg_file() {
 #[cfg(unix)]
 #[test]
 fn an_interrupted_translate_leaves_no_temporary_file() {
-    use std::time::{Duration, Instant};
+    use std::time::Instant;
     let dir = std::env::temp_dir().join(format!("rgt-cli-sigint-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");

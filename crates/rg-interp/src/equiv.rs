@@ -350,7 +350,9 @@ pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), D
 }
 
 /// [`check_relabelled`] on compiled games, saying what was compared (`moves` counts the moves
-/// of the first game).
+/// of the first game). Faster and a little weaker: where the moves' labels pair up one to one,
+/// only the followed pair's subtrees are compared (as [`check_programs`] compares no subtree),
+/// not every move's.
 pub fn compare_relabelled(
     pa: &Program,
     pb: &Program,
@@ -358,7 +360,7 @@ pub fn compare_relabelled(
 ) -> Result<Compared, Divergence> {
     let same = |tags: &[String]| tags.to_vec();
     let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
-        play_relabelled(ma, mb, sa, sb, rng, &same)
+        play_relabelled(ma, mb, sa, sb, rng, &same, true)
     };
     run_oracle(pa, pb, opts, &play)
 }
@@ -378,11 +380,13 @@ pub fn check_relabelled_hinted(
 ) -> Result<(), Divergence> {
     let (pa, pb) = compile(a, b)?;
     let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
-        play_relabelled(ma, mb, sa, sb, rng, hint)
+        play_relabelled(ma, mb, sa, sb, rng, hint, false)
     };
     run_oracle(&pa, &pb, opts, &play).map(|_| ())
 }
 
+/// One playout of [`check_relabelled`]; with `fast`, states whose labels pair up take the
+/// shortcut of [`labels_pair_up`].
 fn play_relabelled(
     ma: &mut Machine<'_>,
     mb: &mut Machine<'_>,
@@ -390,6 +394,7 @@ fn play_relabelled(
     mut sb: State,
     rng: &mut Rng,
     hint: Relabel<'_>,
+    fast: bool,
 ) -> Result<PlayEnd, Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
@@ -410,6 +415,12 @@ fn play_relabelled(
         if la.is_empty() {
             same_goals(pa, pb, &sa, &sb, &path)?;
             return Ok(Some(path.len()));
+        }
+        if fast && let Some((ia, jb, label)) = labels_pair_up(ma, mb, &la, &lb, rng, hint, &path)? {
+            path.push(label);
+            sa = la.state(ia);
+            sb = lb.state(jb);
+            continue;
         }
         let (ga, gb) = (groups(ma, &la, &path)?, groups(mb, &lb, &path)?);
         if ga.keys() != gb.keys() {
@@ -476,6 +487,75 @@ fn play_relabelled(
         sb = lb.state(jb);
     }
     Ok(None)
+}
+
+/// The fast path of [`play_relabelled`] when the labels already say how the moves pair up: every
+/// move of `la` has a label of its own, and so does every move of `lb`; each label of `la` has
+/// as partner its guessed image, or else the one label of `lb` that is it with tags removed (as
+/// tag-removing passes make), one to one. Then a random move of `la` and its image are followed, provided they lead
+/// to states that look alike ([`SIG_DEPTH`]); the full pairing by signatures of every move
+/// (which costs a subtree per move) is left for the states where this does not hold. `None`
+/// when it does not apply.
+fn labels_pair_up(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    la: &Moves,
+    lb: &Moves,
+    rng: &mut Rng,
+    hint: Relabel<'_>,
+    path: &[Vec<String>],
+) -> Result<Option<(usize, usize, Vec<String>)>, Divergence> {
+    let labels = |m: &Machine<'_>, moves: &Moves| -> Vec<Vec<String>> {
+        (0..moves.len())
+            .map(|i| {
+                moves
+                    .tags(i)
+                    .iter()
+                    .map(|&t| m.program().name(t).to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (a, b) = (labels(ma, la), labels(mb, lb));
+    let unique = |v: &[Vec<String>]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v.windows(2).all(|w| w[0] != w[1])
+    };
+    if !unique(&a) || !unique(&b) {
+        return Ok(None);
+    }
+    let mut partner = Vec::with_capacity(a.len());
+    let mut taken = vec![false; b.len()];
+    for label in &a {
+        let image = hint(label);
+        let j = match b.iter().position(|l| *l == image) {
+            Some(j) => j,
+            None => {
+                let mut shorter = (0..b.len()).filter(|&j| is_subsequence(&b[j], label));
+                match (shorter.next(), shorter.next()) {
+                    (Some(j), None) => j,
+                    _ => return Ok(None),
+                }
+            }
+        };
+        if std::mem::replace(&mut taken[j], true) {
+            return Ok(None);
+        }
+        partner.push(j);
+    }
+    let k = rng.below(la.len());
+    let j = partner[k];
+    let look = |m: &mut Machine<'_>, s: &State| {
+        signature(m, s, SIG_DEPTH)
+            .map_err(|e| diverge(format!("a game fails below a move: {e}"), path))
+    };
+    if look(ma, &la.state(k))? != look(mb, &lb.state(j))? {
+        // Perhaps labels that do not correspond: the full pairing decides. It draws its own
+        // random move, as if this path had not been tried.
+        return Ok(None);
+    }
+    Ok(Some((k, j, a[k].clone())))
 }
 
 /// Whether `short` is `long` with some elements removed.

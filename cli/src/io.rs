@@ -98,13 +98,66 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".rgt-")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(err)?;
-    tmp.write_all(bytes).map_err(err)?;
-    tmp.as_file().sync_all().map_err(err)?;
-    tmp.persist(path).map_err(|e| err(e.error))?;
-    Ok(())
+    let (tmp, mut file) = create_temporary(&dir).map_err(err)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    // Renamed and unregistered under the lock, so an interrupt sees either the temporary file
+    // or the finished output.
+    let mut pending = pending();
+    let result = written.and_then(|()| std::fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    pending.retain(|p| *p != tmp);
+    drop(pending);
+    result.map_err(err)
+}
+
+/// Temporary files being written: an interrupted run removes them (see
+/// [`install_interrupt_handler`]).
+static PENDING: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn pending() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Creates a new temporary file `.rgt-PID-N.tmp` in `dir`, registered in [`PENDING`] before it
+/// exists, so that an interrupt at any moment finds it.
+fn create_temporary(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    loop {
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".rgt-{}-{n}.tmp", std::process::id()));
+        // Held while the file is created: the interrupt handler waits for it, and once the
+        // handler holds the lock no new file is created.
+        let mut pending = pending();
+        pending.push(tmp.clone());
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+        {
+            Ok(f) => return Ok((tmp, f)),
+            Err(e) => {
+                pending.pop();
+                if e.kind() != std::io::ErrorKind::AlreadyExists {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files being written and exits with
+/// status 130, so an interrupted `-o OUT` leaves neither a partial `OUT` nor a temporary file.
+pub fn install_interrupt_handler() {
+    let _ = ctrlc::set_handler(|| {
+        // The lock is kept until the process ends: no temporary file is created or renamed
+        // after this point.
+        let pending = pending();
+        for p in pending.iter() {
+            let _ = std::fs::remove_file(p);
+        }
+        std::process::exit(130);
+    });
 }

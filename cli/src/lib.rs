@@ -44,6 +44,8 @@ pub enum Command {
     Moves(cmd::moves::Args),
     Run(cmd::run::Args),
     Check(cmd::check::Args),
+    Equiv(cmd::equiv::Args),
+    Verify(cmd::verify::Args),
     Compile(cmd::compile::Args),
     Bench(cmd::bench::Args),
     Opt(cmd::opt::Args),
@@ -51,10 +53,32 @@ pub enum Command {
     Completions(cmd::completions::Args),
 }
 
+/// The stack of the thread that runs a command. Parsers and walks over input are iterative or
+/// limited in depth (e.g. 1000 nested brackets); this leaves room for the deepest input they
+/// accept, whatever the platform's default for the main thread.
+const STACK_SIZE: usize = 512 << 20;
+
 /// Parses the command line, runs the command and returns the exit status.
 pub fn run() -> ExitCode {
     report::install_panic_hook();
+    io::install_interrupt_handler();
     let cli = Cli::parse();
+    let worker = std::thread::Builder::new()
+        .name("rgt".into())
+        .stack_size(STACK_SIZE)
+        .spawn(move || run_command(cli));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(code)) => code,
+        // The panic hook has reported the panic.
+        Ok(Err(_)) => ExitCode::from(report::EXIT_INTERNAL),
+        Err(e) => {
+            eprintln!("error: cannot start a thread: {e}");
+            ExitCode::from(report::EXIT_INTERNAL)
+        }
+    }
+}
+
+fn run_command(cli: Cli) -> ExitCode {
     let mut session = Session::new(cli.color);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Translate(args) => cmd::translate::run(&mut session, args),
@@ -64,6 +88,8 @@ pub fn run() -> ExitCode {
         Command::Moves(args) => cmd::moves::run(&mut session, args),
         Command::Run(args) => cmd::run::run(&mut session, args),
         Command::Check(args) => cmd::check::run(&mut session, args),
+        Command::Equiv(args) => cmd::equiv::run(&mut session, args),
+        Command::Verify(args) => cmd::verify::run(&mut session, args),
         Command::Compile(args) => cmd::compile::run(&mut session, args),
         Command::Bench(args) => cmd::bench::run(&mut session, args),
         Command::Opt(args) => cmd::opt::run(&mut session, args),

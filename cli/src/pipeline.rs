@@ -51,6 +51,12 @@ pub struct GameArgs {
     /// `--allow rg::lint::unreachable-node`.
     #[arg(long, value_name = "CODE")]
     pub allow: Vec<String>,
+
+    /// The most a game may make at translation time: values of a domain, range or variable,
+    /// copies made by powers, macros and unrolled loops, nodes and edges of the translation,
+    /// GDL grounding work (default: 2000000).
+    #[arg(long, value_name = "N")]
+    pub size_limit: Option<u64>,
 }
 
 /// What `--deny` turns into errors.
@@ -74,6 +80,7 @@ pub fn load_unoptimised(
     args: &GameArgs,
 ) -> Result<(Game, rg_passes::TraceRecord), Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
+    session.size_limit = args.size_limit;
     session.lints = crate::report::LintConfig {
         deny_warnings: args.deny == Some(Deny::Warnings),
         allow: args.allow.clone(),
@@ -173,7 +180,10 @@ pub fn translate_text_traced(
 ) -> Result<(Game, rg_passes::TraceRecord), Failure> {
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
-    let lowered = lang.lower(file, text, &LowerOptions::default())?;
+    let mut opts = LowerOptions::default();
+    opts.size_limit = session.size_limit;
+    opts.work_limit = session.size_limit;
+    let lowered = lang.lower(file, text, &opts)?;
     emit_front_end_warnings(session, lowered.warnings, file);
     let mut game = lowered.game;
     // Lints about a translated game point at generated RG the user did not write: only RG

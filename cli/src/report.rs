@@ -80,6 +80,8 @@ pub struct Session {
     captured: Option<Mutex<Vec<DiagRecord>>>,
     /// How validator warnings are treated.
     pub lints: LintConfig,
+    /// `--size-limit`, for the front-ends.
+    pub size_limit: Option<u64>,
 }
 
 /// How validator warnings are treated (`--deny warnings`, `--allow CODE`).
@@ -131,6 +133,7 @@ impl Session {
             width,
             captured: None,
             lints: LintConfig::default(),
+            size_limit: None,
         }
     }
 
@@ -143,6 +146,7 @@ impl Session {
             width: 100,
             captured: None,
             lints: LintConfig::default(),
+            size_limit: None,
         }
     }
 
@@ -214,7 +218,7 @@ impl Session {
     /// The text [`Session::fail`] prints for a failure.
     pub fn render_failure(&self, failure: &Failure) -> String {
         match failure {
-            Failure::Input(diags) => diags.iter().map(|d| self.render(d)).collect(),
+            Failure::Input(diags) => self.render_capped(diags),
             Failure::Io(msg) | Failure::Usage(msg) => format!("error: {msg}\n"),
         }
     }
@@ -235,10 +239,51 @@ impl Session {
                 .extend(records);
             return;
         }
-        let mut err = std::io::stderr().lock();
+        let _ = std::io::stderr()
+            .lock()
+            .write_all(self.render_capped(diags).as_bytes());
+    }
+
+    /// Renders diagnostics, at most [`MAX_PER_CODE`] of each code (the members of a group
+    /// counted one by one), followed by one line per code that had more: thousands of copies of
+    /// one mistake would otherwise bury the first ones, and take long to render.
+    pub fn render_capped(&self, diags: &[Diag]) -> String {
+        let mut shown: std::collections::HashMap<String, usize> = Default::default();
+        let mut hidden: indexmap::IndexMap<String, usize> = Default::default();
+        let mut out = String::new();
         for d in diags {
-            let _ = err.write_all(self.render(d).as_bytes());
+            let src = d.file.and_then(|f| self.sources.named_source(f));
+            let mut keep = |diag: &dyn Diagnostic| {
+                let code = diag.code().map(|c| c.to_string()).unwrap_or_default();
+                let n = shown.entry(code.clone()).or_default();
+                *n += 1;
+                if *n > MAX_PER_CODE {
+                    *hidden.entry(code).or_default() += 1;
+                    false
+                } else {
+                    true
+                }
+            };
+            out.push_str(&render_filtered(
+                d.diag.as_ref(),
+                src.as_ref(),
+                self.color,
+                self.width,
+                &mut keep,
+            ));
         }
+        for (code, n) in hidden {
+            let code = if code.is_empty() {
+                String::new()
+            } else {
+                format!(" `{code}`")
+            };
+            out.push_str(&format!(
+                "note: and {n} more{code} diagnostic{} (only the first {MAX_PER_CODE} of each code are shown)\n",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        out
     }
 
     /// Prints a failure and returns its exit code.
@@ -252,6 +297,9 @@ impl Session {
         })
     }
 }
+
+/// The most diagnostics of one code that are rendered in one report.
+pub const MAX_PER_CODE: usize = 20;
 
 /// The 1-based line and column (in characters) of byte `offset` in `text` (clamped to the text).
 pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
@@ -274,6 +322,17 @@ pub fn render_with(
     color: bool,
     width: usize,
 ) -> String {
+    render_filtered(diag, src, color, width, &mut |_| true)
+}
+
+/// [`render_with`], rendering only the diagnostics (or members of a group) that `keep` accepts.
+fn render_filtered(
+    diag: &dyn Diagnostic,
+    src: Option<&NamedSource<String>>,
+    color: bool,
+    width: usize,
+    keep: &mut dyn FnMut(&dyn Diagnostic) -> bool,
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -288,10 +347,14 @@ pub fn render_with(
         _ => Vec::new(),
     };
     if grouped.is_empty() {
-        let _ = handler.render_report(&mut out, &WithSource { inner: diag, src });
+        if keep(diag) {
+            let _ = handler.render_report(&mut out, &WithSource::new(diag, src));
+        }
     } else {
         for r in grouped {
-            let _ = handler.render_report(&mut out, &WithSource { inner: r, src });
+            if keep(r) {
+                let _ = handler.render_report(&mut out, &WithSource::new(r, src));
+            }
         }
         let name = src.map(|s| s.name().to_owned());
         match name {
@@ -306,6 +369,39 @@ pub fn render_with(
 struct WithSource<'a> {
     inner: &'a dyn Diagnostic,
     src: Option<&'a NamedSource<String>>,
+    /// Where the primary label is, when the source is not shown because a label lies too far
+    /// to the right to be drawn (miette cannot draw a label past column 65 535).
+    far: Option<(usize, usize)>,
+}
+
+/// The rightmost column at which a label is drawn under its source line, and the longest line
+/// shown (miette shows whole lines; a diagnostic quoting a 300 KB line is no help).
+const MAX_LABEL_COLUMN: usize = 1_000;
+const MAX_LINE: usize = 4_000;
+
+impl<'a> WithSource<'a> {
+    fn new(inner: &'a dyn Diagnostic, src: Option<&'a NamedSource<String>>) -> Self {
+        let far = src.and_then(|s| {
+            let text = s.inner();
+            let labels: Vec<LabeledSpan> = inner.labels()?.collect();
+            let far = labels.iter().any(|l| {
+                let bytes = text.as_bytes();
+                let off = l.offset().min(text.len());
+                let start = bytes[..off]
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |p| p + 1);
+                let end = bytes[off..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(text.len(), |p| off + p);
+                off - start > MAX_LABEL_COLUMN || end - start > MAX_LINE
+            });
+            let primary = labels.iter().find(|l| l.primary()).or(labels.first())?;
+            far.then(|| line_column(text, primary.offset()))
+        });
+        WithSource { inner, src, far }
+    }
 }
 
 impl fmt::Debug for WithSource<'_> {
@@ -316,7 +412,11 @@ impl fmt::Debug for WithSource<'_> {
 
 impl fmt::Display for WithSource<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(self.inner, f)
+        fmt::Display::fmt(self.inner, f)?;
+        if let (Some((line, column)), Some(src)) = (self.far, self.src) {
+            write!(f, "\n  at {}:{line}:{column}", src.name())?;
+        }
+        Ok(())
     }
 }
 
@@ -338,9 +438,15 @@ impl Diagnostic for WithSource<'_> {
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         // Only attach the source when there is something to point at.
         let _ = self.inner.labels()?;
+        if self.far.is_some() {
+            return None;
+        }
         self.src.map(|s| s as &dyn miette::SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        if self.far.is_some() {
+            return None;
+        }
         // Spans past the end of the source (a truncated file) are clamped so rendering works.
         let len = self.src.map(|s| s.inner().len());
         let labels: Vec<LabeledSpan> = self

@@ -364,3 +364,76 @@ fn linegames_errors_point_into_the_lg_file() {
         settings("cli").bind(|| insta::assert_snapshot!("lg_errors_stderr", stderr(&out)));
     }
 }
+
+/// SIGINT at moments spread over a `translate -o OUT` run (weighted towards its end, where the
+/// output is written) never leaves a temporary file, and `OUT` is either absent or complete
+/// (issue 23: 3–4 % of randomly timed interrupts left a `.rgt-*.tmp` file).
+#[cfg(unix)]
+#[test]
+fn an_interrupted_translate_leaves_no_temporary_file() {
+    use std::time::Instant;
+    let dir = std::env::temp_dir().join(format!("rgt-cli-sigint-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    // A game with a large output: a chain of 100 000 assignments, at -O0.
+    let mut text = String::from(
+        "type Player = { a };\ntype Score = { 0, 100 };\nvar x: Bool = 0;\n\
+         begin, c0: player = a;\nc0, n0: $ go;\nn0, m0: player = keeper;\n",
+    );
+    for i in 0..100_000 {
+        text.push_str(&format!("m{i}, m{}: x = {};\n", i + 1, i % 2));
+    }
+    text.push_str("m100000, w: goals[a] = 100;\nw, end: player = keeper;\n");
+    let game = dir.join("chain.rg");
+    std::fs::write(&game, text).expect("write the game");
+    let out = dir.join("out.rg");
+    let translate = || {
+        let mut c = rgt();
+        c.arg("translate")
+            .arg(&game)
+            .arg("-O0")
+            .arg("-o")
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        c
+    };
+    let start = Instant::now();
+    assert!(translate().status().expect("runs").success());
+    let took = start.elapsed();
+    let whole = std::fs::read(&out).expect("the output");
+    let temporaries = || -> Vec<String> {
+        std::fs::read_dir(&dir)
+            .expect("list")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(".rgt-"))
+            .collect()
+    };
+    const TRIALS: u32 = 12;
+    for trial in 0..TRIALS {
+        std::fs::remove_file(&out).ok();
+        let mut child = translate().spawn().expect("starts");
+        std::thread::sleep(took.mul_f64(0.3 + 0.8 * f64::from(trial) / f64::from(TRIALS)));
+        let killed = Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .expect("kill runs");
+        let status = child.wait().expect("finishes");
+        assert!(
+            killed.success() || status.success(),
+            "trial {trial}: not interrupted and not finished: {status:?}"
+        );
+        assert_eq!(
+            temporaries(),
+            Vec::<String>::new(),
+            "trial {trial}: {status:?}"
+        );
+        if let Ok(bytes) = std::fs::read(&out) {
+            assert!(
+                bytes == whole,
+                "trial {trial}: a partial output ({status:?})"
+            );
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

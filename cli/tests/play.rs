@@ -172,3 +172,139 @@ fn a_keeper_cycle_is_reported_by_perft_run_and_check_without_crash_or_hang() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("finiteness violated"), "{err}");
 }
+
+/// Writes `text` to a fresh file named `name` in a temporary directory of this test.
+fn temp_file(test: &str, name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rgt-play-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+#[test]
+fn equiv_accepts_one_game_in_two_languages() {
+    // A LineGames game and the HRG program it is lowered through are the same game.
+    let lg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/linegames/alquerque.lg");
+    let (code, hrg, err) = out(rgt().arg("translate").arg(&lg).args(["--emit", "hrg"]));
+    assert_eq!(code, Some(0), "{err}");
+    let hrg = temp_file("equiv-lang", "alquerque.hrg", &hrg);
+    let (code, text, err) = out(rgt()
+        .arg("equiv")
+        .arg(&lg)
+        .arg(&hrg)
+        .args(["--depth", "2", "--plays", "3"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        text.starts_with("equivalent: perft equal to depth 2 (1 ")
+            && text.contains("; 3 playouts equal (legal moves, final states, goals; "),
+        "{text}"
+    );
+}
+
+#[test]
+fn equiv_shows_the_first_divergence_with_its_path() {
+    let nim = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/nim.rg");
+    let text = std::fs::read_to_string(&nim).expect("nim");
+    // The winner scores 0: a difference at the end of every play, beyond any perft horizon.
+    let wrong = text.replace("goals[mover] = 100", "goals[mover] = 0");
+    assert_ne!(wrong, text);
+    let wrong = temp_file("equiv-diff", "nim.rg", &wrong);
+    let (code, _, err) = out(rgt()
+        .arg("equiv")
+        .arg(&nim)
+        .arg(&wrong)
+        .args(["--depth", "1", "--plays", "1"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("rg::interp::not_equivalent"), "{err}");
+    assert!(
+        err.contains("the games differ: A and B: goals {alice: 100, bob: 0} vs {alice: 0, bob: 0}")
+            && err.contains("moves //one//three//one//one//one//)"),
+        "{err}"
+    );
+    // Both games from standard input is a usage error.
+    let (code, _, err) = out(rgt().args(["equiv", "-", "-"]));
+    assert_eq!(
+        (code, err.contains("standard input")),
+        (Some(2), true),
+        "{err}"
+    );
+}
+
+#[test]
+fn verify_compares_the_gdl_reasoner_and_both_levels() {
+    let kif = fixture("kif/games/tictactoe.kif");
+    let (code, text, err) = out(rgt().arg("verify").arg(&kif).args(["--plays", "4"]));
+    assert_eq!(code, Some(0), "{err}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    assert!(
+        lines[0].starts_with("GDL reasoner = interpreter at -O0: perft equal to depth 4 (1 9 9 9 72); 4 playouts equal"),
+        "{text}"
+    );
+    assert!(
+        lines[1]
+            .starts_with("GDL reasoner = interpreter at -O2: perft equal to depth 4 (1 9 9 9 72)"),
+        "{text}"
+    );
+    assert!(
+        lines[1].ends_with("(1 9 9 9 72)"),
+        "-O2 is compared by perft only: {text}"
+    );
+    assert!(
+        lines[2].starts_with("-O0 = -O2 (moves paired up to the tags -O2 drops or renames): perft equal to depth 4 (1 9 9 9 72); 4 playouts"),
+        "{text}"
+    );
+    // Other languages: -O0 against -O2 only, perft in moves.
+    let rg = fixture("rg/valid/tictactoe.rg");
+    let (code, text, err) = out(rgt().arg("verify").arg(&rg).args(["--depth", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        text.starts_with("-O0 = -O2 (moves paired up to the tags -O2 drops or renames): perft equal to depth 2 (1 9 72); 20 playouts"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 1, "{text}");
+}
+
+#[test]
+fn verify_and_equiv_report_bad_inputs_as_errors() {
+    let bad = temp_file("verify-bad", "bad.kif", "(role p) (<= (legal p a) (true");
+    let (code, _, err) = out(rgt().arg("verify").arg(&bad));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("gdl::E-PARSE"), "{err}");
+    let (code, _, err) = out(rgt().args(["verify", "missing.rg"]));
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("cannot read `missing.rg`"), "{err}");
+    let (code, _, err) = out(rgt().args(["equiv", "a.txt", "b.rg"]));
+    assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn equiv_relabel_pairs_moves_whose_tags_differ() {
+    // -O2 drops the tags of this RBG game's moves that other tags already tell apart.
+    let rbg = fixture("rbg/valid/counter.rbg");
+    let (code, o2, err) = out(rgt().arg("translate").arg(&rbg).arg("-O2"));
+    assert_eq!(code, Some(0), "{err}");
+    let o2 = temp_file("equiv-relabel", "counter.rg", &o2);
+    let args = ["-O0", "--depth", "2", "--plays", "5"];
+    let (code, _, err) = out(rgt().arg("equiv").arg(&rbg).arg(&o2).args(args));
+    assert_eq!(code, Some(1), "the names differ: {err}");
+    assert!(err.contains("the games differ: A and B: "), "{err}");
+    let (code, text, err) = out(rgt()
+        .arg("equiv")
+        .arg(&rbg)
+        .arg(&o2)
+        .args(args)
+        .arg("--relabel"));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("; 5 playouts equal"), "{text}");
+    // A different game is still told apart.
+    let other = fixture("rbg/valid/arithmetic.rbg");
+    let (code, _, err) = out(rgt()
+        .arg("equiv")
+        .arg(&rbg)
+        .arg(&other)
+        .args(args)
+        .arg("--relabel"));
+    assert_eq!(code, Some(1), "{err}");
+}

@@ -355,3 +355,46 @@ fn invalid_input_and_hook_failures_are_reported() {
     assert_eq!(pass, "expand_tag_variable");
     assert!(before.contains("$$ col") && !after.contains("$$ col"));
 }
+
+/// A valid game whose one move is a chain of 100 000 silent assignments (issue 23: petgraph's
+/// recursive `tarjan_scc`, called from the walk-dependence analysis, overflowed the stack on it at
+/// -O2). Loaded and optimised at -O2 on a thread with a 2 MiB stack, as test threads have, so
+/// a recursion per node fails; the optimised game keeps the tree and is small.
+#[test]
+fn a_100_000_edge_chain_optimises_at_o2_without_overflow() {
+    const N: usize = 100_000;
+    let mut text = String::from(
+        "type Player = { a };\ntype Score = { 0, 100 };\nvar x: Bool = 0;\n\
+         begin, c0: player = a;\nc0, n0: $ go;\nn0, m0: player = keeper;\n",
+    );
+    for i in 0..N {
+        text.push_str(&format!("m{i}, m{}: x = {};\n", i + 1, i % 2));
+    }
+    text.push_str(&format!(
+        "m{N}, w: goals[a] = 100;\nw, end: player = keeper;\n"
+    ));
+    let run = move || {
+        let before = load(Lang::Rg, "chain.rg", &text).unwrap_or_else(|d| panic!("{d}"));
+        assert!(before.edge_count() > N);
+        let mut after = before.clone();
+        rgt::pipeline::optimise(
+            &mut rgt::report::Session::plain(),
+            &mut after,
+            rgt::pipeline::OptLevel::O2,
+        )
+        .unwrap_or_else(|f| panic!("{f:?}"));
+        assert!(
+            after.edge_count() < 100,
+            "{} edges left",
+            after.edge_count()
+        );
+        // -O2 drops the tag of the only move (a relabelling).
+        check_relabelled(&before, &after, &ORACLE).unwrap_or_else(|d| panic!("{d}"));
+    };
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(run)
+        .expect("spawns")
+        .join()
+        .expect("no overflow, no panic");
+}

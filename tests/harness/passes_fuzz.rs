@@ -1,6 +1,7 @@
 //! Randomised differential test of the optimiser: small random RG games (two players taking
 //! turns over a few variables, a map, a constant, tags, any-assignments, shift loops, early ends
-//! and reachability checks), generated from fixed seeds, must keep their game tree at every
+//! and reachability checks, nested in checks or over the players' own move automata),
+//! generated from fixed seeds, must keep their game tree at every
 //! optimisation level (`passes::levels_keep_the_game_tree`). The fixtures cover each pass on a
 //! shape chosen for it; these games combine the passes on shapes nobody chose. Set
 //! `RGT_FUZZ_GAMES=N` to try more seeds locally (the default keeps the suite fast), and
@@ -17,6 +18,9 @@ use std::fmt::Write;
 /// search by search for false pragmas). Seed 117 is the first whose optimised game (without
 /// pragma shapes) splits a move when inline_assignment drops a store after an untagged loop.
 const GAMES: u64 = 120;
+
+/// Seeds tried by default with the extended shapes ([`Gen::extended`]).
+const EXTENDED_GAMES: u64 = 80;
 
 /// Lighter than the fixtures' oracle: many games, each small.
 const ORACLE: EquivOptions = EquivOptions {
@@ -45,8 +49,16 @@ struct Gen {
     edges: Vec<(String, String, String)>,
     tags: usize,
     mids: usize,
-    /// Start and end nodes of the check sub-automata.
+    /// Start and end nodes of the check sub-automata made so far (a check automaton may use
+    /// the earlier ones: checks nested in checks).
     checks: Vec<(String, String)>,
+    /// The players' move segments (prefix, length): checks may also run over the game flow,
+    /// e.g. "does the other player have a move" over that player's own move automaton, so
+    /// that their start and end nodes are shared with ordinary moves (issue 23).
+    flows: Vec<(&'static str, usize)>,
+    /// Whether checks may run over the game flow and nest. Off, the generator makes the games
+    /// it made before these shapes were added (their seeds are known regressions).
+    extended: bool,
 }
 
 impl Gen {
@@ -130,8 +142,9 @@ impl Gen {
             (format!("$$ {}", self.pick(&["k", "b"])), None)
         } else if roll < 80 {
             (String::new(), None)
-        } else if roll < 88 && ctx != Ctx::Check && !self.checks.is_empty() {
-            let (s, e) = self.checks[self.rng.below(self.checks.len())].clone();
+        } else if roll < 88
+            && let Some((s, e)) = self.check_over(ctx)
+        {
             let sign = self.pick(&["?", "!"]);
             (format!("{sign} {s} -> {e}"), None)
         } else if roll < 92 {
@@ -156,6 +169,38 @@ impl Gen {
             label = t;
         }
         self.edge(&at, to, label);
+    }
+
+    /// The start and end of a check usable in `ctx`: an earlier check automaton, or a stretch
+    /// of a move segment of the game flow (another player's in a move, any in the keeper's
+    /// segment, none inside checks).
+    fn check_over(&mut self, ctx: Ctx) -> Option<(String, String)> {
+        if !self.extended {
+            if ctx == Ctx::Check || self.checks.is_empty() {
+                return None;
+            }
+            return Some(self.checks[self.rng.below(self.checks.len())].clone());
+        }
+        let flows: Vec<(&str, usize)> = self
+            .flows
+            .iter()
+            .copied()
+            .filter(|&(p, _)| match ctx {
+                Ctx::Player(q) => p != q,
+                Ctx::Keeper => true,
+                Ctx::Check => false,
+            })
+            .collect();
+        if !flows.is_empty() && (self.checks.is_empty() || self.chance(50)) {
+            let (p, n) = flows[self.rng.below(flows.len())];
+            let i = self.rng.below(n);
+            let j = i + 1 + self.rng.below(n - i);
+            return Some((format!("{p}{i}"), format!("{p}{j}")));
+        }
+        if self.checks.is_empty() {
+            return None;
+        }
+        Some(self.checks[self.rng.below(self.checks.len())].clone())
     }
 
     /// A segment of `n` steps from `{p}0` to `{p}{n}`: a chain with forward shortcuts, shift
@@ -245,7 +290,7 @@ impl Gen {
         }
     }
 
-    fn game(seed: u64, shapes: bool) -> String {
+    fn game(seed: u64, shapes: bool, extended: bool) -> String {
         let mut g = Gen {
             rng: Rng::new(seed),
             shapes,
@@ -253,6 +298,8 @@ impl Gen {
             tags: 0,
             mids: 0,
             checks: Vec::new(),
+            flows: Vec::new(),
+            extended,
         };
         for r in 0..g.rng.below(3) {
             let n = 1 + g.rng.below(4);
@@ -260,6 +307,9 @@ impl Gen {
             g.checks.push((format!("r{r}_0"), format!("r{r}_{n}")));
         }
         let (nx, ny) = (1 + g.rng.below(5), 1 + g.rng.below(5));
+        if extended {
+            g.flows = vec![("x", nx), ("y", ny)];
+        }
         g.segment("x", nx, Ctx::Player("x"));
         g.segment("y", ny, Ctx::Player("y"));
         g.edge("begin", "x0", "player = x");
@@ -317,32 +367,39 @@ impl Gen {
 fn optimisation_levels_keep_the_game_tree_of_random_proper_games() {
     let games = std::env::var("RGT_FUZZ_GAMES")
         .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(GAMES);
+        .and_then(|n| n.parse().ok());
+    let (plain, extended) = match games {
+        Some(n) => (n, n),
+        None => (GAMES, EXTENDED_GAMES),
+    };
     let first = std::env::var("RGT_FUZZ_FIRST")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     let mut checked = 0;
     let mut tried = 0;
-    for seed in first..first + games {
-        // Every seed's game as before the pragma shapes, every other one also with them.
-        for shapes in [false, true] {
-            if shapes && seed % 2 == 1 {
-                continue;
-            }
-            tried += 1;
-            let text = Gen::game(seed, shapes);
-            let kind = if shapes { " (with pragma shapes)" } else { "" };
-            let what = format!("random game of seed {seed}{kind}:\n{text}");
-            let game = load(Lang::Rg, "random.rg", &text)
-                .unwrap_or_else(|d| panic!("{what}\ndoes not load:\n{d}"));
-            if !is_proper(&game) {
-                continue;
-            }
-            checked += 1;
-            levels_keep_the_game_tree(&game, &what, &ORACLE);
+    // Every seed's game as before the pragma shapes, every other one also with them; then the
+    // games with checks over the game flow and nested checks.
+    let seeds = (first..first + plain)
+        .flat_map(|s| [(s, false, false), (s, true, false)])
+        .filter(|&(s, shapes, _)| !shapes || s % 2 == 0)
+        .chain((first..first + extended).map(|s| (s, false, true)));
+    for (seed, shapes, extended) in seeds {
+        tried += 1;
+        let text = Gen::game(seed, shapes, extended);
+        let kind = match (shapes, extended) {
+            (true, _) => " (with pragma shapes)",
+            (_, true) => " (extended)",
+            _ => "",
+        };
+        let what = format!("random game of seed {seed}{kind}:\n{text}");
+        let game = load(Lang::Rg, "random.rg", &text)
+            .unwrap_or_else(|d| panic!("{what}\ndoes not load:\n{d}"));
+        if !is_proper(&game) {
+            continue;
         }
+        checked += 1;
+        levels_keep_the_game_tree(&game, &what, &ORACLE);
     }
     // Passes keep the tree of proper games only (rg.md §11: e.g. a move into a state without
     // moves may be pruned). The generator aims at them; if most were not, little is checked.

@@ -38,6 +38,16 @@ fn reserved_value(name: &str) -> bool {
             .any(|p| name.starts_with(p))
 }
 
+/// The name of a value whose natural (mangled, flattened) name is `natural`, before collisions
+/// are resolved: reserved names get the prefix `v_`, as [`Namer::assign`] gives them.
+pub(crate) fn value_name(natural: String) -> String {
+    if reserved_value(&natural) {
+        format!("v_{natural}")
+    } else {
+        natural
+    }
+}
+
 /// A namespace of generated names.
 #[derive(Debug, Default)]
 pub(crate) struct Namer {

@@ -998,6 +998,25 @@ impl Reasoner {
         s
     }
 
+    /// The RG value name the translation gives a ground term (a role, an action, a goal value)
+    /// when no other term of its namespace flattens to the same name (gdl.md §8.4.1): symbols
+    /// mangled, a compound term's functor and arguments joined by `_`, reserved names prefixed
+    /// with `v_`. Terms whose names collide are renamed by the translation (warning W-LOW-060),
+    /// so a caller pairing actions by name must check that the names it compares are distinct.
+    pub fn rg_name(&self, t: GroundTerm) -> String {
+        let mut out = String::new();
+        // Depth first, left to right, without recursion: the arguments are pushed reversed.
+        let mut stack = vec![t];
+        while let Some(t) = stack.pop() {
+            if !out.is_empty() {
+                out.push('_');
+            }
+            crate::names::mangle_into(&self.game.names[self.terms.functor(t).0 as usize], &mut out);
+            stack.extend(self.terms.args(t).iter().rev());
+        }
+        crate::names::value_name(out)
+    }
+
     /// Computes the model of a state: terminal, legal moves, goals.
     pub fn evaluate(&mut self, state: &State) -> Result<Evaluated, ReasonerError> {
         let game = &self.game;
@@ -1680,6 +1699,23 @@ mod tests {
 
     const FRAME: &str = "(role p) (init s) (<= (next t) (does p ?m)) (<= terminal (true t)) \
                          (<= (goal p 100) (true t))";
+
+    #[test]
+    fn rg_names_are_the_translation_names() {
+        let mut r = reasoner(
+            "(role player) (role random) (init s) (<= (next t) (does player ?m)) \
+             (<= terminal (true t)) (<= (goal player 100) (true t)) \
+             (<= (legal player (move (a-b 2) c)) (true s)) (<= (legal player f_x) (true s)) \
+             (<= (legal random noop) (true s))",
+        );
+        let roles: Vec<String> = r.roles().iter().map(|&t| r.rg_name(t)).collect();
+        assert_eq!(roles, ["v_player", "v_random"]);
+        let init = r.initial().clone();
+        let ev = r.evaluate(&init).expect("evaluates");
+        let mut names: Vec<String> = ev.legal()[0].iter().map(|&t| r.rg_name(t)).collect();
+        names.sort();
+        assert_eq!(names, ["move_asub_b_2_c", "v_f_x"]);
+    }
 
     #[test]
     fn transitive_closure_is_complete() {

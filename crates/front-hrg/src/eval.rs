@@ -10,7 +10,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 /// A compile-time value (hrg.md §4.2).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Value {
     Sym(String),
     Ctor(String, Vec<Value>),
@@ -67,17 +67,15 @@ impl RgVal {
 /// Compression (hrg.md §4.7): the most frequent value becomes the default; ties prefer the
 /// smaller value, then the greatest in RG order.
 pub(crate) fn compress(entries: Vec<(String, RgVal)>) -> RgVal {
-    let mut counts: Vec<(RgVal, usize)> = Vec::new();
+    // Counted by a map (a linear search per entry was quadratic in the number of entries).
+    let mut counts: HashMap<&RgVal, usize> = HashMap::new();
     for (_, v) in &entries {
-        match counts.iter_mut().find(|(c, _)| c == v) {
-            Some(c) => c.1 += 1,
-            None => counts.push((v.clone(), 1)),
-        }
+        *counts.entry(v).or_default() += 1;
     }
     let best = counts
         .into_iter()
         .max_by(|(a, ca), (b, cb)| ca.cmp(cb).then(b.size().cmp(&a.size())).then(a.cmp(b)))
-        .map(|(v, _)| v);
+        .map(|(v, _)| v.clone());
     let Some(d) = best else {
         return RgVal::Map(Box::new(RgVal::Elem(String::new())), Vec::new());
     };
@@ -91,21 +89,58 @@ pub(crate) struct World<'a> {
     pub functions: HashMap<&'a str, &'a Function>,
     elems: std::cell::RefCell<HashMap<String, Vec<Value>>>,
     depth: std::cell::Cell<usize>,
+    /// The most values a domain, a range or a map may have (`--size-limit`).
+    pub limit: usize,
 }
 
 pub(crate) type Env = HashMap<String, Value>;
 
 const MAX_DEPTH: usize = 2000;
 
-fn binding_values(b: &Binding) -> Vec<Value> {
-    match &b.values {
-        Values::Range(a, z) => (*a..=*z).map(|i| Value::Sym(i.to_string())).collect(),
-        Values::Set(v) => v.iter().map(|s| Value::Sym(s.clone())).collect(),
-    }
+/// The error for a collection of `n` values (or more) where at most `limit` are allowed.
+pub(crate) fn too_large(what: &str, n: u128, unit: &str, limit: usize, span: Span) -> HrgError {
+    HrgError::new(
+        format!("{what} has {n} {unit}, more than the limit of {limit}"),
+        span,
+    )
+    .help("rgt limits what a game may make at translation time; raise it with `--size-limit N`")
 }
 
-/// Every combination of the lists, first list varying slowest.
-fn product(lists: &[Vec<Value>]) -> Vec<Vec<Value>> {
+fn binding_values(b: &Binding, limit: usize, span: Span) -> Result<Vec<Value>, HrgError> {
+    Ok(match &b.values {
+        Values::Range(a, z) => {
+            let n = (i128::from(*z) - i128::from(*a) + 1).max(0) as u128;
+            if n > limit as u128 {
+                return Err(too_large(
+                    &format!("the range `{a}..{z}`"),
+                    n,
+                    "values",
+                    limit,
+                    span,
+                ));
+            }
+            (*a..=*z).map(|i| Value::Sym(i.to_string())).collect()
+        }
+        Values::Set(v) => v.iter().map(|s| Value::Sym(s.clone())).collect(),
+    })
+}
+
+/// Every combination of the lists, first list varying slowest; an error when there are more
+/// than `limit`.
+fn product(lists: &[Vec<Value>], limit: usize, span: Span) -> Result<Vec<Vec<Value>>, HrgError> {
+    let n = lists
+        .iter()
+        .try_fold(1u128, |n, l| n.checked_mul(l.len() as u128))
+        .unwrap_or(u128::MAX);
+    if n > limit as u128 {
+        return Err(too_large(
+            "the combination of the bindings",
+            n,
+            "values",
+            limit,
+            span,
+        ));
+    }
     let mut out = vec![Vec::new()];
     for l in lists {
         let mut next = Vec::with_capacity(out.len() * l.len());
@@ -118,7 +153,7 @@ fn product(lists: &[Vec<Value>]) -> Vec<Vec<Value>> {
         }
         out = next;
     }
-    out
+    Ok(out)
 }
 
 fn as_int(v: &Value, span: Span) -> Result<i64, HrgError> {
@@ -174,7 +209,7 @@ fn natural(a: &str, b: &str) -> Ordering {
 }
 
 impl<'a> World<'a> {
-    pub fn new(decls: &'a [Decl]) -> Result<Self, HrgError> {
+    pub fn new(decls: &'a [Decl], limit: usize) -> Result<Self, HrgError> {
         let mut domains = HashMap::new();
         let mut functions = HashMap::new();
         for d in decls {
@@ -196,6 +231,7 @@ impl<'a> World<'a> {
             functions,
             elems: Default::default(),
             depth: Default::default(),
+            limit,
         })
     }
 
@@ -225,6 +261,7 @@ impl<'a> World<'a> {
         let mut out = Vec::new();
         for e in elements {
             match e {
+                _ if out.len() > self.limit => break,
                 Element::Name(n) => match self.elems_guarded(n, stack)? {
                     Some(vs) => out.extend(vs),
                     None => out.push(Value::Sym(n.clone())),
@@ -242,16 +279,25 @@ impl<'a> World<'a> {
                                     format!("add a binding such as `{p} in 0..3` after `where`"),
                                 )
                             })?;
-                            lists.push(binding_values(b));
+                            lists.push(binding_values(b, self.limit, dspan)?);
                         } else {
                             lists.push(vec![Value::Sym(p.clone())]);
                         }
                     }
-                    for combo in product(&lists) {
+                    for combo in product(&lists, self.limit, dspan)? {
                         out.push(Value::Ctor(name.clone(), combo));
                     }
                 }
             }
+        }
+        if out.len() > self.limit {
+            return Err(too_large(
+                &format!("domain `{d}`"),
+                out.len() as u128,
+                "values",
+                self.limit,
+                dspan,
+            ));
         }
         stack.pop();
         self.elems.borrow_mut().insert(d.to_string(), out.clone());
@@ -349,8 +395,14 @@ impl<'a> World<'a> {
                     None => None,
                 };
                 let mut entries: Vec<(Value, Value)> = Vec::new();
+                // Keys seen so far (a linear search per key was quadratic in the map's size).
+                let mut keys: std::collections::HashSet<Value> = Default::default();
                 for part in parts {
-                    let lists: Vec<Vec<Value>> = part.bindings.iter().map(binding_values).collect();
+                    let lists = part
+                        .bindings
+                        .iter()
+                        .map(|b| binding_values(b, self.limit, part.value.span))
+                        .collect::<Result<Vec<_>, _>>()?;
                     if let Some(first) = part.bindings.first()
                         && part.bindings[1..].iter().any(|b| b.name == first.name)
                     {
@@ -359,13 +411,13 @@ impl<'a> World<'a> {
                             part.value.span,
                         ));
                     }
-                    for combo in product(&lists) {
+                    for combo in product(&lists, self.limit, part.value.span)? {
                         let mut env2 = env.clone();
                         for (b, v) in part.bindings.iter().zip(combo) {
                             env2.insert(b.name.clone(), v);
                         }
                         let key = self.instantiate(&part.key, &env2, part.value.span)?;
-                        if entries.iter().any(|(k, _)| *k == key) {
+                        if !keys.insert(key.clone()) {
                             return Err(HrgError::new(
                                 format!("duplicated map key `{}`", key.show()),
                                 part.value.span,

@@ -31,7 +31,16 @@ pub fn format(file: FileId, text: &str) -> Result<String, HrgError> {
 /// Lowers an HRG program given as a syntax tree (spans in errors and in the game are those of
 /// the tree; `file` is the file they refer to).
 pub fn lower_ast(decls: &[ast::Decl], file: FileId) -> Result<Game, HrgError> {
-    lower::Lowerer::new(decls)?.lower(decls, Span::new(file, 0, 0))
+    lower_ast_with(decls, file, &LowerOptions::default())
+}
+
+/// [`lower_ast`] with options (the size limit).
+pub fn lower_ast_with(
+    decls: &[ast::Decl],
+    file: FileId,
+    opts: &LowerOptions,
+) -> Result<Game, HrgError> {
+    lower::Lowerer::new(decls, opts.size_limit())?.lower(decls, Span::new(file, 0, 0))
 }
 
 /// The canonical text of an HRG syntax tree (the layout of [`format`], without comments).
@@ -56,9 +65,9 @@ impl FrontEnd for HrgFrontEnd {
         &["hrg"]
     }
 
-    fn lower(&self, file: FileId, text: &str, _opts: &LowerOptions) -> Result<Lowered, HrgError> {
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, HrgError> {
         let toks = syntax::lex(file, text)?;
         let decls = syntax::Parser::new(toks).program()?;
-        Ok(Lowered::new(lower_ast(&decls, file)?))
+        Ok(Lowered::new(lower_ast_with(&decls, file, opts)?))
     }
 }

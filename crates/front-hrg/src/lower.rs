@@ -47,8 +47,8 @@ fn is_builtin_stmt(name: &str) -> bool {
 }
 
 impl<'a> Lowerer<'a> {
-    pub fn new(decls: &'a [Decl]) -> R<Self> {
-        let world = World::new(decls)?;
+    pub fn new(decls: &'a [Decl], limit: usize) -> R<Self> {
+        let world = World::new(decls, limit)?;
         let mut graphs = HashMap::new();
         for d in decls {
             if let Decl::Graph(gr) = d
@@ -135,6 +135,23 @@ impl<'a> Lowerer<'a> {
         *c += 1;
         let name = format!("{prefix}{c}");
         self.node(&name)
+    }
+
+    /// An error once the game has more nodes and edges than the size limit: unrolled loops
+    /// (`repeat N`, `repeat X in D`) and graph calls multiply a program's size.
+    fn check_size(&self, span: Span) -> R<()> {
+        let n = self.g.node_capacity() + self.g.edge_count();
+        if n > self.world.limit {
+            return Err(crate::eval::too_large(
+                "the translated game",
+                n as u128,
+                "nodes and edges",
+                self.world.limit,
+                span,
+            )
+            .help("loops are unrolled and graphs inlined: `repeat N` and graph calls multiply the size of their bodies; raise the limit with `--size-limit N`"));
+        }
+        Ok(())
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Span) {
@@ -533,6 +550,7 @@ impl<'a> Lowerer<'a> {
         ctx: &Ctx<'a>,
         span: Span,
     ) -> R<()> {
+        self.check_size(span)?;
         if let Some(end) = self.stmts(list, from, ctx)? {
             self.edge(end, next, Label::Skip, span);
         }
@@ -665,9 +683,20 @@ impl<'a> Lowerer<'a> {
                 Ok(x)
             }
             StmtKind::Repeat(n, body) => {
+                // Every copy makes a node at least: stop a count over the limit at once.
+                if *n as u128 > self.world.limit as u128 {
+                    return Err(crate::eval::too_large(
+                        &format!("`repeat {n}`"),
+                        *n as u128,
+                        "copies",
+                        self.world.limit,
+                        span,
+                    ));
+                }
                 let x = self.fresh(&ctx.prefix);
                 let mut cur = cur;
                 for _ in 0..*n {
+                    self.check_size(span)?;
                     let nx = self.fresh(&ctx.prefix);
                     let inner = Ctx {
                         brk: Some(x),
@@ -685,6 +714,7 @@ impl<'a> Lowerer<'a> {
                 let x = self.fresh(&ctx.prefix);
                 let mut cur = cur;
                 for el in elems {
+                    self.check_size(span)?;
                     let nx = self.fresh(&ctx.prefix);
                     let mut inner = Ctx {
                         brk: Some(x),
@@ -709,6 +739,7 @@ impl<'a> Lowerer<'a> {
                 let elems = self.loop_elements(t, ctx, span)?;
                 let j = self.fresh(&ctx.prefix);
                 for el in elems {
+                    self.check_size(span)?;
                     let mut inner = ctx.clone();
                     inner.subst.insert(v.clone(), el);
                     self.block_into(body, cur, j, &inner, span)?;

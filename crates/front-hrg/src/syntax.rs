@@ -356,13 +356,46 @@ pub enum Decl {
 pub(crate) struct Parser {
     toks: Vec<(Tok, Span)>,
     pos: usize,
+    /// How deep the syntax tree being built is at this point (see [`MAX_NESTING`]).
+    depth: usize,
 }
+
+/// How deep expressions, types, patterns and blocks may nest (an operator chain such as
+/// `a + b + c` counts one level per operator). The syntax tree and every walk over it recurse
+/// once per level; real games nest a few dozen levels at most.
+pub const MAX_NESTING: usize = 1000;
 
 type PResult<T> = Result<T, HrgError>;
 
 impl Parser {
     pub fn new(toks: Vec<(Tok, Span)>) -> Self {
-        Parser { toks, pos: 0 }
+        Parser {
+            toks,
+            pos: 0,
+            depth: 0,
+        }
+    }
+
+    /// One level deeper; an error past [`MAX_NESTING`]. Paired with `self.depth -= 1`.
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return Err(HrgError::new(
+                format!(
+                    "nested deeper than {MAX_NESTING} (brackets, blocks or operators in a row)"
+                ),
+                self.span(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Runs `f` one level deeper.
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        self.enter()?;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     fn peek(&self) -> &Tok {
@@ -594,6 +627,10 @@ impl Parser {
     }
 
     fn ty(&mut self) -> PResult<Type> {
+        self.nested(Self::ty_at_depth)
+    }
+
+    fn ty_at_depth(&mut self) -> PResult<Type> {
         if self.eat(&Tok::LBrace) {
             let mut v = Vec::new();
             loop {
@@ -614,6 +651,10 @@ impl Parser {
     }
 
     fn pattern(&mut self) -> PResult<Pattern> {
+        self.nested(Self::pattern_at_depth)
+    }
+
+    fn pattern_at_depth(&mut self) -> PResult<Pattern> {
         let name = self.ident("a pattern")?;
         if self.eat(&Tok::LParen) {
             let mut ps = Vec::new();
@@ -635,6 +676,10 @@ impl Parser {
     }
 
     fn block(&mut self) -> PResult<Vec<Stmt>> {
+        self.nested(Self::block_at_depth)
+    }
+
+    fn block_at_depth(&mut self) -> PResult<Vec<Stmt>> {
         self.expect(Tok::LBrace)?;
         let mut out = Vec::new();
         while *self.peek() != Tok::RBrace {
@@ -648,6 +693,10 @@ impl Parser {
     }
 
     fn statement(&mut self) -> PResult<Stmt> {
+        self.nested(Self::statement_at_depth)
+    }
+
+    fn statement_at_depth(&mut self) -> PResult<Stmt> {
         let start = self.span();
         let kind = match self.peek().clone() {
             Tok::DollarDollar => {
@@ -795,6 +844,10 @@ impl Parser {
     }
 
     pub fn expr(&mut self) -> PResult<Expr> {
+        self.nested(Self::expr_at_depth)
+    }
+
+    fn expr_at_depth(&mut self) -> PResult<Expr> {
         let start = self.span();
         let a = self.and_expr()?;
         if self.eat(&Tok::OrOr) {
@@ -805,6 +858,10 @@ impl Parser {
     }
 
     fn and_expr(&mut self) -> PResult<Expr> {
+        self.nested(Self::and_expr_at_depth)
+    }
+
+    fn and_expr_at_depth(&mut self) -> PResult<Expr> {
         let start = self.span();
         let a = self.cmp_expr()?;
         if self.eat(&Tok::AndAnd) {
@@ -815,9 +872,17 @@ impl Parser {
     }
 
     fn cmp_expr(&mut self) -> PResult<Expr> {
+        let depth = self.depth;
+        let r = self.cmp_chain();
+        self.depth = depth;
+        r
+    }
+
+    fn cmp_chain(&mut self) -> PResult<Expr> {
         let start = self.span();
         let mut a = self.add_expr()?;
         loop {
+            self.enter()?;
             let op = match self.peek() {
                 Tok::EqEq => BinOp::Eq,
                 Tok::Neq => BinOp::Neq,
@@ -834,9 +899,17 @@ impl Parser {
     }
 
     fn add_expr(&mut self) -> PResult<Expr> {
+        let depth = self.depth;
+        let r = self.add_chain();
+        self.depth = depth;
+        r
+    }
+
+    fn add_chain(&mut self) -> PResult<Expr> {
         let start = self.span();
         let mut a = self.postfix()?;
         loop {
+            self.enter()?;
             let op = match self.peek() {
                 Tok::Plus => BinOp::Add,
                 Tok::Minus => BinOp::Sub,
@@ -851,9 +924,17 @@ impl Parser {
     }
 
     fn postfix(&mut self) -> PResult<Expr> {
+        let depth = self.depth;
+        let r = self.postfix_chain();
+        self.depth = depth;
+        r
+    }
+
+    fn postfix_chain(&mut self) -> PResult<Expr> {
         let start = self.span();
         let mut e = self.primary()?;
         loop {
+            self.enter()?;
             if self.eat(&Tok::LBracket) {
                 let i = self.expr()?;
                 self.expect(Tok::RBracket)?;

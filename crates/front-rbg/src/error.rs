@@ -1,6 +1,6 @@
 //! The RBG front-end's error: a message, the span in the .rbg source and a help line.
 
-use miette::SourceSpan;
+use miette::{LabeledSpan, SourceSpan};
 use rg_core::Span;
 
 /// An error in an RBG description.
@@ -12,9 +12,11 @@ pub struct RbgError {
     #[label("here")]
     pub label: Option<SourceSpan>,
     pub span: Option<Span>,
-    /// When the offending tokens come from a macro: the macro use in the section.
-    #[label("in this macro use")]
-    pub use_label: Option<SourceSpan>,
+    /// More places, each with its own text: the macro use in the section when the offending
+    /// tokens come from a macro, the first declaration of a duplicate. (One vector rather than
+    /// an optional span each keeps the error small: it is returned on every parser path.)
+    #[label(collection)]
+    pub related: Vec<LabeledSpan>,
     #[help]
     pub help: Option<String>,
 }
@@ -25,7 +27,7 @@ impl RbgError {
             message: message.into(),
             label: Some(span.into()),
             span: Some(span),
-            use_label: None,
+            related: Vec::new(),
             help: None,
         }
     }

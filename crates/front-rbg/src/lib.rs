@@ -27,11 +27,11 @@ impl FrontEnd for RbgFrontEnd {
         &["rbg"]
     }
 
-    fn lower(&self, file: FileId, text: &str, _opts: &LowerOptions) -> Result<Lowered, RbgError> {
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, RbgError> {
         let toks = syntax::lex(file, text)?;
         let whole = Span::new(file, 0, text.len());
-        let game = parse(&toks, whole)?;
-        Ok(Lowered::new(lower::lower(&game, whole)?))
+        let game = parse(&toks, whole, opts.size_limit())?;
+        Ok(Lowered::new(lower::lower(&game, whole, opts.size_limit())?))
     }
 }
 
@@ -60,14 +60,35 @@ fn declared_names(g: &syntax::Game) -> std::collections::HashMap<String, syntax:
 /// Expands the macros and board generators of an HL (or LL) description and prints it as LL-RBG.
 pub fn to_ll(file: FileId, text: &str) -> Result<String, RbgError> {
     let toks = syntax::lex(file, text)?;
-    let game = parse(&toks, Span::new(file, 0, text.len()))?;
+    let game = parse(
+        &toks,
+        Span::new(file, 0, text.len()),
+        LowerOptions::default().size_limit(),
+    )?;
     Ok(print::ll(&game))
 }
 
+/// The declarations of a `#players` or `#variables` section, each bound at most `limit` (the
+/// translation makes a type of every value up to a bound).
+fn bounded(
+    list: Vec<(String, u64)>,
+    limit: usize,
+    span: Span,
+) -> Result<Vec<(String, u64)>, RbgError> {
+    if let Some((name, b)) = list.iter().find(|(_, b)| *b >= limit as u64) {
+        return Err(RbgError::new(
+            format!("the bound {b} of `{name}` is above the limit of {}", limit.saturating_sub(1)),
+            span,
+        )
+        .help("the translation makes a type of every value up to a bound; raise the limit with `--size-limit N`"));
+    }
+    Ok(list)
+}
+
 /// Splits the token stream into directives, expands macros and parses the five sections.
-fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
+fn parse(toks: &[(Tok, Span)], whole: Span, limit: usize) -> Result<syntax::Game, RbgError> {
     let (sections, macros) = macros::directives(toks)?;
-    let mut expander = macros::Expander::new(toks, macros);
+    let mut expander = macros::Expander::new(toks, macros, limit);
     let mut game = syntax::Game::default();
     let mut seen: Vec<&str> = Vec::new();
     // Declarations first, then the board, then the rules (rbg.md §3).
@@ -89,7 +110,9 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
         let body = expander.section(s)?;
         let origins = std::mem::take(&mut expander.origins);
         let end = body.last().map_or(s.span, |t| t.1);
-        let mut p = Parser::new(&body, end).with_origins(&origins);
+        let mut p = Parser::new(&body, end)
+            .with_origins(&origins)
+            .with_limit(limit);
         // Names and bounds are known once the declarations are parsed; only the rules need them.
         let (names, bounds) = if s.name == "rules" {
             let bounds: std::collections::HashMap<String, u64> = game
@@ -106,14 +129,14 @@ fn parse(toks: &[(Tok, Span)], whole: Span) -> Result<syntax::Game, RbgError> {
             p = p.with_names(&names).with_bounds(&bounds);
         }
         match s.name.as_str() {
-            "players" => game.players = p.bounded_list()?,
+            "players" => game.players = bounded(p.bounded_list()?, limit, s.span)?,
             "pieces" => {
                 let mut v = p.ident_list()?;
                 v.sort();
                 v.dedup();
                 game.pieces = v;
             }
-            "variables" => game.variables = p.bounded_list()?,
+            "variables" => game.variables = bounded(p.bounded_list()?, limit, s.span)?,
             "board" => {
                 let (vertices, labels) = p.board()?;
                 game.board = vertices;

@@ -85,6 +85,19 @@ struct L<'a> {
     /// Vertex targets per label, by vertex index (for shift-chain lookups).
     succ: HashMap<String, Vec<Option<usize>>>,
     lookups: usize,
+    /// The most values an arithmetic result may range over, and the most cells all arithmetic
+    /// and comparison tables may have together (`--size-limit`).
+    limit: usize,
+    /// Cells of the tables made so far.
+    table_cells: i128,
+    /// The range and `nan` of each arithmetic table's result, by the table's key (computing
+    /// them takes a pass over the table, which a repeated expression must not pay again).
+    results: HashMap<String, (i64, i64, bool)>,
+}
+
+/// The number of integers in `lo..=hi` (0 when empty), exactly.
+fn width(lo: i64, hi: i64) -> i128 {
+    (i128::from(hi) - i128::from(lo) + 1).max(0)
 }
 
 /// A relation on vertices: one bit row per source vertex.
@@ -331,24 +344,43 @@ impl<'a> L<'a> {
         (le, l0, l1, ln): (ExprId, i64, i64, bool),
         (re, r0, r1, rn): (ExprId, i64, i64, bool),
     ) -> R<(ExprId, i64, i64, bool)> {
-        let f = |a: i64, b: i64| -> Option<i64> {
-            match op {
-                '+' => Some(a + b),
-                '-' => Some(a - b),
-                '*' => Some(a * b),
-                _ => (b != 0).then(|| a / b),
-            }
+        // Exact in i128, which no operation on two i64 overflows; a result outside i64 is an
+        // error (`Some(Err(v))`), a division by zero `nan` (`None`).
+        let f = |a: i64, b: i64| -> Option<Result<i64, i128>> {
+            let (a, b) = (i128::from(a), i128::from(b));
+            let v = match op {
+                '+' => a + b,
+                '-' => a - b,
+                '*' => a * b,
+                _ => (b != 0).then(|| a / b)?,
+            };
+            Some(i64::try_from(v).map_err(|_| v))
         };
+        let key = format!("{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+        if let (Some(&(lo, hi, nan)), Some(name)) = (self.results.get(&key), self.tables.get(&key))
+        {
+            let t = self.r(&name.clone());
+            let e = self.at(t, le);
+            let e = self.at(e, re);
+            return Ok((e, lo, hi, nan));
+        }
         let (mut lo, mut hi, mut nan) = (i64::MAX, i64::MIN, ln || rn);
-        if (l1 - l0 + 1).saturating_mul(r1 - r0 + 1) > 1_000_000 {
+        if width(l0, l1).saturating_mul(width(r0, r1)) > 1_000_000 {
             return Err(RbgError::new("arithmetic table too large", self.span));
         }
+        self.table_budget(width(l0, l1) * width(r0, r1))?;
         for a in l0..=l1 {
             for b in r0..=r1 {
                 match f(a, b) {
-                    Some(v) => {
+                    Some(Ok(v)) => {
                         lo = lo.min(v);
                         hi = hi.max(v);
+                    }
+                    Some(Err(v)) => {
+                        return Err(RbgError::new(
+                            format!("`{a} {op} {b}` is {v}, beyond 64-bit integers"),
+                            self.span,
+                        ));
                     }
                     None => nan = true,
                 }
@@ -358,7 +390,18 @@ impl<'a> L<'a> {
             lo = 0;
             hi = 0;
         }
-        let key = format!("{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+        if width(lo, hi) > self.limit as i128 {
+            return Err(RbgError::new(
+                format!(
+                    "this arithmetic ranges over {} values ({lo}..{hi}), more than the limit of {}",
+                    width(lo, hi),
+                    self.limit
+                ),
+                self.span,
+            )
+            .help("the translation makes a type of every value an expression can take; raise the limit with `--size-limit N`"));
+        }
+        self.results.insert(key.clone(), (lo, hi, nan));
         let name = match self.tables.get(&key) {
             Some(n) => n.clone(),
             None => {
@@ -375,9 +418,10 @@ impl<'a> L<'a> {
                 for a in l0..=l1 {
                     let mut cells = Vec::new();
                     for b in r0..=r1 {
+                        // Every result fits: the loop above has returned otherwise.
                         let v = match f(a, b) {
-                            Some(v) => num_name(v),
-                            None => "nan".to_string(),
+                            Some(Ok(v)) => num_name(v),
+                            Some(Err(_)) | None => "nan".to_string(),
                         };
                         cells.push((num_name(b), self.elem(&v)));
                     }
@@ -399,6 +443,22 @@ impl<'a> L<'a> {
         let e = self.at(t, le);
         let e = self.at(e, re);
         Ok((e, lo, hi, nan))
+    }
+
+    /// Counts `cells` more table cells against the size limit.
+    fn table_budget(&mut self, cells: i128) -> R<()> {
+        self.table_cells = self.table_cells.saturating_add(cells);
+        if self.table_cells > self.limit as i128 {
+            return Err(RbgError::new(
+                format!(
+                    "the arithmetic and comparison tables of this game have more than {} cells",
+                    self.limit
+                ),
+                self.span,
+            )
+            .help("each arithmetic expression or comparison on variables becomes a table over their ranges; raise the limit with `--size-limit N`"));
+        }
+        Ok(())
     }
 
     /// A Boolean table `name[v] == 1` over a range, true where `ok(v)`.
@@ -623,7 +683,14 @@ impl<'a> L<'a> {
                 let (le, l0, l1, ln) = self.arith(l)?;
                 let (re, r0, r1, rn) = self.arith(r)?;
                 let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
-                if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
+                if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
+                    // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
+                    // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
+                    // fails for range reasons). RG cannot compare the two types.
+                    if *op == "!=" {
+                        self.edge(a, b, Label::Skip);
+                    }
+                } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
                     self.edge(
                         a,
                         b,
@@ -639,6 +706,7 @@ impl<'a> L<'a> {
                     let name = match self.tables.get(&key) {
                         Some(n) => n.clone(),
                         None => {
+                            self.table_budget(width(l0, l1) * width(r0, r1))?;
                             let name = format!("math_{}", self.tables.len() + 1);
                             let lt = self.range(l0, l1, ln);
                             let rt = self.range(r0, r1, rn);
@@ -875,7 +943,7 @@ fn uses_piece_arith(r: &Rule, pieces: &HashSet<&str>) -> bool {
 }
 
 /// Lowers a parsed LL game.
-pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
+pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
     let mut kinds = HashMap::new();
     let mut bounds = HashMap::new();
     for (p, b) in &rbg.players {
@@ -973,6 +1041,9 @@ pub(crate) fn lower(rbg: &Rbg, span: Span) -> R<Game> {
         null,
         succ: HashMap::new(),
         lookups: 0,
+        limit,
+        table_cells: 0,
+        results: HashMap::new(),
     };
     let index: HashMap<&str, usize> = rbg
         .board

@@ -35,6 +35,10 @@ pub(crate) struct Expander<'t> {
     depth: usize,
     /// For the last expanded section: per output token, the macro use it came from.
     pub origins: Vec<Option<Span>>,
+    /// Tokens produced so far, at every level of expansion, and the most allowed: macros that
+    /// use each other twice double at every level.
+    produced: usize,
+    limit: usize,
 }
 
 type R<T> = Result<T, RbgError>;
@@ -188,13 +192,37 @@ fn paste(a: &(Tok, Span), b: &(Tok, Span)) -> R<(Tok, Span)> {
 }
 
 impl<'t> Expander<'t> {
-    pub fn new(toks: &'t [(Tok, Span)], macros: Vec<Macro>) -> Self {
+    /// An expander that produces at most `limit` tokens per section and `8 × limit` in all
+    /// (counting the tokens of every level of nested expansion).
+    pub fn new(toks: &'t [(Tok, Span)], macros: Vec<Macro>, limit: usize) -> Self {
         Expander {
             toks,
             macros,
             depth: 0,
             origins: Vec::new(),
+            produced: 0,
+            limit,
         }
+    }
+
+    /// Counts `n` more tokens in `out`; an error past the limits.
+    fn produce(&mut self, out_len: usize, n: usize, at: Span) -> R<()> {
+        self.produced = self.produced.saturating_add(n);
+        if out_len > self.limit || self.produced > self.limit.saturating_mul(8) {
+            return Err(RbgError::new(
+                format!(
+                    "macro expansion makes more than {} tokens",
+                    if out_len > self.limit {
+                        self.limit
+                    } else {
+                        self.limit.saturating_mul(8)
+                    }
+                ),
+                at,
+            )
+            .help("macros that use other macros several times grow exponentially; raise the limit with `--size-limit N`"));
+        }
+        Ok(())
     }
 
     /// The expanded tokens of a section body.
@@ -231,6 +259,7 @@ impl<'t> Expander<'t> {
                 let origin = from_macro.then(|| self.toks[i].1.to(self.toks[next - 1].1));
                 self.origins.extend(std::iter::repeat_n(origin, unit.len()));
             }
+            self.produce(out.len() + unit.len(), unit.len(), self.toks[i].1)?;
             out.extend(unit);
             i = next;
             while i < s.end && self.toks[i].0 == Tok::P("~") {

@@ -2,6 +2,7 @@
 //! (§5, §6.1, §7.1, §8).
 
 use crate::error::RbgError;
+use miette::LabeledSpan;
 use rg_core::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -180,9 +181,32 @@ pub(crate) struct Parser<'t> {
     /// Nesting depth of patterns (a switch inside one is an error).
     in_pattern: usize,
     bounds: Option<&'t std::collections::HashMap<String, u64>>,
+    /// How deep the rule or expression being parsed is nested (see [`MAX_NESTING`]).
+    depth: usize,
+    /// The most actions a power `^n` may make (`--size-limit`).
+    limit: usize,
 }
 
 type PResult<T> = Result<T, RbgError>;
+
+/// How deep parentheses and patterns may nest in rules and expressions. The rule tree and the
+/// walks over it recurse once per level.
+pub const MAX_NESTING: usize = 1000;
+
+/// The number of actions and operators in a rule (iteratively: rules may be deep).
+fn rule_size(r: &Rule) -> usize {
+    let mut n = 0;
+    let mut stack = vec![r];
+    while let Some(r) = stack.pop() {
+        n += 1;
+        match r {
+            Rule::Alt(v) | Rule::Seq(v) => stack.extend(v.iter()),
+            Rule::Star(x) | Rule::Pattern(_, x) => stack.push(x),
+            _ => {}
+        }
+    }
+    n
+}
 
 impl<'t> Parser<'t> {
     pub fn new(toks: &'t [(Tok, Span)], end: Span) -> Self {
@@ -194,7 +218,29 @@ impl<'t> Parser<'t> {
             names: None,
             in_pattern: 0,
             bounds: None,
+            depth: 0,
+            limit: usize::try_from(rg_core::DEFAULT_SIZE_LIMIT).unwrap_or(usize::MAX),
         }
+    }
+
+    /// The most actions a power may make.
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// Runs `f` one nesting level deeper; an error past [`MAX_NESTING`].
+    fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
+        if self.depth >= MAX_NESTING {
+            return Err(
+                RbgError::new(format!("nested deeper than {MAX_NESTING}"), self.span())
+                    .help("parentheses and patterns may be nested at most this deep"),
+            );
+        }
+        self.depth += 1;
+        let r = f(self);
+        self.depth -= 1;
+        r
     }
 
     /// Locates errors in macro expansions at their macro use too.
@@ -219,7 +265,10 @@ impl<'t> Parser<'t> {
         let span = self.toks.get(index).map_or(self.end, |t| t.1);
         let mut e = RbgError::new(message, span);
         if let Some(Some(u)) = self.origins.get(index) {
-            e.use_label = Some((*u).into());
+            e.related.push(LabeledSpan::new_with_span(
+                Some("in this macro use".into()),
+                *u,
+            ));
         }
         e
     }
@@ -567,9 +616,21 @@ impl<'t> Parser<'t> {
 
     fn explicit_board(&mut self) -> PResult<Vec<Vertex>> {
         let mut out = Vec::new();
+        let mut declared: std::collections::HashMap<String, Span> = Default::default();
         while !self.at_end() {
             let start = self.span();
+            let at = self.pos;
             let name = self.ident("a vertex")?;
+            if let Some(first) = declared.insert(name.clone(), start) {
+                let mut e = self
+                    .error_at(at, format!("vertex `{name}` is declared twice"))
+                    .help("every vertex of the board is declared once; remove or rename this one");
+                e.related.push(LabeledSpan::new_with_span(
+                    Some("first declared here".into()),
+                    first,
+                ));
+                return Err(e);
+            }
             self.expect("[")?;
             let piece = self.ident("a piece")?;
             self.expect("]")?;
@@ -598,6 +659,10 @@ impl<'t> Parser<'t> {
     }
 
     pub fn rule(&mut self) -> PResult<Rule> {
+        self.nested(Self::rule_at_depth)
+    }
+
+    fn rule_at_depth(&mut self) -> PResult<Rule> {
         let mut alts = vec![self.seq()?];
         while self.eat("+") {
             alts.push(self.seq()?);
@@ -632,11 +697,24 @@ impl<'t> Parser<'t> {
                 if self.eat("*") {
                     starred = true;
                 } else if self.is("^") {
+                    let at = self.pos;
                     self.pos += 1;
                     let n = match self.bump() {
                         Tok::Num(n) => n.max(1),
                         _ => return Err(self.unexpected("a number after `^`")),
                     };
+                    let size = (rule_size(&it) as u128).saturating_mul(u128::from(n));
+                    if size > self.limit as u128 {
+                        return Err(self
+                            .error_at(
+                                at,
+                                format!(
+                                    "this power makes {size} actions, more than the limit of {}",
+                                    self.limit
+                                ),
+                            )
+                            .help("`e^n` is `e` written n times; raise the limit with `--size-limit N`"));
+                    }
                     let copies = vec![it; n as usize];
                     it = if copies.len() == 1 {
                         copies.into_iter().next().expect("one")
@@ -776,7 +854,7 @@ impl<'t> Parser<'t> {
     }
 
     fn arith(&mut self) -> PResult<Arith> {
-        self.arith_level(0)
+        self.nested(|p| p.arith_level(0))
     }
 
     fn arith_level(&mut self, level: usize) -> PResult<Arith> {

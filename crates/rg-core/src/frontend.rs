@@ -10,6 +10,21 @@ pub struct LowerOptions {
     /// Upper bound on the work a front-end may do where its input can blow up (GDL grounding:
     /// ground atoms + rule instances). `None` = the front-end's own default.
     pub work_limit: Option<u64>,
+    /// Upper bound on what a game may make at translation time: the values of a domain, range or
+    /// variable, the copies made by a power, a macro expansion or an unrolled loop, the nodes and
+    /// edges of the translated game. `None` = [`DEFAULT_SIZE_LIMIT`].
+    pub size_limit: Option<u64>,
+}
+
+/// The default of [`LowerOptions::size_limit`]: far above every known game, far below what
+/// exhausts memory.
+pub const DEFAULT_SIZE_LIMIT: u64 = 2_000_000;
+
+impl LowerOptions {
+    /// [`LowerOptions::size_limit`] or its default, as a count.
+    pub fn size_limit(&self) -> usize {
+        usize::try_from(self.size_limit.unwrap_or(DEFAULT_SIZE_LIMIT)).unwrap_or(usize::MAX)
+    }
 }
 
 /// The result of lowering one source file: the game plus non-fatal warnings.

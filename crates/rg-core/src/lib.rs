@@ -21,7 +21,7 @@ pub mod suggest;
 pub mod typeck;
 pub mod validate;
 
-pub use frontend::{FrontEnd, LowerOptions, Lowered};
+pub use frontend::{DEFAULT_SIZE_LIMIT, FrontEnd, LowerOptions, Lowered};
 pub use game::{
     Constant, EdgeData, EdgeId, ExprData, ExprId, Game, Label, MapEntry, NodeData, NodeId, Phase,
     Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData, ValueId, Variable,

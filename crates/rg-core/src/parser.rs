@@ -143,6 +143,19 @@ pub enum SyntaxError {
         #[label("remove this")]
         span: SourceSpan,
     },
+    /// Brackets, or the arrows of a type, nested deeper than [`MAX_NESTING`].
+    #[error("nested deeper than {limit}")]
+    #[diagnostic(
+        code(rg::parse::too_deep),
+        help(
+            "brackets (`(`, `[`, `{{`) and the arrows of one type may be nested at most {limit} deep"
+        )
+    )]
+    TooDeep {
+        limit: usize,
+        #[label("nesting level {limit} is exceeded here")]
+        span: SourceSpan,
+    },
     /// A pragma integer that is not an unsigned 64-bit decimal.
     #[error("expected an integer, found `{text}`")]
     #[diagnostic(
@@ -165,7 +178,8 @@ impl SyntaxError {
             | SyntaxError::UnexpectedEof { span, .. }
             | SyntaxError::TriviaBeforeBracket { span }
             | SyntaxError::TriviaBeforeBinderColon { span }
-            | SyntaxError::BadInteger { span, .. } => span.offset(),
+            | SyntaxError::BadInteger { span, .. }
+            | SyntaxError::TooDeep { span, .. } => span.offset(),
         }
     }
 
@@ -196,8 +210,38 @@ impl Diagnostic for ParseErrors {
     }
 }
 
+/// How deep brackets and type arrows may nest. The syntax tree, the game built from it and
+/// every walk over them recurse once per level; real games nest a handful of levels.
+pub const MAX_NESTING: usize = 1000;
+
+/// The first place where brackets, or the arrows of one declaration's types (`A -> B -> C`
+/// nests to the right), nest deeper than [`MAX_NESTING`].
+fn too_deep(file: FileId, text: &str) -> Option<SyntaxError> {
+    let mut depth = 0usize;
+    let mut arrows = 0usize;
+    for (l, tok, r) in Lexer::new(text).flatten() {
+        match tok {
+            Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+            Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
+            Tok::Arrow => arrows += 1,
+            Tok::Semi => arrows = 0,
+            _ => continue,
+        }
+        if depth > MAX_NESTING || arrows > MAX_NESTING {
+            return Some(SyntaxError::TooDeep {
+                limit: MAX_NESTING,
+                span: sp(file, l, r).into(),
+            });
+        }
+    }
+    None
+}
+
 /// Parses RG text into a syntax tree (spans refer to `file`).
 pub fn parse_ast(file: FileId, text: &str) -> Result<ast::Game, ParseErrors> {
+    if let Some(e) = too_deep(file, text) {
+        return Err(ParseErrors { errors: vec![e] });
+    }
     let mut recovered = Vec::new();
     let mut diags = Vec::new();
     let result =

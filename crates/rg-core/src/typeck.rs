@@ -96,7 +96,15 @@ pub enum Scope {
 pub struct TypeEnv<'g> {
     game: &'g Game,
     index: NameIndex,
+    /// The members of large set types, for membership tests (a linear search per test made
+    /// checking a map over a set of 65 536 members take seconds).
+    large_sets: std::cell::RefCell<
+        std::collections::HashMap<TypeId, std::rc::Rc<std::collections::HashSet<Symbol>>>,
+    >,
 }
+
+/// Sets with more members than this are searched through a hash set.
+const SMALL_SET: usize = 32;
 
 impl<'g> TypeEnv<'g> {
     /// Builds the lookup tables of `game`.
@@ -104,6 +112,7 @@ impl<'g> TypeEnv<'g> {
         TypeEnv {
             game,
             index: game.name_index(),
+            large_sets: Default::default(),
         }
     }
 
@@ -165,14 +174,36 @@ impl<'g> TypeEnv<'g> {
                     && self.assignable(Ty::Id(l2), Ty::Id(r2), strict)?)
             }
             (Shape::Set(ls), Shape::Set(rs)) => Ok(if strict {
-                rs.as_slice().iter().all(|&m| ls.contains(m))
+                rs.as_slice().iter().all(|&m| self.member(l, ls, m))
             } else {
-                rs.as_slice().iter().any(|&m| ls.contains(m))
+                rs.as_slice().iter().any(|&m| self.member(l, ls, m))
             }),
             (Shape::Name(id), _) => self.assignable(Ty::Id(self.resolve_id(id)?), r, strict),
             (_, Shape::Name(id)) => self.assignable(l, Ty::Id(self.resolve_id(id)?), strict),
             _ => Ok(false),
         }
+    }
+
+    /// Whether `m` is one of `ms`, the members of the set type `t`.
+    fn member(&self, t: Ty, ms: Members<'g>, m: Symbol) -> bool {
+        match t {
+            Ty::Id(id) if ms.len() > SMALL_SET => self
+                .large_sets
+                .borrow_mut()
+                .entry(id)
+                .or_insert_with(|| std::rc::Rc::new(ms.as_slice().iter().copied().collect()))
+                .contains(&m),
+            _ => ms.contains(m),
+        }
+    }
+
+    /// Whether `n` is a member of the set type `t` resolves to (`false` for an arrow).
+    pub fn is_member(&self, t: TypeId, n: Symbol) -> Result<bool, TypeFail> {
+        let id = self.resolve_id(t)?;
+        Ok(match self.resolve(id)? {
+            Resolved::Set(ms) => self.member(Ty::Id(id), ms, n),
+            Resolved::Arrow(..) => false,
+        })
     }
 
     /// `looselyEqual(A, B)`: mutual non-strict assignability (used by the builtins step).
@@ -585,8 +616,7 @@ impl Checker<'_, '_> {
         let ok = if env.is_declared(n, scope) {
             env.assignable(Ty::Id(t), n_ty, false)
         } else {
-            env.resolve(t)
-                .map(|r| matches!(r, Resolved::Set(ms) if ms.contains(n)))
+            env.is_member(t, n)
         };
         match ok {
             Ok(true) => {}

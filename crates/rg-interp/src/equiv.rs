@@ -79,14 +79,28 @@ fn compile(a: &Game, b: &Game) -> Result<(Program, Program), Divergence> {
     Ok((pa, pb))
 }
 
-/// Compares the perft counts of two states for every depth `0..=depth`.
+/// What an oracle run compared (when it found no difference).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Compared {
+    /// The perft counts, equal in both games, of depths `0..=depth`.
+    pub counts: Vec<u64>,
+    /// Playouts compared.
+    pub plays: usize,
+    /// Moves played in all playouts together (keeper moves included).
+    pub moves: u64,
+    /// Playouts stopped after [`MAX_PLAY`] moves without reaching the end of the game.
+    pub cut: usize,
+}
+
+/// Compares the perft counts of two states for every depth `0..=depth`; returns them.
 fn compare_perft(
     ma: &mut Machine<'_>,
     mb: &mut Machine<'_>,
     sa: &State,
     sb: &State,
     depth: usize,
-) -> Result<(), Divergence> {
+) -> Result<Vec<u64>, Divergence> {
+    let mut counts = Vec::with_capacity(depth + 1);
     for d in 0..=depth {
         let ca = ma
             .perft(sa, d)
@@ -97,14 +111,28 @@ fn compare_perft(
         if ca != cb {
             return Err(diverge(format!("perft({d}) is {ca} and {cb}"), &[]));
         }
+        counts.push(ca);
     }
-    Ok(())
+    Ok(counts)
 }
 
 /// [`check_equivalent`] on compiled games.
 pub fn check_programs(pa: &Program, pb: &Program, opts: &EquivOptions) -> Result<(), Divergence> {
+    compare_programs(pa, pb, opts).map(|_| ())
+}
+
+/// [`check_programs`], saying what was compared.
+pub fn compare_programs(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+) -> Result<Compared, Divergence> {
     run_oracle(pa, pb, opts, &play_both)
 }
+
+/// How a playout ended: at the end of the game after this many moves, or (`None`) stopped
+/// after [`MAX_PLAY`] moves.
+type PlayEnd = Option<usize>;
 
 /// One playout of both games from their initial states.
 type Playout<'f> = &'f dyn Fn(
@@ -113,7 +141,7 @@ type Playout<'f> = &'f dyn Fn(
     State,
     State,
     &mut Rng,
-) -> Result<(), Divergence>;
+) -> Result<PlayEnd, Divergence>;
 
 /// Perft counts to `opts.depth`, then `opts.plays` playouts.
 fn run_oracle(
@@ -121,16 +149,26 @@ fn run_oracle(
     pb: &Program,
     opts: &EquivOptions,
     play: Playout<'_>,
-) -> Result<(), Divergence> {
+) -> Result<Compared, Divergence> {
     let mut ma = Machine::new(pa);
     let mut mb = Machine::new(pb);
     let (sa, sb) = (ma.initial(), mb.initial());
-    compare_perft(&mut ma, &mut mb, &sa, &sb, opts.depth)?;
+    let mut out = Compared {
+        counts: compare_perft(&mut ma, &mut mb, &sa, &sb, opts.depth)?,
+        plays: opts.plays,
+        ..Compared::default()
+    };
     let mut rng = Rng::new(opts.seed);
     for _ in 0..opts.plays {
-        play(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)?;
+        match play(&mut ma, &mut mb, sa.clone(), sb.clone(), &mut rng)? {
+            Some(moves) => out.moves += moves as u64,
+            None => {
+                out.moves += MAX_PLAY as u64;
+                out.cut += 1;
+            }
+        }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The moves of both states.
@@ -160,12 +198,23 @@ fn same_goals(
 ) -> Result<(), Divergence> {
     let (ga, gb) = (pa.goal_entries(&sa.data), pb.goal_entries(&sb.data));
     if ga != gb {
-        return Err(diverge(format!("goals {ga:?} vs {gb:?}"), path));
+        let show = |g: &[(String, String)]| {
+            g.iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        return Err(diverge(
+            format!("goals {{{}}} vs {{{}}}", show(&ga), show(&gb)),
+            path,
+        ));
     }
     Ok(())
 }
 
-const MAX_PLAY: usize = 100_000;
+/// The longest playout compared: a game that has not ended after this many moves (e.g. one
+/// that can cycle forever) is compared that far.
+pub const MAX_PLAY: usize = 100_000;
 
 fn play_both(
     ma: &mut Machine<'_>,
@@ -173,7 +222,7 @@ fn play_both(
     mut sa: State,
     mut sb: State,
     rng: &mut Rng,
-) -> Result<(), Divergence> {
+) -> Result<PlayEnd, Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
         let (la, lb) = both_moves(ma, mb, &sa, &sb, &path)?;
@@ -201,7 +250,8 @@ fn play_both(
             return Err(diverge("only one of the games is at `end`", &path));
         }
         if va.is_empty() {
-            return same_goals(ma.program(), mb.program(), &sa, &sb, &path);
+            same_goals(ma.program(), mb.program(), &sa, &sb, &path)?;
+            return Ok(Some(path.len()));
         }
         let k = rng.below(va.len());
         // The first move in output order with these tags is the one applied (rg.md §12.9).
@@ -217,7 +267,7 @@ fn play_both(
         sb = lb.state(first(&vb, &tags));
         path.push(tags);
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Depth of the unlabelled subtree compared below every move in [`check_relabelled`].
@@ -299,6 +349,22 @@ pub fn check_relabelled(a: &Game, b: &Game, opts: &EquivOptions) -> Result<(), D
     check_relabelled_hinted(a, b, opts, &|tags| tags.to_vec())
 }
 
+/// [`check_relabelled`] on compiled games, saying what was compared (`moves` counts the moves
+/// of the first game). Faster and a little weaker: where the moves' labels pair up one to one,
+/// only the followed pair's subtrees are compared (as [`check_programs`] compares no subtree),
+/// not every move's.
+pub fn compare_relabelled(
+    pa: &Program,
+    pb: &Program,
+    opts: &EquivOptions,
+) -> Result<Compared, Divergence> {
+    let same = |tags: &[String]| tags.to_vec();
+    let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
+        play_relabelled(ma, mb, sa, sb, rng, &same, true)
+    };
+    run_oracle(pa, pb, opts, &play)
+}
+
 /// A guess of the label in the second game of a move of the first game (tag names to tag names).
 pub type Relabel<'f> = &'f dyn Fn(&[String]) -> Vec<String>;
 
@@ -314,11 +380,13 @@ pub fn check_relabelled_hinted(
 ) -> Result<(), Divergence> {
     let (pa, pb) = compile(a, b)?;
     let play = |ma: &mut Machine<'_>, mb: &mut Machine<'_>, sa, sb, rng: &mut Rng| {
-        play_relabelled(ma, mb, sa, sb, rng, hint)
+        play_relabelled(ma, mb, sa, sb, rng, hint, false)
     };
-    run_oracle(&pa, &pb, opts, &play)
+    run_oracle(&pa, &pb, opts, &play).map(|_| ())
 }
 
+/// One playout of [`check_relabelled`]; with `fast`, states whose labels pair up take the
+/// shortcut of [`labels_pair_up`].
 fn play_relabelled(
     ma: &mut Machine<'_>,
     mb: &mut Machine<'_>,
@@ -326,7 +394,8 @@ fn play_relabelled(
     mut sb: State,
     rng: &mut Rng,
     hint: Relabel<'_>,
-) -> Result<(), Divergence> {
+    fast: bool,
+) -> Result<PlayEnd, Divergence> {
     let mut path: Vec<Vec<String>> = Vec::new();
     for _ in 0..MAX_PLAY {
         let (pa, pb) = (ma.program(), mb.program());
@@ -344,7 +413,14 @@ fn play_relabelled(
             ));
         }
         if la.is_empty() {
-            return same_goals(pa, pb, &sa, &sb, &path);
+            same_goals(pa, pb, &sa, &sb, &path)?;
+            return Ok(Some(path.len()));
+        }
+        if fast && let Some((ia, jb, label)) = labels_pair_up(ma, mb, &la, &lb, rng, hint, &path)? {
+            path.push(label);
+            sa = la.state(ia);
+            sb = lb.state(jb);
+            continue;
         }
         let (ga, gb) = (groups(ma, &la, &path)?, groups(mb, &lb, &path)?);
         if ga.keys() != gb.keys() {
@@ -410,7 +486,76 @@ fn play_relabelled(
         sa = la.state(ia);
         sb = lb.state(jb);
     }
-    Ok(())
+    Ok(None)
+}
+
+/// The fast path of [`play_relabelled`] when the labels already say how the moves pair up: every
+/// move of `la` has a label of its own, and so does every move of `lb`; each label of `la` has
+/// as partner its guessed image, or else the one label of `lb` that is it with tags removed (as
+/// tag-removing passes make), one to one. Then a random move of `la` and its image are followed, provided they lead
+/// to states that look alike ([`SIG_DEPTH`]); the full pairing by signatures of every move
+/// (which costs a subtree per move) is left for the states where this does not hold. `None`
+/// when it does not apply.
+fn labels_pair_up(
+    ma: &mut Machine<'_>,
+    mb: &mut Machine<'_>,
+    la: &Moves,
+    lb: &Moves,
+    rng: &mut Rng,
+    hint: Relabel<'_>,
+    path: &[Vec<String>],
+) -> Result<Option<(usize, usize, Vec<String>)>, Divergence> {
+    let labels = |m: &Machine<'_>, moves: &Moves| -> Vec<Vec<String>> {
+        (0..moves.len())
+            .map(|i| {
+                moves
+                    .tags(i)
+                    .iter()
+                    .map(|&t| m.program().name(t).to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let (a, b) = (labels(ma, la), labels(mb, lb));
+    let unique = |v: &[Vec<String>]| {
+        let mut v = v.to_vec();
+        v.sort();
+        v.windows(2).all(|w| w[0] != w[1])
+    };
+    if !unique(&a) || !unique(&b) {
+        return Ok(None);
+    }
+    let mut partner = Vec::with_capacity(a.len());
+    let mut taken = vec![false; b.len()];
+    for label in &a {
+        let image = hint(label);
+        let j = match b.iter().position(|l| *l == image) {
+            Some(j) => j,
+            None => {
+                let mut shorter = (0..b.len()).filter(|&j| is_subsequence(&b[j], label));
+                match (shorter.next(), shorter.next()) {
+                    (Some(j), None) => j,
+                    _ => return Ok(None),
+                }
+            }
+        };
+        if std::mem::replace(&mut taken[j], true) {
+            return Ok(None);
+        }
+        partner.push(j);
+    }
+    let k = rng.below(la.len());
+    let j = partner[k];
+    let look = |m: &mut Machine<'_>, s: &State| {
+        signature(m, s, SIG_DEPTH)
+            .map_err(|e| diverge(format!("a game fails below a move: {e}"), path))
+    };
+    if look(ma, &la.state(k))? != look(mb, &lb.state(j))? {
+        // Perhaps labels that do not correspond: the full pairing decides. It draws its own
+        // random move, as if this path had not been tried.
+        return Ok(None);
+    }
+    Ok(Some((k, j, a[k].clone())))
 }
 
 /// Whether `short` is `long` with some elements removed.

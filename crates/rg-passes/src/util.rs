@@ -436,3 +436,87 @@ pub(crate) fn sort_by_name(g: &Game, nodes: &mut [NodeId]) {
         *slot = n;
     }
 }
+
+/// The strongly connected component of every vertex of the graph given by successor lists (the
+/// numbers are arbitrary but deterministic). Tarjan's algorithm with an explicit stack: a
+/// recursive search overflows the thread's stack on long chains (a game of 100 000 edges in a
+/// row), and petgraph's `tarjan_scc` recurses.
+pub(crate) fn strongly_connected_components(succ: &[Vec<u32>]) -> Vec<u32> {
+    const UNSEEN: u32 = u32::MAX;
+    let n = succ.len();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0u32; n];
+    let mut on_stack = vec![false; n];
+    let mut component = vec![UNSEEN; n];
+    let mut stack: Vec<u32> = Vec::new();
+    // The search path: a vertex and how many of its successors it has looked at.
+    let mut path: Vec<(u32, usize)> = Vec::new();
+    let (mut next_index, mut next_component) = (0u32, 0u32);
+    for root in 0..n as u32 {
+        if index[root as usize] != UNSEEN {
+            continue;
+        }
+        path.push((root, 0));
+        index[root as usize] = next_index;
+        low[root as usize] = next_index;
+        next_index += 1;
+        stack.push(root);
+        on_stack[root as usize] = true;
+        while let Some(&mut (v, ref mut i)) = path.last_mut() {
+            let vs = v as usize;
+            if let Some(&w) = succ[vs].get(*i) {
+                *i += 1;
+                let ws = w as usize;
+                if index[ws] == UNSEEN {
+                    index[ws] = next_index;
+                    low[ws] = next_index;
+                    next_index += 1;
+                    stack.push(w);
+                    on_stack[ws] = true;
+                    path.push((w, 0));
+                } else if on_stack[ws] {
+                    low[vs] = low[vs].min(index[ws]);
+                }
+                continue;
+            }
+            path.pop();
+            if let Some(&(u, _)) = path.last() {
+                low[u as usize] = low[u as usize].min(low[vs]);
+            }
+            if low[vs] == index[vs] {
+                while let Some(w) = stack.pop() {
+                    on_stack[w as usize] = false;
+                    component[w as usize] = next_component;
+                    if w == v {
+                        break;
+                    }
+                }
+                next_component += 1;
+            }
+        }
+    }
+    component
+}
+
+#[cfg(test)]
+mod scc_tests {
+    use super::strongly_connected_components;
+
+    #[test]
+    fn components_of_cycles_and_chains() {
+        // 0 → 1 → 2 → 0 is a cycle, 2 → 3 → 4 a chain, 4 → 4 a self-loop.
+        let succ = vec![vec![1], vec![2], vec![0, 3], vec![4], vec![4]];
+        let c = strongly_connected_components(&succ);
+        assert!(c[0] == c[1] && c[1] == c[2]);
+        assert!(c[2] != c[3] && c[3] != c[4]);
+    }
+
+    #[test]
+    fn a_long_chain_does_not_overflow_the_stack() {
+        let n = 1_000_000u32;
+        let mut succ: Vec<Vec<u32>> = (0..n).map(|i| vec![i + 1]).collect();
+        succ.push(vec![0]); // closes one big cycle
+        let c = strongly_connected_components(&succ);
+        assert!(c.iter().all(|&x| x == c[0]));
+    }
+}

@@ -110,6 +110,7 @@ fn translate(
 ) -> Result<(String, Stats, Stats), Failure> {
     let path = input.to_string_lossy().into_owned();
     let lang = Lang::detect(&path, game.from)?;
+    session.size_limit = game.size_limit;
     let (name, text) = read_input(&path)?;
     let mut g = translate_text(session, lang, name.clone(), text.clone())?;
     let before = Stats::of(&g);

@@ -22,8 +22,7 @@
 //! O(E · R · R / 64).
 
 use crate::dataflow;
-use crate::util::{assigns_player, names_of, reads};
-use petgraph::graph::{DiGraph, NodeIndex};
+use crate::util::{assigns_player, names_of, reads, strongly_connected_components};
 use rg_core::{EdgeData, EdgeId, ExprData, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
 
@@ -51,25 +50,13 @@ fn silent(g: &Game, d: &EdgeData) -> bool {
 
 /// Marks the silent edges that lie on a cycle of silent edges.
 fn cyclic_edges(g: &Game) -> Vec<bool> {
-    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(g.node_capacity(), g.edge_count());
-    for _ in 0..g.node_capacity() {
-        graph.add_node(());
-    }
+    let mut succ: Vec<Vec<u32>> = vec![Vec::new(); g.node_capacity()];
     for (_, d) in g.edges() {
         if silent(g, d) {
-            graph.add_edge(
-                NodeIndex::new(d.from.0 as usize),
-                NodeIndex::new(d.to.0 as usize),
-                (),
-            );
+            succ[d.from.0 as usize].push(d.to.0);
         }
     }
-    let mut component = vec![usize::MAX; g.node_capacity()];
-    for (i, scc) in petgraph::algo::tarjan_scc(&graph).into_iter().enumerate() {
-        for n in scc {
-            component[n.index()] = i;
-        }
-    }
+    let component = strongly_connected_components(&succ);
     let mut out = vec![false; g.edge_entries().len()];
     for (e, d) in g.edges() {
         out[e.0 as usize] =

@@ -3,7 +3,7 @@
 use super::meta;
 use crate::util::{assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, Game, Label, NodeId};
+use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
 use std::collections::{HashMap, HashSet};
 
 /// The work cap of one run: this many steps per node and edge, plus [`MIN_WORK`].
@@ -67,10 +67,17 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u6
             if distinct.len() != targets.len() || targets.iter().any(|t| touched.contains(t)) {
                 continue;
             }
+            // The head receives the other edges' targets as new successors, so it must have no
+            // use the rewrite cannot see: a check that starts (or ends) there would accept the
+            // new walks out of it, and a pragma that names it would describe other edges.
             let head = group
                 .iter()
-                .position(|&e| g.incoming(g.edge(e).to).len() == 1)
+                .position(|&e| {
+                    let t = g.edge(e).to;
+                    !protected[t.index()] && g.incoming(t).len() == 1
+                })
                 .or_else(|| {
+                    let free = targets.iter().position(|t| !protected[t.index()])?;
                     // Cheap test first: the predecessor lists can only agree if their
                     // lengths do (collecting them for every fork is quadratic on large games).
                     let len = g.incoming(targets[0]).len();
@@ -87,7 +94,10 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u6
                         v
                     };
                     let first = preds(targets[0]);
-                    targets[1..].iter().all(|&t| preds(t) == first).then_some(0)
+                    targets[1..]
+                        .iter()
+                        .all(|&t| preds(t) == first)
+                        .then_some(free)
                 });
             let Some(h) = head else { continue };
             let hnode = targets[h];
@@ -145,9 +155,14 @@ impl Pass for JoinForkPrefixes {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         // Later rounds only revisit the nodes a rewrite touched: a deep shared prefix is
         // merged one level per round, and rescanning the whole graph each round was quadratic.
+        // Nodes whose other uses the rewrite cannot see: check starts and ends, `begin`, `end`
+        // and nodes named by pragmas. They are neither heads (which gain edges) nor contracted.
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n.0 as usize] = true;
+        }
+        for p in &g.pragmas {
+            p.kind.for_each_node(|n| protected[n.index()] = true);
         }
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         let mut changed = false;

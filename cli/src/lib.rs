@@ -56,7 +56,7 @@ pub enum Command {
 /// The stack of the thread that runs a command. Parsers and walks over input are iterative or
 /// limited in depth (e.g. 1000 nested brackets); this leaves room for the deepest input they
 /// accept, whatever the platform's default for the main thread.
-const STACK_SIZE: usize = 512 << 20;
+pub const STACK_SIZE: usize = 512 << 20;
 
 /// Parses the command line, runs the command and returns the exit status.
 pub fn run() -> ExitCode {

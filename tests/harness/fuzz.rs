@@ -299,7 +299,21 @@ fn budget(default: u64) -> (u64, Option<Duration>) {
 }
 
 /// Runs `target` on mutated seeds of `lang`; panics with the inputs that made it panic.
+/// Runs a target on a thread with the stack `rgt` gives its commands (the test thread's is
+/// smaller than what the deepest accepted input needs in a debug build).
 fn fuzz(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name(format!("fuzz-{name}"))
+            .stack_size(rgt::STACK_SIZE)
+            .spawn_scoped(s, || fuzz_here(name, langs, target, default))
+            .expect("a fuzz thread starts")
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+    });
+}
+
+fn fuzz_here(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
     let (execs, time) = budget(default);
     let seed = std::env::var("RGT_FUZZ_SEED")
         .ok()

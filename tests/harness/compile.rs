@@ -78,6 +78,17 @@ fn toolchain() -> Option<Toolchain> {
 }
 
 /// Runs the driver; its JSON output, or its error message.
+/// The compiled model's perft counts for every depth up to `depth`.
+fn driver_perft(path: &Path, depth: usize) -> Vec<u64> {
+    let got = driver(path, &["perft", &depth.to_string(), "--json"]);
+    got["counts"]
+        .as_array()
+        .expect("counts")
+        .iter()
+        .map(|x| x.as_u64().expect("count"))
+        .collect()
+}
+
 fn try_driver(path: &Path, args: &[&str]) -> Result<serde_json::Value, String> {
     let out = Command::new(path)
         .args(args)
@@ -135,14 +146,11 @@ fn compiled_models_count_and_play_as_the_interpreter() {
             let want: Vec<u64> = (0..=depth)
                 .map(|d| m.perft(&start, d).expect("perft"))
                 .collect();
-            let got = driver(&built.driver, &["perft", &depth.to_string(), "--json"]);
-            let got: Vec<u64> = got["counts"]
-                .as_array()
-                .expect("counts")
-                .iter()
-                .map(|x| x.as_u64().expect("count"))
-                .collect();
-            assert_eq!(got, want, "{file} {level:?}: perft");
+            assert_eq!(
+                driver_perft(&built.driver, depth),
+                want,
+                "{file} {level:?}: perft"
+            );
 
             let plays = PLAYS.to_string();
             let seed = SEED.to_string();
@@ -302,14 +310,7 @@ fn sources_in_several_units_count_as_the_interpreter() {
         let want: Vec<u64> = (0..=depth)
             .map(|d| m.perft(&start, d).expect("perft"))
             .collect();
-        let got = driver(&built.driver, &["perft", &depth.to_string(), "--json"]);
-        let got: Vec<u64> = got["counts"]
-            .as_array()
-            .expect("counts")
-            .iter()
-            .map(|x| x.as_u64().expect("count"))
-            .collect();
-        assert_eq!(got, want, "{file}: perft");
+        assert_eq!(driver_perft(&built.driver, depth), want, "{file}: perft");
     }
     let _ = std::fs::remove_dir_all(&cache);
 }

@@ -14,6 +14,22 @@ pub enum CompileError {
         help("every game starts at the node named `begin`")
     )]
     NoBegin,
+    /// The analysis would need more memory than the limit allows.
+    #[error(
+        "the game is too large to compile: {targets} reachability-check targets over {nodes} nodes need {cells} analysis cells (the limit is {limit})"
+    )]
+    #[diagnostic(
+        code(rg::compile::too_large),
+        help(
+            "the search analysis keeps one table per check target over all nodes; the interpreter (`rgt run`, `rgt perft`) runs this game"
+        )
+    )]
+    TooLarge {
+        targets: usize,
+        nodes: usize,
+        cells: u64,
+        limit: u64,
+    },
     /// A type, value or action the compiled model cannot represent exactly.
     #[error("{message}")]
     #[diagnostic(code(rg::compile::unsupported))]
@@ -47,7 +63,7 @@ impl CompileError {
     /// The source span the error points at, if any.
     pub fn span(&self) -> Option<Span> {
         match self {
-            CompileError::NoBegin => None,
+            CompileError::NoBegin | CompileError::TooLarge { .. } => None,
             CompileError::Unsupported { span, .. } => *span,
         }
     }

@@ -79,8 +79,31 @@ pub const DEFAULT_CXXFLAGS: &str = "-std=c++17 -O3 -march=native -DNDEBUG";
 /// Flags every build needs besides the optimisation flags.
 pub const REQUIRED_CXXFLAGS: &[&str] = &["-std=c++17", "-ffp-contract=off", "-pthread"];
 
+/// Check targets × nodes above which [`compile`] refuses a game ([`CompileError::TooLarge`]).
+pub const MAX_ANALYSIS_CELLS: u64 = 400_000_000;
+
 /// Generates the forward model of `game`.
 pub fn compile(game: &Game, opts: &Options) -> Result<Sources, CompileError> {
+    // The search analysis is dense per check target: refuse before allocating what would not
+    // fit rather than exhaust the machine (a lifted GDL game with 58 000 checks over 139 000
+    // nodes needed more than 24 GB).
+    let targets: std::collections::BTreeSet<_> = game
+        .edges()
+        .filter_map(|(_, e)| match e.label {
+            rg_core::Label::Reach { to, .. } => Some(to),
+            _ => None,
+        })
+        .collect();
+    let nodes = game.node_capacity();
+    let cells = targets.len() as u64 * nodes as u64;
+    if cells > MAX_ANALYSIS_CELLS {
+        return Err(CompileError::TooLarge {
+            targets: targets.len(),
+            nodes,
+            cells,
+            limit: MAX_ANALYSIS_CELLS,
+        });
+    }
     let layout = layout::Layout::new(game)?;
     let plan = search::SearchPlan::new(game, opts.ignore_pragmas);
     let visits = visits::analyse(game, &layout, &plan, opts.ignore_pragmas);

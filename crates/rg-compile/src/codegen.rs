@@ -974,16 +974,7 @@ impl<'a> Gen<'a> {
             let mut first = true;
             for (i, &e) in edges.iter().enumerate() {
                 let last = i + 1 == edges.len();
-                let mut cond = self.condition(e, "c.s")?;
-                if exhaustive && last && !first {
-                    cond = None;
-                }
-                let head = match (&cond, first) {
-                    (Some(c), true) => format!("  if ({c}) {{\n"),
-                    (Some(c), false) => format!("  else if ({c}) {{\n"),
-                    (None, true) => "  {\n".to_string(),
-                    (None, false) => "  else {\n".to_string(),
-                };
+                let (head, unconditional) = self.disjoint_branch(e, exhaustive, first, last)?;
                 f.push_str(&head);
                 if finishing(self, e) {
                     self.finish(&mut f, "    ", e, mode)?;
@@ -993,7 +984,7 @@ impl<'a> Gen<'a> {
                 }
                 f.push_str("  }\n");
                 first = false;
-                if cond.is_none() {
+                if unconditional {
                     break;
                 }
             }
@@ -1077,6 +1068,29 @@ impl<'a> Gen<'a> {
         Ok(())
     }
 
+    /// The head of edge `e`'s branch at a node with a covering `@disjoint` (`if`, `else if`,
+    /// or, for the last edge of an exhaustive one, `else`), and whether the branch is taken
+    /// unconditionally (the edges after it are never tried).
+    fn disjoint_branch(
+        &mut self,
+        e: EdgeId,
+        exhaustive: bool,
+        first: bool,
+        last: bool,
+    ) -> Result<(String, bool), CompileError> {
+        let mut cond = self.condition(e, "c.s")?;
+        if exhaustive && last && !first {
+            cond = None;
+        }
+        let head = match (&cond, first) {
+            (Some(c), true) => format!("  if ({c}) {{\n"),
+            (Some(c), false) => format!("  else if ({c}) {{\n"),
+            (None, true) => "  {\n".to_string(),
+            (None, false) => "  else {\n".to_string(),
+        };
+        Ok((head, cond.is_none()))
+    }
+
     fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
         let mut f = String::new();
         let _ = writeln!(
@@ -1102,16 +1116,7 @@ impl<'a> Gen<'a> {
             let mut first = true;
             for (i, &e) in edges.iter().enumerate() {
                 let last = i + 1 == edges.len();
-                let mut cond = self.condition(e, "c.s")?;
-                if exhaustive && last && !first {
-                    cond = None;
-                }
-                let head = match (&cond, first) {
-                    (Some(c), true) => format!("  if ({c}) {{\n"),
-                    (Some(c), false) => format!("  else if ({c}) {{\n"),
-                    (None, true) => "  {\n".to_string(),
-                    (None, false) => "  else {\n".to_string(),
-                };
+                let (head, unconditional) = self.disjoint_branch(e, exhaustive, first, last)?;
                 f.push_str(&head);
                 let t = self.game.edge(e).to;
                 if self.plan.in_reach(b, t) {
@@ -1123,7 +1128,7 @@ impl<'a> Gen<'a> {
                 }
                 f.push_str("  }\n");
                 first = false;
-                if cond.is_none() {
+                if unconditional {
                     break;
                 }
             }

@@ -206,14 +206,17 @@ fn compiled_models_count_and_play_as_the_interpreter() {
             let want: Vec<(String, u64)> =
                 stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
             assert_eq!(goals, want, "{file} {level:?}: goals");
-            // The fast path, moves listed without states and replayed from their tags, plays
-            // the same games; and every replayed move gives the state recorded for it.
-            let fast = driver(
-                &built.driver,
-                &["play", "--plays", &plays, "--seed", &seed, "--json"],
-            );
-            for key in ["branching", "turns", "length", "goals"] {
-                assert_eq!(fast[key], got[key], "{file} {level:?}: fast path, {key}");
+            // The fast paths play the same games: moves listed as cheaply as possible (some
+            // left pending), moves counted and the chosen one searched again, and the default
+            // that measures both; and every move found any other way gives the state recorded
+            // for it (selftest).
+            for way in [None, Some("--by-list"), Some("--by-count")] {
+                let mut args = vec!["play", "--plays", &plays, "--seed", &seed, "--json"];
+                args.extend(way);
+                let fast = driver(&built.driver, &args);
+                for key in ["branching", "turns", "length", "goals"] {
+                    assert_eq!(fast[key], got[key], "{file} {level:?}: {way:?}, {key}");
+                }
             }
             let out = Command::new(&built.driver)
                 .args(["selftest", "--plays", "5", "--seed", &seed])

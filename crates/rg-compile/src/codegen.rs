@@ -59,6 +59,10 @@ pub(crate) struct Gen<'a> {
     dynamic_visibility: bool,
     /// Check targets whose searches can nest.
     self_nesting: std::collections::BTreeSet<NodeId>,
+    /// Nodes where a listing may leave a move pending ([`crate::defer`]).
+    deferred: Vec<bool>,
+    /// Checks whose answers are remembered ([`crate::memo`]).
+    memo: crate::memo::Memo,
 }
 
 /// Node functions of more than this many bytes of source are spread over several translation
@@ -191,6 +195,8 @@ impl<'a> Gen<'a> {
         layout: &'a Layout,
         plan: &'a SearchPlan,
         visits: &'a Visits,
+        deferred: Vec<bool>,
+        memo: crate::memo::Memo,
     ) -> Self {
         let mut pairs = BTreeMap::new();
         let mut check_edges = BTreeMap::new();
@@ -233,6 +239,8 @@ impl<'a> Gen<'a> {
             static_ids: HashMap::new(),
             dynamic_visibility,
             self_nesting: plan.self_nesting_targets(game),
+            deferred,
+            memo,
         }
     }
 
@@ -966,6 +974,14 @@ impl<'a> Gen<'a> {
         f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
         if apply {
             f.push_str(&self.simple_applies(n)?);
+        } else if self.deferred[n.index()] {
+            // The checks below decide only where the move leads: `apply` finishes it.
+            let _ = writeln!(
+                f,
+                "  if (c.lazy) {{ emit(c, {}u, G{}(c.s, 0)); return; }}",
+                n.index(),
+                self.layout.player
+            );
         }
         f.push_str(&self.reach_cache(n));
         let edges = self.plan.out[n.index()].clone();
@@ -1371,12 +1387,37 @@ impl<'a> Gen<'a> {
             } else {
                 "false".to_string()
             };
+            let key = match self.memo.keys.get(&(*a, *b)) {
+                Some(key) if self.plan.in_reach(*b, *a) => {
+                    let mut idx = format!("{}u", key.base);
+                    for (v, r) in key.vars.iter().zip(&key.radix) {
+                        let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                    }
+                    Some(idx)
+                }
+                _ => None,
+            };
             let _ = writeln!(
                 checks,
-                "static bool Q{k}(Cache& c) {{  // ? {} -> {}\n  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);\n  return r;\n}}\n",
+                "static bool Q{k}(Cache& c) {{  // ? {} -> {}",
                 comment(game.node_name(*a)),
                 comment(game.node_name(*b))
             );
+            if let Some(idx) = &key {
+                // Its answer depends only on the key's variables.
+                let _ = writeln!(
+                    checks,
+                    "  const uint32_t mk_ = {idx};\n  if (const uint8_t m_ = c.memo[mk_]) return m_ == 2;"
+                );
+            }
+            let _ = writeln!(
+                checks,
+                "  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);"
+            );
+            if key.is_some() {
+                checks.push_str("  c.memo[mk_] = r ? 2 : 1;\n");
+            }
+            checks.push_str("  return r;\n}\n\n");
         }
         let mut guards = String::new();
         let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
@@ -1465,6 +1506,7 @@ impl<'a> Gen<'a> {
             "constexpr uint32_t STAMP_SLOTS = {}u;",
             self.visits.stamp_slots
         );
+        let _ = writeln!(hpp, "constexpr uint32_t MEMO_SLOTS = {}u;", self.memo.slots);
         let _ = writeln!(
             hpp,
             "constexpr bool DISTINCT_MOVE_TAGS = {};  // no two legal moves share their tags",
@@ -1639,17 +1681,35 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\n}}  // namespace\n"
+            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  if (c.memo.size() < MEMO_SLOTS) c.memo.assign(MEMO_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  c.counting = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.lazy = out.lazy_;\n  c.trail_on = !out.keep_states_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\nvoid count_search(const State& s, Cache& c) {{\n  start(s, c);\n  c.out = nullptr;\n  c.lazy = true;\n  c.counting = true;\n  c.nmoves = 0;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.counting = false;\n}}\n\n}}  // namespace\n\nsize_t count_moves(const State& s, Cache& c) {{\n  count_search(s, c);\n  return static_cast<size_t>(c.nmoves);\n}}\n"
         );
         cpp.push_str(
-            "void legal_moves(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  search(s, out, c);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = true;\n  search(s, out, c);\n}\n\n",
+            "void detail::list_moves(const State& s, Moves& out, Cache& c, bool keep_states, bool lazy) {\n  out.keep_states_ = keep_states;\n  out.lazy_ = lazy;\n  search(s, out, c);\n}\n\nvoid legal_moves(const State& s, Moves& out, Cache& c) {\n  detail::list_moves(s, out, c, STATE_BYTES <= LISTED_STATE_BYTES, true);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  detail::list_moves(s, out, c, true, false);\n}\n\n",
         );
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n"
+            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n\nvoid apply_nth(State& s, size_t k, Cache& c) {{\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = static_cast<uint32_t>(k);\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (!found) fail(\"the state has no such move\");\n  s = c.s;\n}}\n"
         );
+        let mut pcases = String::new();
+        let mut plabels = String::new();
+        for (n, &d) in self.deferred.iter().enumerate() {
+            if d {
+                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c); break;");
+                let _ = writeln!(plabels, "    case {n}u:");
+            }
+        }
+        if pcases.is_empty() {
+            cpp.push_str(
+                "namespace {\n\n/// No move is ever left pending (see `legal_moves`).\ninline void finish_pending(State&, Cache&) {}\n\n}  // namespace\n\n",
+            );
+        } else {
+            let _ = writeln!(
+                cpp,
+                "namespace {{\n\n/// Finishes a move that `legal_moves` left pending where only complementary checks\n/// remained, which decide where it leads (its only walk on carries no tag).\nvoid finish_pending(State& s, Cache& c) {{\n  switch (s.node) {{\n{plabels}      break;\n    default: return;\n  }}\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{pcases}  }}\n  c.any_tags = false;\n  if (!found) fail(\"a pending move has no way on\");\n  s = c.s;\n}}\n\n}}  // namespace\n"
+            );
+        }
         cpp.push_str(
-            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states()) {\n    s = moves.state(i);\n    return;\n  }\n  moves.apply_changes(s, i);\n  (void)c;\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
+            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.keeps_states())\n    s = moves.state(i);\n  else\n    moves.apply_changes(s, i);\n  finish_pending(s, c);\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
   const uint32_t* t = moves.tags(i);
   const size_t n = moves.tag_count(i);
   uint32_t skip = 0;

@@ -15,9 +15,11 @@
 //! and visited-state checks exist only where the pragmas do not rule them out.
 
 mod codegen;
+mod defer;
 mod error;
 mod expr;
 mod layout;
+mod memo;
 mod search;
 mod visits;
 
@@ -107,7 +109,9 @@ pub fn compile(game: &Game, opts: &Options) -> Result<Sources, CompileError> {
     let layout = layout::Layout::new(game)?;
     let plan = search::SearchPlan::new(game, opts.ignore_pragmas);
     let visits = visits::analyse(game, &layout, &plan, opts.ignore_pragmas);
-    let generated = codegen::Gen::new(game, &layout, &plan, &visits)
+    let deferred = defer::analyse(game, &plan, &visits);
+    let memo = memo::analyse(game, &layout, &plan);
+    let generated = codegen::Gen::new(game, &layout, &plan, &visits, deferred, memo)
         .generate(&opts.name, opts.unit_bytes.unwrap_or(codegen::UNIT_BYTES))?;
     let objects: Vec<String> = std::iter::once("game.o".to_string())
         .chain((1..=generated.parts.len()).map(|i| format!("game_{i}.o")))

@@ -12,13 +12,28 @@ inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
 inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
 
 /// Fills `out` with the legal moves of `s` in the interpreter's order (rg.md §12.5, §12.9):
-/// each move's tags and what its walk changes. Throws RuntimeError when the game does
-/// something a proper game never does.
+/// each move's tags and what `apply` needs, as cheaply as possible: the state its walk reached
+/// (small states) or what the walk changed, and a move whose walk ends in checks that only
+/// decide where it leads is left pending before them (`apply` evaluates them). Throws
+/// RuntimeError when the game does something a proper game never does.
 void legal_moves(const State& s, Moves& out, Cache& cache);
 
-/// As `legal_moves`, and records the whole state each move leads to (`out.state(i)`): what
-/// perft and tree searches that keep many children want.
+/// As `legal_moves`, and records the whole state each move leads to (`out.state(i)`), every
+/// move finished: what perft and tree searches that keep many children want.
 void legal_moves_and_states(const State& s, Moves& out, Cache& cache);
+
+namespace detail {
+/// Lists the moves recording states (else changes), leaving moves pending when `lazy`.
+void list_moves(const State& s, Moves& out, Cache& cache, bool keep_states, bool lazy);
+}  // namespace detail
+
+/// The number of legal moves of `s`, found without listing them: with `apply_nth`, the cheap
+/// way to play one random move in games whose moves are cheap to find.
+size_t count_moves(const State& s, Cache& cache);
+
+/// Applies move `k` (in the interpreter's order, as `legal_moves` lists them) of the
+/// `count_moves(s)` legal moves of `s` to `s`.
+void apply_nth(State& s, size_t k, Cache& cache);
 
 /// Applies move `i` of `moves`, the legal moves of `s`, to `s`.
 void apply(State& s, const Moves& moves, size_t i, Cache& cache);

@@ -2,15 +2,20 @@
 // `rgt run` compute them (rg.md §12.11, §12.12), so the two can be compared number for number.
 //
 //   driver perft DEPTH [--json]
-//   driver play [--plays N | --seconds T] [--seed S] [--check] [--states] [--json]
+//   driver play [--plays N | --seconds T] [--seed S] [--check] [--states]
+//               [--by-list | --by-count] [--json]
 //   driver selftest [--plays N] [--seed S]
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
-// the same tags that lead to different states (the interpreter always checks this).
+// the same tags that lead to different states (the interpreter always checks this). A play
+// either lists the moves of a state and applies the chosen one or counts them and finds the
+// chosen one again; by default each node takes the way that measured faster on its first
+// visits, `--by-list`/`--by-count` force one. All ways play the same games.
 // `selftest` plays random games and checks, in every state, that applying each legal move from
-// its recorded changes (and, for up to about 64 moves per state, replaying it from its tags)
-// give the state recorded for it.
+// its recorded changes and from its recorded (possibly pending) state, and, for up to about 64
+// moves per state, replaying it from its tags and finding it by its number, give the finished
+// state recorded for it.
 #include "game.hpp"
 
 #include <pthread.h>
@@ -115,10 +120,14 @@ struct Perft {
     if (depth == 0) return 1;
     if (level > 1000000) throw Failure{"keeper moves do not end (more than 1000000 in a row)"};
     if (level >= levels.size()) levels.resize(level + 1);
-    legal_moves_and_states(s, levels[level], cache);
+    const uint32_t player = current_player(s);
+    // Random outcomes are compared by state: only they need every move finished.
+    if (player == RANDOM)
+      legal_moves_and_states(s, levels[level], cache);
+    else
+      legal_moves(s, levels[level], cache);
     // `levels` may grow below: index it again after every recursive call.
     const size_t n = levels[level].size();
-    const uint32_t player = current_player(s);
     uint64_t total = 0;
     if (player == RANDOM) {
       // Outcomes leading to equal states count once (tags ignored).
@@ -141,7 +150,8 @@ struct Perft {
       if (player != KEEPER && depth == 1) return n;
       const unsigned d = player == KEEPER ? depth : depth - 1;
       for (size_t i = 0; i < n; ++i) {
-        State next = levels[level].state(i);
+        State next = s;
+        apply(next, levels[level], i, cache);
         total += run(next, d, level + 1);
       }
     }
@@ -202,8 +212,20 @@ bool ambiguous(const Moves& m, size_t& a, size_t& b) {
   return false;
 }
 
+/// How a play finds its next move: list the moves and apply the chosen one, or count them and
+/// search the chosen one again (cheaper where moves are cheap to find and costly to record).
+enum class Ways { List, Count, Measure };
+
+/// The measured cost of both ways at one node, and the way chosen once both are measured.
+struct Way {
+  static constexpr uint32_t SAMPLES = 24;
+  double t[2] = {0, 0};
+  uint32_t n[2] = {0, 0};
+  int choice = -1;
+};
+
 int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool json,
-              bool keep_states) {
+              bool keep_states, Ways ways) {
   Cache cache;
   Moves moves;
   Rng rng(seed);
@@ -212,6 +234,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   std::vector<double> goal_sums(NUM_PLAYERS, 0.0);
   uint64_t states = 0, done = 0;
   const State start = initial_state();
+  std::vector<Way> way_of(ways == Ways::Measure ? NUM_NODES : 0);
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -235,15 +258,40 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
         }
         // No move: the state is final or a dead end; the general path reports which.
       }
-      // Small states: every move's state is recorded and the chosen one copied; large ones
-      // (over 128 bytes): moves record what their walks change and the chosen one patches
-      // the state (measured: a copy of 40 bytes beats a few patches, 240 bytes do not).
-      // `--states` forces the first.
-      if (check || keep_states || STATE_BYTES <= 128)
-        legal_moves_and_states(s, moves, cache);
-      else
-        legal_moves(s, moves, cache);
-      if (moves.empty()) {
+      // Either the moves are counted and the chosen one is found again (`apply_nth`), or
+      // they are listed: `legal_moves` records what applying a move needs, as cheaply as it
+      // can; `--states` (and `--check`, which compares them) records every finished state.
+      // Which way, at this node: forced, or the faster of the two measured on its first
+      // visits (both play the same moves).
+      bool by_count = false;
+      bool timing = false;
+      Way* way = nullptr;
+      if (!check && !keep_states) {
+        if (ways == Ways::Count) {
+          by_count = true;
+        } else if (ways == Ways::Measure && s.node < way_of.size()) {
+          way = &way_of[s.node];
+          if (way->choice >= 0) {
+            by_count = way->choice == 1;
+          } else {
+            by_count = way->n[1] < way->n[0];
+            timing = true;
+          }
+        }
+      }
+      const auto t_start = timing ? std::chrono::steady_clock::now()
+                                  : std::chrono::steady_clock::time_point();
+      size_t nm;
+      if (by_count) {
+        nm = count_moves(s, cache);
+      } else {
+        if (check || keep_states)
+          legal_moves_and_states(s, moves, cache);
+        else
+          legal_moves(s, moves, cache);
+        nm = moves.size();
+      }
+      if (nm == 0) {
         if (!is_terminal(s))
           throw Failure{std::string("game unexpectedly ended in `") + node_name(s.node) + "`"};
         goals[goals_text(s)] += 1;
@@ -252,20 +300,29 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       }
       uint32_t player = current_player(s);
       bool keeper = player == KEEPER;
-      if (keeper && moves.size() != 1)
-        throw Failure{"keeper had " + std::to_string(moves.size()) + " moves in `" +
-                      node_name(s.node) + "`"};
+      if (keeper && nm != 1)
+        throw Failure{"keeper had " + std::to_string(nm) + " moves in `" + node_name(s.node) +
+                      "`"};
       if (!keeper && player != RANDOM) {
-        branching.add(double(moves.size()));
+        branching.add(double(nm));
         turn += 1;
       }
       size_t a, b;
       if (check && ambiguous(moves, a, b))
         throw Failure{"two moves `" + tags_text(moves, a) + "` from `" + node_name(s.node) +
                       "` to `" + node_name(moves.state(b).node) + "` lead to different states"};
-      size_t k = rng.below(moves.size());
+      size_t k = rng.below(nm);
       picked += 1;
-      apply(s, moves, k, cache);
+      if (by_count)
+        apply_nth(s, k, cache);
+      else
+        apply(s, moves, k, cache);
+      if (timing) {
+        const int w = by_count ? 1 : 0;
+        way->t[w] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        if (++way->n[w] >= Way::SAMPLES && way->n[1 - w] >= Way::SAMPLES)
+          way->choice = way->t[1] < way->t[0] ? 1 : 0;
+      }
       // The interpreter's limits (rg.md §11, finiteness): a play must end, and the keeper
       // must hand over to a player.
       if (picked > PLAY_LIMIT)
@@ -335,28 +392,35 @@ constexpr size_t REPLAY_SAMPLE = 64;
 
 int selftest_main(uint64_t plays, uint64_t seed) {
   Cache cache, other;
-  Moves with_states, changes;
+  Moves with_states, changes, lazy_states;
   Rng rng(seed);
   uint64_t checked = 0;
   for (uint64_t p = 0; p < plays; ++p) {
     State s = initial_state();
     for (uint64_t ply = 0;; ++ply) {
       legal_moves_and_states(s, with_states, cache);
-      legal_moves(s, changes, other);
-      if (with_states.size() != changes.size())
-        throw Failure{"the two move generators disagree on the number of moves"};
+      detail::list_moves(s, changes, other, false, true);
+      detail::list_moves(s, lazy_states, cache, true, true);
+      if (with_states.size() != changes.size() || with_states.size() != lazy_states.size() ||
+          with_states.size() != count_moves(s, other))
+        throw Failure{"the move generators disagree on the number of moves"};
       // Replaying a move searches the state again: in states with many moves only a spread
       // sample of them is replayed, which keeps the test linear in the number of moves.
       const size_t stride = changes.size() <= REPLAY_SAMPLE ? 1 : changes.size() / REPLAY_SAMPLE;
       for (size_t i = 0; i < changes.size(); ++i) {
-        State t = s, u = s;
+        State t = s, u = s, v = s;
         apply(t, changes, i, other);
+        apply(v, lazy_states, i, other);
         bool replayed_ok = true;
         if (i % stride == 0) {
           apply_replayed(u, changes, i, other);
           replayed_ok = same_state(u, with_states.state(i));
+          State w = s;
+          apply_nth(w, i, other);
+          replayed_ok = replayed_ok && same_state(w, with_states.state(i));
         }
-        if (!same_state(t, with_states.state(i)) || !replayed_ok)
+        if (!same_state(t, with_states.state(i)) || !same_state(v, with_states.state(i)) ||
+            !replayed_ok)
           throw Failure{"applying move `" + tags_text(changes, i) + "` in `" + node_name(s.node) +
                         "` gives another state than the one recorded"};
         checked += 1;
@@ -373,7 +437,8 @@ int selftest_main(uint64_t plays, uint64_t seed) {
 void usage() {
   std::fprintf(stderr,
                "usage: %s perft DEPTH [--json]\n"
-               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--states] [--json]\n"
+               "       %s play [--plays N | --seconds T] [--seed S] [--check] [--states]\n"
+               "            [--by-list | --by-count] [--json]\n"
                "       %s selftest [--plays N] [--seed S]\n",
                GAME_NAME, GAME_NAME, GAME_NAME);
 }
@@ -391,6 +456,7 @@ int real_main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   bool json = false, check = false, keep_states = false;
+  Ways ways = Ways::Measure;
   uint64_t plays = 0, seed = 0;
   double seconds = 0;
   long depth = -1;
@@ -410,6 +476,10 @@ int real_main(int argc, char** argv) {
       check = true;
     } else if (a == "--states") {
       keep_states = true;
+    } else if (a == "--by-list") {
+      ways = Ways::List;
+    } else if (a == "--by-count") {
+      ways = Ways::Count;
     } else if (a == "--plays") {
       plays = std::strtoull(value("--plays"), &endp, 10);
     } else if (a == "--seconds") {
@@ -429,7 +499,7 @@ int real_main(int argc, char** argv) {
   }
   try {
     if (cmd == "perft" && depth >= 0) return perft_main(static_cast<unsigned>(depth), json);
-    if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json, keep_states);
+    if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json, keep_states, ways);
     if (cmd == "selftest") return selftest_main(plays > 0 ? plays : 10, seed);
   } catch (const Failure& f) {
     std::fprintf(stderr, "error: %s\n", f.message.c_str());

@@ -50,10 +50,15 @@ inline void set_bits(State& s, uint32_t bit, uint32_t width, uint32_t v) {
 
 }  // namespace detail
 
-/// One legal move: its tags, and the state it leads to or the changes that lead there.
+/// States up to this size are recorded whole by `legal_moves`, larger ones as changes
+/// (measured: copying 40 bytes beats a few patches, copying 240 bytes does not).
+constexpr uint32_t LISTED_STATE_BYTES = 128;
+
+/// One legal move: its tags and where it leads (its state is in `Moves::states_`, or its
+/// changes in `Moves::patches_`).
 struct MoveRec {
-  State s;
   uint32_t node;
+  uint32_t player;  // the value it gives `player`
   uint32_t ntags;
   uint32_t start;   // of its tags in Moves::tags_ (when MAX_TAGS is 0) and of its visibility
   uint32_t pstart;  // of its changes in Moves::patches_
@@ -70,15 +75,15 @@ class Moves {
   bool empty() const { return n_ == 0; }
   /// Whether the moves were listed with the states they lead to (`legal_moves_and_states`).
   bool keeps_states() const { return keep_states_; }
-  /// The state after move `i` (only when `keeps_states()`).
-  const State& state(size_t i) const { return recs_[i].s; }
+  /// The state after move `i` (only when `keeps_states()`). Listed by `legal_moves`, a move may
+  /// be pending there (its last checks not yet evaluated): `apply` finishes it.
+  const State& state(size_t i) const { return states_[i]; }
   /// Applies move `i` to `s`, the state the moves were listed for (when not `keeps_states()`).
   void apply_changes(State& s, size_t i) const {
     const MoveRec& r = recs_[i];
-    for (uint32_t k = 0; k < r.pcount; ++k) {
-      const Patch& p = patches_[r.pstart + k];
-      detail::set_bits(s, p.bit, p.width, p.value);
-    }
+    const Patch* p = patches_.data() + r.pstart;
+    for (uint32_t k = 0; k < r.pcount; ++k) detail::set_bits(s, p[k].bit, p[k].width, p[k].value);
+    if (PLAYER_WIDTH > 0) detail::set_bits(s, PLAYER_BIT, PLAYER_WIDTH, r.player);
     s.node = r.node;
   }
   /// The tags (symbol ids) of move `i`.
@@ -92,22 +97,34 @@ class Moves {
   uint64_t seen_by(size_t i, size_t k) const;
   void clear() {
     n_ = 0;
+    np_ = 0;
     tags_.clear();
     vis_.clear();
-    patches_.clear();
   }
 
-  /// A new record at the end, for the generated search to fill.
+  /// A new record at the end (with room for its state when states are kept), for the generated
+  /// search to fill.
   MoveRec& push() {
     if (n_ == recs_.size()) recs_.resize(recs_.size() * 2 + 16);
+    if (keep_states_ && n_ >= states_.size()) states_.resize(recs_.size());
     return recs_[n_++];
   }
+  /// Room for `k` changes at the end of `patches_`.
+  Patch* add_patches(uint32_t k) {
+    if (np_ + k > patches_.size()) patches_.resize((np_ + k) * 2 + 16);
+    Patch* p = patches_.data() + np_;
+    np_ += k;
+    return p;
+  }
   std::vector<MoveRec> recs_;
+  std::vector<State> states_;
   size_t n_ = 0;
   bool keep_states_ = false;
+  bool lazy_ = false;  // moves may be left pending (listed by `legal_moves`)
   std::vector<uint32_t> tags_;
   std::vector<uint64_t> vis_;
   std::vector<Patch> patches_;
+  uint32_t np_ = 0;  // patches in use
 };
 
 namespace detail {
@@ -213,6 +230,9 @@ class Cache {
   // Used by the generated search.
   State s;
   Moves* out = nullptr;
+  bool lazy = false;  // the listing may leave moves pending at deferred nodes
+  bool counting = false;  // the search only counts its finished moves (in `nmoves`)
+  uint64_t nmoves = 0;
   std::vector<detail::Seen> seen;
   uint32_t level = 0;
   std::vector<uint32_t> tags;  // the tags of the walk: the first `ntags`
@@ -228,6 +248,8 @@ class Cache {
   // used for visited-state checks).
   bool nondet = false;
   std::vector<uint64_t> stamps;
+  // Remembered answers of checks that depend on a few variables: 0 unknown, 1 no, 2 yes.
+  std::vector<uint8_t> memo;
   std::vector<std::vector<uint64_t>> level_stamps;  // per nesting level, for nesting checks
   std::vector<uint8_t> active;
   // Applying a move: its tags.
@@ -296,21 +318,28 @@ inline void pop_trail(Cache& c, uint32_t n) {
 /// Records the walk's current state, with `player` set to `player`, as a finished move at
 /// `node`: the whole state, or what the walk changed.
 inline void emit(Cache& c, uint32_t node, uint32_t player) {
+  if (c.counting) {
+    ++c.nmoves;
+    return;
+  }
   Moves& m = *c.out;
   MoveRec& r = m.push();
   r.node = node;
+  r.player = player;
   if (m.keep_states_) {
-    r.s = c.s;
-    r.s.node = node;
-    set_bits(r.s, PLAYER_BIT, PLAYER_WIDTH, player);
+    State& t = m.states_[m.n_ - 1];
+    t = c.s;
+    t.node = node;
+    set_bits(t, PLAYER_BIT, PLAYER_WIDTH, player);
   } else {
-    r.pstart = static_cast<uint32_t>(m.patches_.size());
-    for (uint32_t k = 0; k < c.ntrail; ++k) {
+    const uint32_t n = c.ntrail;
+    r.pstart = m.np_;
+    r.pcount = n;
+    Patch* p = m.add_patches(n);
+    for (uint32_t k = 0; k < n; ++k) {
       const Patch& t = c.trail[k];
-      m.patches_.push_back(Patch{t.bit, t.width, get_bits(c.s, t.bit, t.width)});
+      p[k] = Patch{t.bit, t.width, get_bits(c.s, t.bit, t.width)};
     }
-    if (PLAYER_WIDTH > 0) m.patches_.push_back(Patch{PLAYER_BIT, PLAYER_WIDTH, player});
-    r.pcount = static_cast<uint32_t>(m.patches_.size()) - r.pstart;
   }
   const uint32_t nt = c.ntags;
   r.ntags = nt;

@@ -207,10 +207,15 @@ fn compiled_models_count_and_play_as_the_interpreter() {
                 stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
             assert_eq!(goals, want, "{file} {level:?}: goals");
             // The fast paths play the same games: moves listed as cheaply as possible (some
-            // left pending), moves counted and the chosen one searched again, and the default
-            // that measures both; and every move found any other way gives the state recorded
-            // for it (selftest).
-            for way in [None, Some("--by-list"), Some("--by-count")] {
+            // left pending), only their tags listed or only their number counted and the
+            // chosen one searched again, and the default that measures them; and every move
+            // found any other way gives the state recorded for it (selftest).
+            for way in [
+                None,
+                Some("--by-list"),
+                Some("--by-tags"),
+                Some("--by-count"),
+            ] {
                 let mut args = vec!["play", "--plays", &plays, "--seed", &seed, "--json"];
                 args.extend(way);
                 let fast = driver(&built.driver, &args);

@@ -25,6 +25,8 @@ void legal_moves_and_states(const State& s, Moves& out, Cache& cache);
 namespace detail {
 /// Lists the moves recording states (else changes), leaving moves pending when `lazy`.
 void list_moves(const State& s, Moves& out, Cache& cache, bool keep_states, bool lazy);
+/// Lists the moves recording only their tags: `apply` searches the chosen one again.
+void list_tags(const State& s, Moves& out, Cache& cache);
 }  // namespace detail
 
 /// The number of legal moves of `s`, found without listing them: with `apply_nth`, the cheap

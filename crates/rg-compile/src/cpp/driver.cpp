@@ -3,15 +3,16 @@
 //
 //   driver perft DEPTH [--json]
 //   driver play [--plays N | --seconds T] [--seed S] [--check] [--states]
-//               [--by-list | --by-count] [--json]
+//               [--by-list | --by-tags | --by-count] [--json]
 //   driver selftest [--plays N] [--seed S]
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
 // the same tags that lead to different states (the interpreter always checks this). A play
-// either lists the moves of a state and applies the chosen one or counts them and finds the
-// chosen one again; by default each node takes the way that measured faster on its first
-// visits, `--by-list`/`--by-count` force one. All ways play the same games.
+// lists the moves of a state and applies the chosen one, or lists only their tags or counts
+// them and finds the chosen one again; by default each node takes the way that measured
+// fastest on its first visits, `--by-list`/`--by-tags`/`--by-count` force one. All ways play
+// the same games.
 // `selftest` plays random games and checks, in every state, that applying each legal move from
 // its recorded changes and from its recorded (possibly pending) state, and, for up to about 64
 // moves per state, replaying it from its tags and finding it by its number, give the finished
@@ -212,15 +213,19 @@ bool ambiguous(const Moves& m, size_t& a, size_t& b) {
   return false;
 }
 
-/// How a play finds its next move: list the moves and apply the chosen one, or count them and
-/// search the chosen one again (cheaper where moves are cheap to find and costly to record).
-enum class Ways { List, Count, Measure };
+/// How a play finds its next move: list the moves and apply the chosen one; list only their
+/// tags and search the chosen one again by its tags (cheap where a tag leads straight to its
+/// move, `@simpleApply`); or count them and search the chosen one again by its number (cheap
+/// where moves are cheap to find and costly to record). `Measure`: each node takes the way
+/// measured fastest on its first visits.
+enum class Ways { List, Tags, Count, Measure };
 
-/// The measured cost of both ways at one node, and the way chosen once both are measured.
+/// The measured cost of the ways at one node, and the way chosen once all are measured.
 struct Way {
   static constexpr uint32_t SAMPLES = 24;
-  double t[2] = {0, 0};
-  uint32_t n[2] = {0, 0};
+  static constexpr int N = 3;  // List, Tags, Count
+  double t[N] = {0, 0, 0};
+  uint32_t n[N] = {0, 0, 0};
   int choice = -1;
 };
 
@@ -234,7 +239,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   std::vector<double> goal_sums(NUM_PLAYERS, 0.0);
   uint64_t states = 0, done = 0;
   const State start = initial_state();
-  std::vector<Way> way_of(ways == Ways::Measure ? NUM_NODES : 0);
+  std::vector<Way> way_of(ways == Ways::Measure ? NUM_NODES + 1 : 0);
   auto t0 = std::chrono::steady_clock::now();
   auto elapsed = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -258,35 +263,35 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
         }
         // No move: the state is final or a dead end; the general path reports which.
       }
-      // Either the moves are counted and the chosen one is found again (`apply_nth`), or
-      // they are listed: `legal_moves` records what applying a move needs, as cheaply as it
-      // can; `--states` (and `--check`, which compares them) records every finished state.
-      // Which way, at this node: forced, or the faster of the two measured on its first
-      // visits (both play the same moves).
-      bool by_count = false;
+      // The way, at this node: forced, or the fastest measured on its first visits (all play
+      // the same moves). `--states` (and `--check`, which compares them) lists every move's
+      // finished state.
+      Ways w = ways;
       bool timing = false;
       Way* way = nullptr;
-      if (!check && !keep_states) {
-        if (ways == Ways::Count) {
-          by_count = true;
-        } else if (ways == Ways::Measure && s.node < way_of.size()) {
-          way = &way_of[s.node];
-          if (way->choice >= 0) {
-            by_count = way->choice == 1;
-          } else {
-            by_count = way->n[1] < way->n[0];
-            timing = true;
-          }
+      if (check || keep_states) {
+        w = Ways::List;
+      } else if (ways == Ways::Measure) {
+        way = &way_of[s.node < way_of.size() ? s.node : 0];
+        int k = way->choice;
+        if (k < 0) {
+          k = 0;
+          for (int i = 1; i < Way::N; ++i)
+            if (way->n[i] < way->n[k]) k = i;
+          timing = true;
         }
+        w = static_cast<Ways>(k);
       }
       const auto t_start = timing ? std::chrono::steady_clock::now()
                                   : std::chrono::steady_clock::time_point();
       size_t nm;
-      if (by_count) {
+      if (w == Ways::Count) {
         nm = count_moves(s, cache);
       } else {
         if (check || keep_states)
           legal_moves_and_states(s, moves, cache);
+        else if (w == Ways::Tags)
+          detail::list_tags(s, moves, cache);
         else
           legal_moves(s, moves, cache);
         nm = moves.size();
@@ -313,15 +318,21 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
                       "` to `" + node_name(moves.state(b).node) + "` lead to different states"};
       size_t k = rng.below(nm);
       picked += 1;
-      if (by_count)
+      if (w == Ways::Count)
         apply_nth(s, k, cache);
+      else if (w == Ways::Tags)
+        apply_replayed(s, moves, k, cache);
       else
         apply(s, moves, k, cache);
       if (timing) {
-        const int w = by_count ? 1 : 0;
-        way->t[w] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-        if (++way->n[w] >= Way::SAMPLES && way->n[1 - w] >= Way::SAMPLES)
-          way->choice = way->t[1] < way->t[0] ? 1 : 0;
+        const int i = static_cast<int>(w);
+        way->t[i] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        way->n[i] += 1;
+        if (*std::min_element(way->n, way->n + Way::N) >= Way::SAMPLES) {
+          way->choice = 0;
+          for (int j = 1; j < Way::N; ++j)
+            if (way->t[j] < way->t[way->choice]) way->choice = j;
+        }
       }
       // The interpreter's limits (rg.md §11, finiteness): a play must end, and the keeper
       // must hand over to a player.
@@ -438,7 +449,7 @@ void usage() {
   std::fprintf(stderr,
                "usage: %s perft DEPTH [--json]\n"
                "       %s play [--plays N | --seconds T] [--seed S] [--check] [--states]\n"
-               "            [--by-list | --by-count] [--json]\n"
+               "            [--by-list | --by-tags | --by-count] [--json]\n"
                "       %s selftest [--plays N] [--seed S]\n",
                GAME_NAME, GAME_NAME, GAME_NAME);
 }
@@ -478,6 +489,8 @@ int real_main(int argc, char** argv) {
       keep_states = true;
     } else if (a == "--by-list") {
       ways = Ways::List;
+    } else if (a == "--by-tags") {
+      ways = Ways::Tags;
     } else if (a == "--by-count") {
       ways = Ways::Count;
     } else if (a == "--plays") {

@@ -121,6 +121,7 @@ class Moves {
   size_t n_ = 0;
   bool keep_states_ = false;
   bool lazy_ = false;  // moves may be left pending (listed by `legal_moves`)
+  bool tags_only_ = false;  // only tags recorded (listed by `detail::list_tags`)
   std::vector<uint32_t> tags_;
   std::vector<uint64_t> vis_;
   std::vector<Patch> patches_;
@@ -145,15 +146,17 @@ class Seen {
       std::fill(tgen_.begin(), tgen_.end(), 0u);
       gen_ = 1;
     }
-    arena_.clear();
+    used_ = 0;
     count_ = 0;
   }
 
   /// Room for a key of `n` words at the end of the arena, to be filled and then passed to
   /// `commit` (which keeps it when new).
   uint64_t* reserve(uint32_t n) {
-    pending_ = arena_.size();
-    arena_.resize(pending_ + 2 + n);
+    pending_ = used_;
+    used_ = pending_ + 2 + n;
+    // Grown without clearing (the words are written before they are read).
+    if (used_ > arena_.size()) arena_.resize(used_ * 2 + 64);
     return arena_.data() + pending_ + 2;
   }
 
@@ -166,7 +169,7 @@ class Seen {
     while (tgen_[i] == gen_) {
       const uint64_t* e = arena_.data() + tpos_[i];
       if (e[0] == h && e[1] == n && std::memcmp(e + 2, key, n * sizeof(uint64_t)) == 0) {
-        arena_.resize(pending_);
+        used_ = pending_;
         return false;
       }
       i = (i + 1) & mask;
@@ -198,6 +201,7 @@ class Seen {
   std::vector<uint32_t> tgen_, tpos_;
   // Entries back to back: hash, length, key words.
   std::vector<uint64_t> arena_;
+  size_t used_ = 0;  // words of the arena in use
   size_t pending_ = 0;
   size_t count_ = 0;
   uint32_t gen_ = 1;
@@ -326,7 +330,8 @@ inline void emit(Cache& c, uint32_t node, uint32_t player) {
   MoveRec& r = m.push();
   r.node = node;
   r.player = player;
-  if (m.keep_states_) {
+  if (m.tags_only_) {
+  } else if (m.keep_states_) {
     State& t = m.states_[m.n_ - 1];
     t = c.s;
     t.node = node;

@@ -330,9 +330,10 @@ fn fmt_prints_checks_and_rewrites() {
     let file = dir.path().join("messy.rg");
     std::fs::write(&file, "type T={a};   // comment\nbegin,end:;\n").unwrap();
 
+    // Comments are kept (issue 22: they were dropped without a word).
     let out = run(rgt().arg("fmt").arg(&file), None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "type T = { a };\nbegin, end: ;\n");
+    assert_eq!(stdout(&out), "type T = { a }; // comment\nbegin, end: ;\n");
 
     let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
     assert_eq!(out.status.code(), Some(1));
@@ -342,7 +343,7 @@ fn fmt_prints_checks_and_rewrites() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
-        "type T = { a };\nbegin, end: ;\n"
+        "type T = { a }; // comment\nbegin, end: ;\n"
     );
 
     let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);

@@ -460,6 +460,37 @@ fn usage_errors() {
     assert!(text(&o.stdout).contains("\ntotal                 1       1\n"));
 }
 
+/// Issue 22: `--glob` with many `{a,b}` groups took 12 s (every combination was expanded); now a
+/// pattern is one automaton. 40 groups would be 2^40 combinations.
+#[test]
+fn many_glob_alternatives_are_fast() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let pattern = format!("{}{{countdown,x}}.rg", "{a,b}".repeat(40));
+    let also = "{count,x}{down,y}{.rg,.z}".to_owned();
+    let mut child = rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(tmp.path().join("out"))
+        .args(["--glob", &pattern, "--glob", &also, "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rgt starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("--glob with 40 groups did not finish in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\nok                    1       1\n"));
+}
+
 /// Sends a signal with the shell's built-in `kill` (no procps needed).
 #[cfg(unix)]
 fn signal(name: &str, pid: u32) -> std::process::ExitStatus {

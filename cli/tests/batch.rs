@@ -460,6 +460,72 @@ fn usage_errors() {
     assert!(text(&o.stdout).contains("\ntotal                 1       1\n"));
 }
 
+/// Issue 22: two directories holding games of the same name gave one error per game and no
+/// hint; the error is now one message with a hint, and --preserve-paths keeps the INPUT paths.
+#[test]
+fn same_names_in_two_directories_collide_with_a_hint_and_preserve_paths_separates_them() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let game = std::fs::read_to_string(root().join(LIBRARY).join("countdown.rg")).unwrap();
+    for dir in ["lib/hrg", "lib/rbg"] {
+        std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        for i in 0..7 {
+            std::fs::write(tmp.path().join(dir).join(format!("g{i}.rg")), &game).unwrap();
+        }
+    }
+    let batch = |extra: &[&str]| {
+        run(rgt()
+            .current_dir(tmp.path())
+            .args([
+                "translate",
+                "lib/hrg",
+                "./lib/rbg",
+                "--out-dir",
+                "out",
+                "-q",
+            ])
+            .args(extra))
+    };
+    let o = batch(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("error: 7 outputs would each be written by several games:\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`./lib/rbg/g0.rg` and `lib/hrg/g0.rg` would all be written to `out/g0.rg`"),
+        "{err}"
+    );
+    assert!(err.contains("… and 2 more"), "{err}");
+    assert!(err.contains("help: add --preserve-paths"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(!tmp.path().join("out").exists());
+
+    let o = batch(&["--preserve-paths"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut expected = Vec::new();
+    for dir in ["lib/hrg", "lib/rbg"] {
+        for i in 0..7 {
+            expected.push(format!("{dir}/g{i}.rg"));
+        }
+    }
+    assert_eq!(files(&tmp.path().join("out")), expected);
+    // A file INPUT keeps its path too; `..` and the root are dropped.
+    let o = run(rgt().current_dir(tmp.path().join("lib")).args([
+        "translate",
+        "../lib/hrg/g1.rg",
+        "--out-dir",
+        "../out2",
+        "--preserve-paths",
+        "-q",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        files(&tmp.path().join("out2")),
+        vec!["lib/hrg/g1.rg".to_owned()]
+    );
+}
+
 /// Issue 22: `--glob` with many `{a,b}` groups took 12 s (every combination was expanded); now a
 /// pattern is one automaton. 40 groups would be 2^40 combinations.
 #[test]

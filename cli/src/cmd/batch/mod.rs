@@ -34,6 +34,13 @@ pub struct BatchArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub out_dir: Option<PathBuf>,
 
+    /// Keep each INPUT's path (as written, without its root, `.` and `..`) in the output
+    /// path: `rgt translate lib/hrg lib/rbg --out-dir out --preserve-paths` writes
+    /// `lib/hrg/amazons.hrg` to `out/lib/hrg/amazons.rg` and `lib/rbg/amazons.rbg` to
+    /// `out/lib/rbg/amazons.rg` (without it both would be `out/amazons.rg`).
+    #[arg(long, requires = "out_dir")]
+    pub preserve_paths: bool,
+
     /// Only take files of the searched directories matching PATTERN (repeatable: any may
     /// match). `*` `?` `[a-z]` `{kif,rbg}` match within a name, `**` across directories. A
     /// pattern without `/` is matched against the file name, one with `/` against the path
@@ -257,7 +264,14 @@ pub fn run(
         ));
     }
     let extension = emit.extension();
-    let jobs = discover::discover(inputs, &globs, from, out_dir, extension)?;
+    let jobs = discover::discover(
+        inputs,
+        &globs,
+        from,
+        out_dir,
+        extension,
+        args.preserve_paths,
+    )?;
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Failure::Io(format!("cannot create `{}`: {e}", out_dir.display())))?;
 

@@ -526,6 +526,42 @@ fn same_names_in_two_directories_collide_with_a_hint_and_preserve_paths_separate
     );
 }
 
+/// Issue 22: `-j 0` said "number would be zero for non-zero type"; `--emit hrg` of a library
+/// with non-LineGames games failed game by game at run time instead of as a usage error.
+#[test]
+fn jobs_zero_and_emit_hrg_of_other_languages_are_usage_errors() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let o = run(rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["-j", "0"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("at least one game must run at a time"),
+        "{err}"
+    );
+    assert!(!err.contains("non-zero type"), "{err}");
+
+    let o = run(rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["--emit", "hrg"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--emit hrg prints the HRG generated from LineGames (.lg) files, but 4 of the 4 games are not"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "nothing ran");
+    assert!(!out_dir.exists(), "nothing is created for a usage error");
+}
+
 /// Issue 22: `--glob` with many `{a,b}` groups took 12 s (every combination was expanded); now a
 /// pattern is one automaton. 40 groups would be 2^40 combinations.
 #[test]

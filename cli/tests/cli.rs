@@ -181,6 +181,107 @@ fn stats_text_and_json() {
     });
 }
 
+/// Issue 22: `stats --json` lacked the `pragmas` key of the batch report's statistics; both
+/// now have the same keys.
+#[test]
+fn stats_json_has_the_keys_of_the_report() {
+    let out = run(
+        rgt()
+            .arg("stats")
+            .arg(fixture("valid/tictactoe.rg"))
+            .arg("--json"),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "constants",
+            "edges",
+            "nodes",
+            "pragmas",
+            "reachability_checks",
+            "state_bits",
+            "tags",
+            "types",
+            "variables"
+        ]
+    );
+    assert!(v["pragmas"].as_u64().unwrap() > 0, "-O2 infers pragmas");
+}
+
+/// Issue 22, smaller items: `--from gdl` is KIF; a mistyped extension gets a suggestion; `-d` is
+/// the depth wherever there is a depth; `--color` is not listed among a command's own options.
+#[test]
+fn small_usability_items() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let kif = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kif/games");
+    let game = std::fs::read_dir(&kif)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+        .min()
+        .expect("a KIF fixture");
+    let text = std::fs::read_to_string(&game).unwrap();
+    let out = run(rgt().args(["translate", "-", "--from", "gdl"]), Some(&text));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let out = run(
+        rgt()
+            .current_dir(dir.path())
+            .args(["translate", "nosuch.hgr"]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `.hrg`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        rgt()
+            .current_dir(dir.path())
+            .args(["perft", "game.rgb", "-d", "1"]),
+        None,
+    );
+    assert!(
+        stderr(&out).contains("did you mean `.rbg`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(rgt().args(["translate", "notes.txt"]), None);
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+
+    let path = fixture("valid/nim_counter.rg");
+    for args in [
+        &["check", "-d", "2", "--plays", "2"][..],
+        &["perft", "-d", "2"],
+        &["equiv", "-d", "2"],
+    ] {
+        let mut c = rgt();
+        c.arg(args[0]).arg(&path);
+        if args[0] == "equiv" {
+            c.arg(&path);
+        }
+        let out = run(c.args(&args[1..]), None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+
+    for cmd in ["opt", "translate", "perft"] {
+        let out = run(rgt().args([cmd, "-h"]), None);
+        let help = stdout(&out);
+        let own = &help[help.find("Options:").unwrap()..];
+        let own = &own[..own.find("\n\n").unwrap_or(own.len())];
+        let global = help
+            .find("Global options:")
+            .expect("a Global options heading");
+        assert!(!own.contains("--color"), "{cmd}: {own}");
+        assert!(help[global..].contains("--color"), "{cmd}");
+    }
+}
+
 /// Runs `rgt ARGS` under `umask MASK` (through the shell: the test may not change its own).
 #[cfg(unix)]
 fn rgt_with_umask(mask: &str, args: &[&std::ffi::OsStr]) -> Output {

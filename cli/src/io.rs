@@ -221,8 +221,19 @@ fn create_temporary(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     }
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files being written and exits with
-/// status 130, so an interrupted `-o OUT` leaves neither a partial `OUT` nor a temporary file.
+/// What to do on an interrupt before exiting (a library conversion says how far it got).
+type InterruptHook = Box<dyn Fn() + Send>;
+
+static ON_INTERRUPT: std::sync::Mutex<Option<InterruptHook>> = std::sync::Mutex::new(None);
+
+/// Sets (or, with `None`, removes) the hook the interrupt handler runs before it exits.
+pub fn on_interrupt(hook: Option<InterruptHook>) {
+    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = hook;
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files being written, runs the hook set by
+/// [`on_interrupt`] and exits with status 130, so an interrupted `-o OUT` leaves neither a
+/// partial `OUT` nor a temporary file.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         // The lock is kept until the process ends: no temporary file is created or renamed
@@ -230,6 +241,13 @@ pub fn install_interrupt_handler() {
         let pending = pending();
         for p in pending.iter() {
             let _ = std::fs::remove_file(p);
+        }
+        if let Some(hook) = ON_INTERRUPT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            hook();
         }
         std::process::exit(130);
     });

@@ -2,6 +2,7 @@
 //! exit codes, the JSON report, determinism across --jobs, --skip-existing, time and memory
 //! limits, crash isolation, and that nothing partial is ever written. The fixture library is
 //! tests/fixtures/batch; snapshots live in tests/snapshots/batch.
+#![allow(clippy::print_stdout)] // a test says when it skips
 
 mod common;
 use common::settings;
@@ -723,6 +724,90 @@ fn a_crashing_game_is_an_internal_error_of_that_game_only() {
     assert_eq!(files(&out_dir), vec!["countdown.rg".to_owned()]);
 }
 
+/// Issue 22: the progress bar named no failed game as it failed, showed one current game with
+/// `-j N`, had no ETA, and an interrupt printed nothing. Run on a terminal (`script` gives the
+/// batch a pseudo-terminal; skipped visibly without it): a failing game and two that never end.
+#[cfg(target_os = "linux")]
+#[test]
+fn progress_bar_names_failures_running_games_and_interruption() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: `script` (util-linux) is not installed, so no terminal for the bar");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let broken = root().join(LIBRARY).join("board/broken.rg");
+    let h1 = tmp.path().join("h1");
+    let h2 = tmp.path().join("h2");
+    std::fs::create_dir_all(&h1).unwrap();
+    std::fs::create_dir_all(&h2).unwrap();
+    let hang1 = hanging_game(&h1);
+    let hang2 = hanging_game(&h2);
+    let typescript = tmp.path().join("typescript");
+    let command = format!(
+        "stty rows 50 cols 200; exec '{}' translate '{}' '{}' '{}' --out-dir '{}' --preserve-paths -j 3 --timeout 0",
+        env!("CARGO_BIN_EXE_rgt"),
+        broken.display(),
+        hang1.display(),
+        hang2.display(),
+        tmp.path().join("out").display()
+    );
+    let script = Command::new("script")
+        .args(["-q", "-f", "-e", "-c", &command])
+        .arg(&typescript)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script starts");
+    /// Stops the batch (its workers end with it) and `script` if the test fails half-way.
+    struct Stop(std::process::Child);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            for c in children(self.0.id()) {
+                let _ = signal("INT", c);
+            }
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut script = Stop(script);
+    let screen =
+        || String::from_utf8_lossy(&std::fs::read(&typescript).unwrap_or_default()).into_owned();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(screen().contains("2 running: hangs.rg, hangs.rg")) {
+        assert!(
+            Instant::now() < deadline,
+            "the bar never showed both running games:\n{}",
+            screen()
+        );
+        assert!(
+            script.0.try_wait().unwrap().is_none(),
+            "ended early:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rgt = children(script.0.id())
+        .into_iter()
+        .find(|&c| {
+            std::fs::read_to_string(format!("/proc/{c}/comm")).is_ok_and(|n| n.trim() == "rgt")
+        })
+        .expect("rgt runs under script");
+    assert!(signal("INT", rgt).success());
+    let _ = script.0.wait();
+    let screen = screen();
+    let failed = screen
+        .find("failed         ")
+        .expect("the failure above the bar");
+    assert!(screen[failed..].starts_with(&format!("failed         {}", broken.display())));
+    assert!(screen.contains(", 1 failed, ETA "), "{screen}");
+    let interrupted = screen
+        .find("interrupted: 1 of 3 games done (1 failed), stopped while translating ")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(failed < interrupted);
+    assert!(screen[interrupted..].contains("hangs.rg"));
+}
+
 /// A valid RG game with a chain of `n` edges (about 2 MB of output for 50 000).
 fn big_game(n: usize) -> String {
     let mut s = String::from(
@@ -803,7 +888,7 @@ fn sigint_mid_run_leaves_no_partial_file() {
         .arg(&out_dir)
         .args(["-q", "-j", "2", "--timeout", "0"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("rgt starts");
     // Interrupt once the first games are written, while others are being translated.
@@ -823,8 +908,15 @@ fn sigint_mid_run_leaves_no_partial_file() {
     }
     let st = signal("INT", batch.id());
     assert!(st.success());
-    let status = batch.wait().unwrap();
-    assert!(!status.success(), "{status:?}");
+    let out = batch.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{:?}", out.status);
+    // Issue 22: an interrupted batch says how far it got (even with -q).
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("interrupted: ")
+            && err.contains(&format!(" of {} games done (0 failed)", GAMES + 1)),
+        "{err}"
+    );
     // Workers that were told to write finish their rename; the others exit without writing.
     std::thread::sleep(Duration::from_millis(1500));
     let written = files(&out_dir);

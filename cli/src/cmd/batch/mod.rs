@@ -364,7 +364,9 @@ fn run_all(
     order.sort_by(|&a, &b| jobs[b].size.cmp(&jobs[a].size).then(a.cmp(&b)));
     let slots: Vec<Mutex<Option<GameRecord>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let progress = Progress::new(mode, jobs.len());
+    let progress = std::sync::Arc::new(Progress::new(mode, jobs.len()));
+    let on_interrupt = std::sync::Arc::clone(&progress);
+    crate::io::on_interrupt(Some(Box::new(move || on_interrupt.interrupted())));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("rgt-batch-{i}"))
@@ -391,6 +393,7 @@ fn run_all(
             });
         }
     });
+    crate::io::on_interrupt(None);
     progress.done();
     Ok(slots
         .into_iter()

@@ -505,7 +505,7 @@ fn help_mentions_the_optimisation_levels_honestly() {
     let out = run(rgt().args(["translate", "--help"]), None);
     assert_eq!(out.status.code(), Some(0));
     let help = stdout(&out);
-    assert!(help.contains("-O <LEVEL>"));
+    assert!(help.contains("-O, --opt-level <LEVEL>"), "{help}");
     assert!(
         help.contains("local expression, skip and prune passes"),
         "{help}"

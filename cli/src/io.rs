@@ -80,37 +80,110 @@ pub fn write_output(
 }
 
 /// Writes a file via a temporary sibling and a rename, so readers never see a partial file.
-/// A target that exists but is not a regular file (`/dev/null`, a FIFO, a terminal) is written
-/// in place: renaming over it would replace the device with a plain file.
+///
+/// The file is written as an editor would: a symbolic link is written *through* (its final target
+/// is replaced and the link kept), an existing file keeps its permission bits (and its owner and
+/// group where the process may set them), and a new file gets the default mode of the umask
+/// (0644 with umask 022). A target that exists but is not a regular file (`/dev/null`, a FIFO, a
+/// terminal) is written in place: renaming over it would replace the device with a plain file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let err = |e: std::io::Error| Failure::Io(format!("cannot write `{}`: {e}", path.display()));
-    if let Ok(meta) = std::fs::metadata(path)
+    let target = follow_links(path).map_err(err)?;
+    let existing = std::fs::metadata(&target).ok();
+    if let Some(meta) = &existing
         && !meta.is_file()
-        && !meta.is_dir()
     {
+        if meta.is_dir() {
+            return Err(Failure::Io(format!(
+                "cannot write `{}`: it is a directory",
+                path.display()
+            )));
+        }
         let mut f = std::fs::OpenOptions::new()
             .write(true)
-            .open(path)
+            .open(&target)
             .map_err(err)?;
         return f.write_all(bytes).and_then(|()| f.flush()).map_err(err);
     }
-    let dir = match path.parent() {
+    let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    match std::fs::metadata(&dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(_) => {
+            return Err(Failure::Io(format!(
+                "cannot write `{}`: `{}` is not a directory",
+                path.display(),
+                dir.display()
+            )));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(Failure::Io(format!(
+                "cannot write `{}`: the directory `{}` does not exist",
+                path.display(),
+                dir.display()
+            )));
+        }
+        Err(e) => return Err(err(e)),
+    }
     let (tmp, mut file) = create_temporary(&dir).map_err(err)?;
-    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    let written = keep_attributes(&file, existing.as_ref())
+        .and_then(|()| file.write_all(bytes))
+        .and_then(|()| file.sync_all());
     drop(file);
     // Renamed and unregistered under the lock, so an interrupt sees either the temporary file
     // or the finished output.
     let mut pending = pending();
-    let result = written.and_then(|()| std::fs::rename(&tmp, path));
+    let result = written.and_then(|()| std::fs::rename(&tmp, &target));
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
     pending.retain(|p| *p != tmp);
     drop(pending);
     result.map_err(err)
+}
+
+/// The file a path finally names: symbolic links are followed (a relative link is relative to
+/// its own directory), also to a target that does not exist yet. Fails on a loop of links.
+fn follow_links(path: &Path) -> std::io::Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    // Linux's own limit on links followed in one path lookup.
+    for _ in 0..40 {
+        match std::fs::symlink_metadata(&current) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let link = std::fs::read_link(&current)?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(std::io::Error::other("too many levels of symbolic links"))
+}
+
+/// Gives the temporary file the permission bits, owner and group of the file it replaces (a new
+/// file keeps the mode it was created with: 0666 less the umask). Setting the owner is allowed
+/// only to a privileged process, and the group only to one of the process's groups: when that is
+/// refused the file keeps the writer's, as with any editor.
+fn keep_attributes(
+    file: &std::fs::File,
+    existing: Option<&std::fs::Metadata>,
+) -> std::io::Result<()> {
+    let Some(meta) = existing else {
+        return Ok(());
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if std::os::unix::fs::fchown(file, Some(meta.uid()), Some(meta.gid())).is_err() {
+            let _ = std::os::unix::fs::fchown(file, None, Some(meta.gid()));
+        }
+    }
+    // After the owner: changing the owner may clear the set-user-id and set-group-id bits.
+    file.set_permissions(meta.permissions())
 }
 
 /// Temporary files being written: an interrupted run removes them (see
@@ -148,8 +221,19 @@ fn create_temporary(dir: &Path) -> std::io::Result<(PathBuf, std::fs::File)> {
     }
 }
 
-/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files being written and exits with
-/// status 130, so an interrupted `-o OUT` leaves neither a partial `OUT` nor a temporary file.
+/// What to do on an interrupt before exiting (a library conversion says how far it got).
+type InterruptHook = Box<dyn Fn() + Send>;
+
+static ON_INTERRUPT: std::sync::Mutex<Option<InterruptHook>> = std::sync::Mutex::new(None);
+
+/// Sets (or, with `None`, removes) the hook the interrupt handler runs before it exits.
+pub fn on_interrupt(hook: Option<InterruptHook>) {
+    *ON_INTERRUPT.lock().unwrap_or_else(|e| e.into_inner()) = hook;
+}
+
+/// On SIGINT, SIGTERM or SIGHUP: removes the temporary files being written, runs the hook set by
+/// [`on_interrupt`] and exits with status 130, so an interrupted `-o OUT` leaves neither a
+/// partial `OUT` nor a temporary file.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
         // The lock is kept until the process ends: no temporary file is created or renamed
@@ -157,6 +241,13 @@ pub fn install_interrupt_handler() {
         let pending = pending();
         for p in pending.iter() {
             let _ = std::fs::remove_file(p);
+        }
+        if let Some(hook) = ON_INTERRUPT
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            hook();
         }
         std::process::exit(130);
     });

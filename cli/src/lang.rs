@@ -13,7 +13,8 @@ pub enum Lang {
     Hrg,
     /// Regular Boardgames, high- or low-level (.rbg)
     Rbg,
-    /// Game Description Language in KIF, incl. GDL-II (.kif, .gdl)
+    /// Game Description Language in KIF, incl. GDL-II (.kif, .gdl); `gdl` is accepted too
+    #[value(alias = "gdl")]
     Kif,
     /// LineGames (.lg)
     Lg,
@@ -66,10 +67,21 @@ impl Lang {
                 .iter()
                 .flat_map(|l| l.extensions().iter().map(|e| format!(".{e}")))
                 .collect();
-            Failure::Usage(format!(
-                "cannot tell the language of `{path}` from its extension (known: {}); use --from",
-                known.join(", ")
-            ))
+            let guess = Path::new(path)
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(|e| closest_extension(&e.to_ascii_lowercase()));
+            Failure::Usage(match guess {
+                Some(ext) => format!(
+                    "cannot tell the language of `{path}` from its extension: did you mean \
+                     `.{ext}`? (known: {}; or name the language with --from)",
+                    known.join(", ")
+                ),
+                None => format!(
+                    "cannot tell the language of `{path}` from its extension (known: {}); use --from",
+                    known.join(", ")
+                ),
+            })
         })
     }
 
@@ -104,6 +116,48 @@ impl Lang {
             ))),
         }
     }
+}
+
+/// The known extension a mistyped one most likely meant (`hgr` → `hrg`): at most two edits
+/// away, a swap of neighbours counting as one; ties go to the one of the same length, then to
+/// the first in `Lang::ALL` order.
+fn closest_extension(ext: &str) -> Option<&'static str> {
+    let a: Vec<char> = ext.chars().collect();
+    Lang::ALL
+        .iter()
+        .flat_map(|l| l.extensions().iter().copied())
+        .map(|k| {
+            let b: Vec<char> = k.chars().collect();
+            (osa_distance(&a, &b), usize::from(a.len() != b.len()), k)
+        })
+        .filter(|&(d, _, _)| d >= 1 && d <= 2.min(a.len()))
+        .min_by_key(|&(d, len, _)| (d, len))
+        .map(|(_, _, k)| k)
+}
+
+/// Edit distance where a swap of two neighbouring characters costs one (optimal string
+/// alignment).
+fn osa_distance(a: &[char], b: &[char]) -> usize {
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
 }
 
 /// Runs a front-end, turning its typed error into a diagnostic located in `file`.

@@ -16,7 +16,7 @@ use clap::{Parser, Subcommand};
 use report::{ColorChoice, Session};
 use std::process::ExitCode;
 
-/// rgt — the assembler for General Game Playing.
+/// The assembler for General Game Playing.
 ///
 /// Reads a game in RG (.rg), HRG (.hrg), RBG (.rbg), GDL/KIF (.kif) or LineGames (.lg), checks it
 /// and writes one low-level Regular Games description of it.
@@ -24,15 +24,35 @@ use std::process::ExitCode;
 /// Exit status: 0 success; 1 the input has errors (diagnostics are printed) or a file could not be
 /// read or written; 2 usage error; 3 internal error (a bug in rgt: please report it).
 #[derive(Debug, Parser)]
-#[command(name = "rgt", version, max_term_width = 100)]
+#[command(name = "rgt", version, max_term_width = 100, after_long_help = EXAMPLES)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
 
     /// When to colour diagnostics.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        default_value_t = ColorChoice::Auto,
+        help_heading = "Global options",
+        display_order = 1000
+    )]
     pub color: ColorChoice,
 }
+
+/// Examples for `rgt --help` and the man page.
+const EXAMPLES: &str = "\
+Examples:
+  rgt translate examples/nim.rg                 translate a game; canonical RG on standard output
+  rgt translate game.kif -o game.rg             translate GDL into a file
+  rgt translate lib/ --out-dir out --report r.json
+                                                translate a whole library, one JSON report
+  rgt perft examples/nim.rg -d 4                count the game tree to depth 4
+  rgt moves game.hrg --after '/'                the legal moves of the initial state
+  rgt fmt --write game.rg                       rewrite a file in canonical form, comments kept
+  rgt opt game.rbg --trace=summary              what every optimisation pass did
+  rgt completions zsh > ~/.zfunc/_rgt           shell completions";
 
 /// The subcommands.
 #[derive(Debug, Subcommand)]

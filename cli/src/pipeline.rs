@@ -36,6 +36,7 @@ pub struct GameArgs {
     /// pass that keeps the game tree, and the pragma calculations; the default).
     #[arg(
         short = 'O',
+        long = "opt-level",
         value_enum,
         value_name = "LEVEL",
         default_value = "2",

@@ -2,6 +2,7 @@
 //! exit codes, the JSON report, determinism across --jobs, --skip-existing, time and memory
 //! limits, crash isolation, and that nothing partial is ever written. The fixture library is
 //! tests/fixtures/batch; snapshots live in tests/snapshots/batch.
+#![allow(clippy::print_stdout)] // a test says when it skips
 
 mod common;
 use common::settings;
@@ -460,6 +461,139 @@ fn usage_errors() {
     assert!(text(&o.stdout).contains("\ntotal                 1       1\n"));
 }
 
+/// Issue 22: two directories holding games of the same name gave one error per game and no
+/// hint; the error is now one message with a hint, and --preserve-paths keeps the INPUT paths.
+#[test]
+fn same_names_in_two_directories_collide_with_a_hint_and_preserve_paths_separates_them() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let game = std::fs::read_to_string(root().join(LIBRARY).join("countdown.rg")).unwrap();
+    for dir in ["lib/hrg", "lib/rbg"] {
+        std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        for i in 0..7 {
+            std::fs::write(tmp.path().join(dir).join(format!("g{i}.rg")), &game).unwrap();
+        }
+    }
+    let batch = |extra: &[&str]| {
+        run(rgt()
+            .current_dir(tmp.path())
+            .args([
+                "translate",
+                "lib/hrg",
+                "./lib/rbg",
+                "--out-dir",
+                "out",
+                "-q",
+            ])
+            .args(extra))
+    };
+    let o = batch(&[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("error: 7 outputs would each be written by several games:\n"),
+        "{err}"
+    );
+    assert!(
+        err.contains("`./lib/rbg/g0.rg` and `lib/hrg/g0.rg` would all be written to `out/g0.rg`"),
+        "{err}"
+    );
+    assert!(err.contains("… and 2 more"), "{err}");
+    assert!(err.contains("help: add --preserve-paths"), "{err}");
+    assert_eq!(err.matches("error:").count(), 1, "{err}");
+    assert!(!tmp.path().join("out").exists());
+
+    let o = batch(&["--preserve-paths"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let mut expected = Vec::new();
+    for dir in ["lib/hrg", "lib/rbg"] {
+        for i in 0..7 {
+            expected.push(format!("{dir}/g{i}.rg"));
+        }
+    }
+    assert_eq!(files(&tmp.path().join("out")), expected);
+    // A file INPUT keeps its path too; `..` and the root are dropped.
+    let o = run(rgt().current_dir(tmp.path().join("lib")).args([
+        "translate",
+        "../lib/hrg/g1.rg",
+        "--out-dir",
+        "../out2",
+        "--preserve-paths",
+        "-q",
+    ]));
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(
+        files(&tmp.path().join("out2")),
+        vec!["lib/hrg/g1.rg".to_owned()]
+    );
+}
+
+/// Issue 22: `-j 0` said "number would be zero for non-zero type"; `--emit hrg` of a library
+/// with non-LineGames games failed game by game at run time instead of as a usage error.
+#[test]
+fn jobs_zero_and_emit_hrg_of_other_languages_are_usage_errors() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let out_dir = tmp.path().join("out");
+    let o = run(rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["-j", "0"]));
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("at least one game must run at a time"),
+        "{err}"
+    );
+    assert!(!err.contains("non-zero type"), "{err}");
+
+    let o = run(rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(&out_dir)
+        .args(["--emit", "hrg"]));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--emit hrg prints the HRG generated from LineGames (.lg) files, but 4 of the 4 games are not"),
+        "{err}"
+    );
+    assert!(o.stdout.is_empty(), "nothing ran");
+    assert!(!out_dir.exists(), "nothing is created for a usage error");
+}
+
+/// Issue 22: `--glob` with many `{a,b}` groups took 12 s (every combination was expanded); now a
+/// pattern is one automaton. 40 groups would be 2^40 combinations.
+#[test]
+fn many_glob_alternatives_are_fast() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let pattern = format!("{}{{countdown,x}}.rg", "{a,b}".repeat(40));
+    let also = "{count,x}{down,y}{.rg,.z}".to_owned();
+    let mut child = rgt()
+        .arg("translate")
+        .arg(LIBRARY)
+        .arg("--out-dir")
+        .arg(tmp.path().join("out"))
+        .args(["--glob", &pattern, "--glob", &also, "-q"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("rgt starts");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("--glob with 40 groups did not finish in 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("\nok                    1       1\n"));
+}
+
 /// Sends a signal with the shell's built-in `kill` (no procps needed).
 #[cfg(unix)]
 fn signal(name: &str, pid: u32) -> std::process::ExitStatus {
@@ -590,6 +724,90 @@ fn a_crashing_game_is_an_internal_error_of_that_game_only() {
     assert_eq!(files(&out_dir), vec!["countdown.rg".to_owned()]);
 }
 
+/// Issue 22: the progress bar named no failed game as it failed, showed one current game with
+/// `-j N`, had no ETA, and an interrupt printed nothing. Run on a terminal (`script` gives the
+/// batch a pseudo-terminal; skipped visibly without it): a failing game and two that never end.
+#[cfg(target_os = "linux")]
+#[test]
+fn progress_bar_names_failures_running_games_and_interruption() {
+    if Command::new("script").arg("--version").output().is_err() {
+        println!("skipped: `script` (util-linux) is not installed, so no terminal for the bar");
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let broken = root().join(LIBRARY).join("board/broken.rg");
+    let h1 = tmp.path().join("h1");
+    let h2 = tmp.path().join("h2");
+    std::fs::create_dir_all(&h1).unwrap();
+    std::fs::create_dir_all(&h2).unwrap();
+    let hang1 = hanging_game(&h1);
+    let hang2 = hanging_game(&h2);
+    let typescript = tmp.path().join("typescript");
+    let command = format!(
+        "stty rows 50 cols 200; exec '{}' translate '{}' '{}' '{}' --out-dir '{}' --preserve-paths -j 3 --timeout 0",
+        env!("CARGO_BIN_EXE_rgt"),
+        broken.display(),
+        hang1.display(),
+        hang2.display(),
+        tmp.path().join("out").display()
+    );
+    let script = Command::new("script")
+        .args(["-q", "-f", "-e", "-c", &command])
+        .arg(&typescript)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("script starts");
+    /// Stops the batch (its workers end with it) and `script` if the test fails half-way.
+    struct Stop(std::process::Child);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            for c in children(self.0.id()) {
+                let _ = signal("INT", c);
+            }
+            let _ = self.0.kill();
+            let _ = self.0.wait();
+        }
+    }
+    let mut script = Stop(script);
+    let screen =
+        || String::from_utf8_lossy(&std::fs::read(&typescript).unwrap_or_default()).into_owned();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !(screen().contains("2 running: hangs.rg, hangs.rg")) {
+        assert!(
+            Instant::now() < deadline,
+            "the bar never showed both running games:\n{}",
+            screen()
+        );
+        assert!(
+            script.0.try_wait().unwrap().is_none(),
+            "ended early:\n{}",
+            screen()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let rgt = children(script.0.id())
+        .into_iter()
+        .find(|&c| {
+            std::fs::read_to_string(format!("/proc/{c}/comm")).is_ok_and(|n| n.trim() == "rgt")
+        })
+        .expect("rgt runs under script");
+    assert!(signal("INT", rgt).success());
+    let _ = script.0.wait();
+    let screen = screen();
+    let failed = screen
+        .find("failed         ")
+        .expect("the failure above the bar");
+    assert!(screen[failed..].starts_with(&format!("failed         {}", broken.display())));
+    assert!(screen.contains(", 1 failed, ETA "), "{screen}");
+    let interrupted = screen
+        .find("interrupted: 1 of 3 games done (1 failed), stopped while translating ")
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(failed < interrupted);
+    assert!(screen[interrupted..].contains("hangs.rg"));
+}
+
 /// A valid RG game with a chain of `n` edges (about 2 MB of output for 50 000).
 fn big_game(n: usize) -> String {
     let mut s = String::from(
@@ -643,6 +861,9 @@ fn a_game_over_the_memory_limit_is_stopped() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// The interruption is certain, whatever the machine's load: the library also holds a game that
+/// never finishes (a named pipe nobody writes to, with no time limit), so the batch cannot end
+/// before the signal and must be stopped by it.
 #[cfg(unix)]
 #[test]
 fn sigint_mid_run_leaves_no_partial_file() {
@@ -650,23 +871,28 @@ fn sigint_mid_run_leaves_no_partial_file() {
     let lib = tmp.path().join("lib");
     std::fs::create_dir_all(&lib).unwrap();
     let game = big_game(20_000);
-    for i in 0..24 {
+    const GAMES: usize = 8;
+    for i in 0..GAMES {
         std::fs::write(lib.join(format!("g{i:02}.rg")), &game).unwrap();
     }
+    // Empty, so started last (largest games first): the other games run before it. (Named
+    // explicitly: a directory search takes regular files only.)
+    let hang = hanging_game(tmp.path());
     let expected = single(&lib.join("g00.rg"));
     let out_dir = tmp.path().join("out");
     let mut batch = rgt()
         .arg("translate")
         .arg(&lib)
+        .arg(&hang)
         .arg("--out-dir")
         .arg(&out_dir)
-        .args(["-q", "-j", "2"])
+        .args(["-q", "-j", "2", "--timeout", "0"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("rgt starts");
     // Interrupt once the first games are written, while others are being translated.
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(120);
     while files(&out_dir)
         .iter()
         .filter(|f| f.ends_with(".rg"))
@@ -674,16 +900,30 @@ fn sigint_mid_run_leaves_no_partial_file() {
         < 2
     {
         assert!(Instant::now() < deadline, "no output appeared");
+        assert!(
+            batch.try_wait().unwrap().is_none(),
+            "the batch ended before the signal"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     let st = signal("INT", batch.id());
     assert!(st.success());
-    let status = batch.wait().unwrap();
-    assert!(!status.success());
+    let out = batch.wait_with_output().unwrap();
+    assert!(!out.status.success(), "{:?}", out.status);
+    // Issue 22: an interrupted batch says how far it got (even with -q).
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("interrupted: ")
+            && err.contains(&format!(" of {} games done (0 failed)", GAMES + 1)),
+        "{err}"
+    );
     // Workers that were told to write finish their rename; the others exit without writing.
     std::thread::sleep(Duration::from_millis(1500));
     let written = files(&out_dir);
-    assert!(written.len() < 24, "the batch was interrupted: {written:?}");
+    assert!(
+        !written.iter().any(|f| f.starts_with("hangs")),
+        "the unfinished game was written: {written:?}"
+    );
     for f in &written {
         assert!(
             f.ends_with(".rg") && !f.contains(".rgt-"),

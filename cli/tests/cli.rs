@@ -181,15 +181,260 @@ fn stats_text_and_json() {
     });
 }
 
+/// Issue 22: `stats --json` lacked the `pragmas` key of the batch report's statistics; both
+/// now have the same keys.
+#[test]
+fn stats_json_has_the_keys_of_the_report() {
+    let out = run(
+        rgt()
+            .arg("stats")
+            .arg(fixture("valid/tictactoe.rg"))
+            .arg("--json"),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "constants",
+            "edges",
+            "nodes",
+            "pragmas",
+            "reachability_checks",
+            "state_bits",
+            "tags",
+            "types",
+            "variables"
+        ]
+    );
+    assert!(v["pragmas"].as_u64().unwrap() > 0, "-O2 infers pragmas");
+}
+
+/// Issue 22, smaller items: `--from gdl` is KIF; a mistyped extension gets a suggestion; `-d` is
+/// the depth wherever there is a depth; `--color` is not listed among a command's own options.
+#[test]
+fn small_usability_items() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let kif = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kif/games");
+    let game = std::fs::read_dir(&kif)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "kif"))
+        .min()
+        .expect("a KIF fixture");
+    let text = std::fs::read_to_string(&game).unwrap();
+    let out = run(rgt().args(["translate", "-", "--from", "gdl"]), Some(&text));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    let out = run(
+        rgt()
+            .current_dir(dir.path())
+            .args(["translate", "nosuch.hgr"]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("did you mean `.hrg`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(
+        rgt()
+            .current_dir(dir.path())
+            .args(["perft", "game.rgb", "-d", "1"]),
+        None,
+    );
+    assert!(
+        stderr(&out).contains("did you mean `.rbg`?"),
+        "{}",
+        stderr(&out)
+    );
+    let out = run(rgt().args(["translate", "notes.txt"]), None);
+    assert!(!stderr(&out).contains("did you mean"), "{}", stderr(&out));
+
+    let path = fixture("valid/nim_counter.rg");
+    for args in [
+        &["check", "-d", "2", "--plays", "2"][..],
+        &["perft", "-d", "2"],
+        &["equiv", "-d", "2"],
+    ] {
+        let mut c = rgt();
+        c.arg(args[0]).arg(&path);
+        if args[0] == "equiv" {
+            c.arg(&path);
+        }
+        let out = run(c.args(&args[1..]), None);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
+    }
+
+    for cmd in ["opt", "translate", "perft"] {
+        let out = run(rgt().args([cmd, "-h"]), None);
+        let help = stdout(&out);
+        let own = &help[help.find("Options:").unwrap()..];
+        let own = &own[..own.find("\n\n").unwrap_or(own.len())];
+        let global = help
+            .find("Global options:")
+            .expect("a Global options heading");
+        assert!(!own.contains("--color"), "{cmd}: {own}");
+        assert!(help[global..].contains("--color"), "{cmd}");
+    }
+}
+
+/// Runs `rgt ARGS` under `umask MASK` (through the shell: the test may not change its own).
+#[cfg(unix)]
+fn rgt_with_umask(mask: &str, args: &[&std::ffi::OsStr]) -> Output {
+    let mut c = Command::new("sh");
+    c.arg("-c")
+        .arg(format!("umask {mask}; exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_rgt"))
+        .args(args);
+    run(&mut c, None)
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path)
+        .expect("exists")
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// Issue 22: files written by rgt get the umask's mode when new, keep the mode of the file they
+/// replace, and a symbolic link is written through (the link stays, its target changes).
+#[cfg(unix)]
+#[test]
+fn written_files_keep_their_mode_and_links() {
+    use std::ffi::OsStr;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let game = fixture("valid/minimal_solo.rg");
+    let translate = |mask: &str, out: &Path| {
+        let o = rgt_with_umask(
+            mask,
+            &[
+                OsStr::new("translate"),
+                game.as_os_str(),
+                OsStr::new("-o"),
+                out.as_os_str(),
+            ],
+        );
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    };
+    // New files: 0666 less the umask.
+    let new = dir.path().join("new.rg");
+    translate("022", &new);
+    assert_eq!(mode(&new), 0o644);
+    let private = dir.path().join("private.rg");
+    translate("077", &private);
+    assert_eq!(mode(&private), 0o600);
+    // An existing file keeps its mode.
+    let existing = dir.path().join("existing.rg");
+    std::fs::write(&existing, "old").unwrap();
+    std::fs::set_permissions(&existing, std::fs::Permissions::from_mode(0o640)).unwrap();
+    translate("077", &existing);
+    assert_eq!(mode(&existing), 0o640);
+    assert!(
+        std::fs::read_to_string(&existing)
+            .unwrap()
+            .contains("begin")
+    );
+    // A symbolic link is written through, also a relative one and a chain of them.
+    let real = dir.path().join("real.rg");
+    std::fs::write(&real, "type T={a};\nbegin,end:;\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o664)).unwrap();
+    std::os::unix::fs::symlink("real.rg", dir.path().join("link1.rg")).unwrap();
+    let link = dir.path().join("link2.rg");
+    std::os::unix::fs::symlink(dir.path().join("link1.rg"), &link).unwrap();
+    let o = rgt_with_umask(
+        "022",
+        &[OsStr::new("fmt"), OsStr::new("--write"), link.as_os_str()],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    for l in ["link1.rg", "link2.rg"] {
+        let meta = std::fs::symlink_metadata(dir.path().join(l)).unwrap();
+        assert!(meta.file_type().is_symlink(), "{l} is still a link");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&real).unwrap(),
+        "type T = { a };\nbegin, end: ;\n"
+    );
+    assert_eq!(mode(&real), 0o664);
+    // A link to a file that does not exist yet creates that file.
+    let dangling = dir.path().join("dangling.rg");
+    std::os::unix::fs::symlink("created.rg", &dangling).unwrap();
+    translate("022", &dangling);
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::read_to_string(dir.path().join("created.rg"))
+            .unwrap()
+            .contains("begin")
+    );
+    // The report of a library conversion too.
+    let report = dir.path().join("report.json");
+    let o = rgt_with_umask(
+        "022",
+        &[
+            OsStr::new("translate"),
+            game.as_os_str(),
+            OsStr::new("--out-dir"),
+            dir.path().join("out").as_os_str(),
+            OsStr::new("--report"),
+            report.as_os_str(),
+            OsStr::new("-q"),
+        ],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(mode(&report), 0o644);
+    assert_eq!(mode(&dir.path().join("out/minimal_solo.rg")), 0o644);
+    // No temporary file is left anywhere.
+    let left: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".rgt-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// Issue 22: an output in a missing directory names that directory, not a temporary file.
+#[test]
+fn output_into_a_missing_directory_names_the_directory() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = run(
+        rgt()
+            .current_dir(dir.path())
+            .arg("translate")
+            .arg(fixture("valid/minimal_solo.rg"))
+            .args(["-o", "nonexist/x.rg"]),
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("the directory `nonexist` does not exist"),
+        "{err}"
+    );
+    assert!(!err.contains(".rgt-"), "{err}");
+}
+
 #[test]
 fn fmt_prints_checks_and_rewrites() {
     let dir = tempfile::tempdir().expect("temp dir");
     let file = dir.path().join("messy.rg");
     std::fs::write(&file, "type T={a};   // comment\nbegin,end:;\n").unwrap();
 
+    // Comments are kept (issue 22: they were dropped without a word).
     let out = run(rgt().arg("fmt").arg(&file), None);
     assert_eq!(out.status.code(), Some(0));
-    assert_eq!(stdout(&out), "type T = { a };\nbegin, end: ;\n");
+    assert_eq!(stdout(&out), "type T = { a }; // comment\nbegin, end: ;\n");
 
     let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
     assert_eq!(out.status.code(), Some(1));
@@ -199,7 +444,7 @@ fn fmt_prints_checks_and_rewrites() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         std::fs::read_to_string(&file).unwrap(),
-        "type T = { a };\nbegin, end: ;\n"
+        "type T = { a }; // comment\nbegin, end: ;\n"
     );
 
     let out = run(rgt().arg("fmt").arg("--check").arg(&file), None);
@@ -260,7 +505,7 @@ fn help_mentions_the_optimisation_levels_honestly() {
     let out = run(rgt().args(["translate", "--help"]), None);
     assert_eq!(out.status.code(), Some(0));
     let help = stdout(&out);
-    assert!(help.contains("-O <LEVEL>"));
+    assert!(help.contains("-O, --opt-level <LEVEL>"), "{help}");
     assert!(
         help.contains("local expression, skip and prune passes"),
         "{help}"

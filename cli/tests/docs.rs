@@ -2,6 +2,7 @@
 //!
 //! The man pages live in docs/man. Regenerate them after changing the command line with
 //! `RGT_UPDATE_DOCS=1 cargo test -p rgt --test docs`.
+#![allow(clippy::print_stdout)] // a test says when it skips
 
 use clap::CommandFactory;
 use std::path::{Path, PathBuf};
@@ -30,7 +31,19 @@ fn completions_for_each_shell() {
         }
         // Hidden worker plumbing is not offered.
         assert!(!script.contains("RGT_BATCH_WORKER"), "{shell}");
+        // Issue 22: pass and pipeline names are offered.
+        for name in ["inline_assignment", "calculate_disjoints", "reference"] {
+            assert!(script.contains(name), "{shell} completion lacks {name}");
+        }
     }
+    // Issue 22: zsh completed files for --out-dir; it completes directories.
+    let zsh = rgt().args(["completions", "zsh"]).output().unwrap();
+    let zsh = String::from_utf8(zsh.stdout).unwrap();
+    let out_dir = zsh
+        .lines()
+        .find(|l| l.contains("--out-dir=[Translate every game"))
+        .expect("--out-dir in the zsh script");
+    assert!(out_dir.contains(":_files -/'"), "{out_dir}");
     let out = rgt().args(["completions", "tcsh-9"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
@@ -58,6 +71,63 @@ fn bash_completion_script_loads() {
     );
 }
 
+/// Writes the man pages of `cmd` and its subcommands into `dir` (`rgt.1`, `rgt-translate.1`, …)
+/// as `clap_mangen::generate_to` does, except that the text after the options
+/// (`after_long_help`, the examples) is a section EXAMPLES kept line by line (clap_mangen calls it
+/// EXTRA and fills its lines into one paragraph).
+fn generate_man_pages(cmd: clap::Command, dir: &Path) {
+    fn page(cmd: clap::Command, dir: &Path) {
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()).cloned() {
+            page(sub, dir);
+        }
+        let examples = cmd.get_after_long_help().map(|h| h.to_string());
+        let man = clap_mangen::Man::new(cmd.clone().after_long_help(None::<&str>));
+        let mut out = Vec::new();
+        man.render(&mut out).unwrap();
+        let mut text = String::from_utf8(out).unwrap();
+        if let Some(examples) = examples {
+            let mut section = String::from(".SH EXAMPLES\n.nf\n");
+            for line in examples.lines().skip_while(|l| l.ends_with(':')) {
+                // roff: `-` is a hyphen unless escaped, a leading `.` or `'` a request.
+                let line = line.replace('\\', "\\e").replace('-', "\\-");
+                if line.starts_with('.') || line.starts_with('\'') {
+                    section.push_str("\\&");
+                }
+                section.push_str(&line);
+                section.push('\n');
+            }
+            section.push_str(".fi\n");
+            let at = text.find(".SH VERSION").unwrap_or(text.len());
+            text.insert_str(at, &section);
+        }
+        std::fs::write(dir.join(man.get_filename()), text).unwrap();
+    }
+    let mut cmd = cmd.disable_help_subcommand(true);
+    cmd.build();
+    page(cmd, dir);
+}
+
+/// Issue 22: `scripts/gdl-coverage --help` cut its description off mid-sentence.
+#[test]
+fn gdl_coverage_help_is_whole() {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/gdl-coverage");
+    let Ok(out) = Command::new("python3").arg(&script).arg("--help").output() else {
+        println!("skipped: python3 is not installed");
+        return;
+    };
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for part in [
+        "then prove each translation against the independent GDL reasoner.",
+        "verified ",
+        "failed(CODE)",
+        "--perft-timeout",
+        "lockstep playouts",
+    ] {
+        assert!(help.contains(part), "{part} missing from:\n{help}");
+    }
+}
+
 fn man_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/man")
 }
@@ -65,7 +135,7 @@ fn man_dir() -> PathBuf {
 #[test]
 fn man_pages_are_generated_from_the_cli() {
     let tmp = tempfile::tempdir().unwrap();
-    clap_mangen::generate_to(rgt::Cli::command(), tmp.path()).unwrap();
+    generate_man_pages(rgt::Cli::command(), tmp.path());
     let mut generated: Vec<String> = std::fs::read_dir(tmp.path())
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -87,6 +157,22 @@ fn man_pages_are_generated_from_the_cli() {
     ] {
         assert!(translate.contains(word), "{word}");
     }
+    // Issue 22: the NAME line said "rgt - rgt — …", a short-only option showed as `[-O  ]`, and
+    // there were no examples.
+    let main = read(&tmp.path().join("rgt.1"));
+    assert!(
+        main.contains(".SH NAME\nrgt \\- The assembler for General Game Playing"),
+        "{main}"
+    );
+    assert!(!translate.contains("\\-O \\fR]"), "{translate}");
+    assert!(translate.contains("[\\fB\\-O\\fR|\\fB\\-\\-opt\\-level\\fR]"));
+    let examples = &main[main
+        .find(".SH EXAMPLES\n.nf\n")
+        .expect("an EXAMPLES section")..];
+    assert!(
+        examples.contains("rgt translate examples/nim.rg "),
+        "{examples}"
+    );
 
     if std::env::var_os("RGT_UPDATE_DOCS").is_some() {
         std::fs::create_dir_all(man_dir()).unwrap();

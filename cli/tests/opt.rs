@@ -280,8 +280,7 @@ fn command_line_errors_name_what_is_known() {
     let out = run(rgt().arg("opt").arg(&game).args(["--pipeline", "fast"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out)
-            .contains("unknown pipeline `fast` (known: none, safe, reference, pragmas, compiler)"),
+        stderr(&out).contains("[possible values: none, safe, reference, pragmas, compiler]"),
         "{}",
         stderr(&out)
     );
@@ -291,10 +290,22 @@ fn command_line_errors_name_what_is_known() {
         .args(["--pass", "inline-everything"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        stderr(&out).contains("unknown pass `inline-everything` (known: add-builtins, "),
+        stderr(&out).contains("invalid value 'inline-everything' for '--pass <PASS>'"),
         "{}",
         stderr(&out)
     );
+    // Issue 22: a misspelt pass got the list of all 39 names and no suggestion.
+    let out = run(rgt()
+        .arg("opt")
+        .arg(&game)
+        .args(["--pass", "inline-asignment"]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("a pass with a similar name exists: 'inline_assignment'"),
+        "{err}"
+    );
+    assert!(!err.contains("add_builtins"), "{err}");
     let out = run(rgt()
         .arg("opt")
         .arg(&game)
@@ -336,6 +347,42 @@ fn command_line_errors_name_what_is_known() {
             .arg(&game)
             .args(["--pipeline", "compiler", "--allow-unsafe"]));
     assert_eq!(reference.status.code(), Some(0), "{}", stderr(&reference));
+}
+
+/// Issue 22: `rgt passes` said "in the order they run" but listed a final pass among the loop
+/// passes, printed kebab-case names where everything else says snake_case, and had no --json.
+#[test]
+fn passes_are_listed_in_run_order_by_their_names_also_as_json() {
+    let out = run(rgt().args(["passes", "--json"]));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("JSON");
+    let passes = v.as_array().expect("an array");
+    assert!(passes.len() >= 39);
+    let rank = |p: &serde_json::Value| match p["phase"].as_str().unwrap() {
+        "setup" => 0,
+        "loop" => 1,
+        "final" => 2,
+        other => panic!("phase {other}"),
+    };
+    let ranks: Vec<i32> = passes.iter().map(rank).collect();
+    assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{ranks:?}");
+    for p in passes {
+        let name = p["name"].as_str().unwrap();
+        assert!(!name.contains('-'), "{name}");
+        for key in ["category", "safety", "description", "levels", "pipelines"] {
+            assert!(!p[key].is_null(), "{name} lacks {key}");
+        }
+    }
+    let text = stdout(&run(rgt().arg("passes")));
+    let names: Vec<&str> = text
+        .lines()
+        .skip(1)
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    let json_names: Vec<&str> = passes.iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, json_names);
+    // Every name runs with --pass as listed.
+    assert!(text.contains("\nadd_explicit_casts "));
 }
 
 #[test]

@@ -64,7 +64,7 @@ pub struct Args {
     pub cxxflags: Option<String>,
 
     /// Where compiled models are cached (default: $RGT_CACHE_DIR, else ~/.cache/rgt/native).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub cache_dir: Option<PathBuf>,
 
     #[command(flatten)]

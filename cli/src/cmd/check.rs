@@ -24,7 +24,7 @@ pub struct Args {
     pub game: GameArgs,
 
     /// Depth of the full exploration.
-    #[arg(long, value_name = "D", default_value_t = 4)]
+    #[arg(long, short = 'd', value_name = "D", default_value_t = 4)]
     pub depth: usize,
 
     /// Number of random plays.

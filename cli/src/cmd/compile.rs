@@ -19,7 +19,7 @@ pub struct Args {
     pub game: GameArgs,
 
     /// The directory to write the sources into (created if missing).
-    #[arg(short = 'o', long = "out-dir", value_name = "DIR")]
+    #[arg(short = 'o', long = "out-dir", value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub out: PathBuf,
 
     /// Ignore the @disjoint, @unique and @repeat pragmas, as `rgt perft --ignore-pragmas` does.

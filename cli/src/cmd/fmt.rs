@@ -8,7 +8,10 @@ use std::process::ExitCode;
 
 /// Print a game file in canonical form.
 ///
-/// For RG, the canonical form of rg.md §8 (no built-ins added, nothing checked beyond syntax).
+/// For RG, the canonical form of rg.md §8 (no built-ins added, nothing checked beyond syntax);
+/// comments are kept: one after a declaration on its line stays there, the others move with
+/// the declaration that follows them. HRG comments are kept before the construct that follows
+/// them.
 /// For KIF, the normalised rules of gdl.md §2.5 (one rule per disjunct, keywords in lower case,
 /// comments dropped; not validated). Other languages print their own canonical form where their
 /// front-end provides one.
@@ -44,8 +47,7 @@ fn format(
     text: &str,
 ) -> Result<String, Failure> {
     match lang {
-        Lang::Rg => rg_core::parse(file, text)
-            .map(|g| rg_core::print(&g))
+        Lang::Rg => rg_core::format::format(file, text)
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
         Lang::Hrg => front_hrg::format(file, text)
             .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),

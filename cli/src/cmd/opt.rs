@@ -59,20 +59,21 @@ pub struct Args {
     pub trace: Option<TraceMode>,
 
     /// Write NNN-<pass>.rg and NNN-<pass>.dot for every changing pass, and trace.jsonl, here.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     pub trace_dir: Option<PathBuf>,
 
     /// Pipelines to run (comma-separated, repeatable; their union): none, safe, reference,
     /// pragmas, compiler. Replaces the passes of the -O level.
-    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    #[arg(long, value_name = "NAMES", value_delimiter = ',', value_parser = pipeline_names())]
     pub pipeline: Vec<String>,
 
-    /// Enable one more pass (repeatable; kebab- or snake-case name, see `rgt passes`).
-    #[arg(long = "pass", value_name = "PASS")]
+    /// Enable one more pass (repeatable; a name listed by `rgt passes`, e.g. inline_assignment;
+    /// inline-assignment is accepted too).
+    #[arg(long = "pass", value_name = "PASS", value_parser = pass_names(), hide_possible_values = true)]
     pub passes: Vec<String>,
 
     /// Disable a pass (repeatable).
-    #[arg(long = "no-pass", value_name = "PASS")]
+    #[arg(long = "no-pass", value_name = "PASS", value_parser = pass_names(), hide_possible_values = true)]
     pub no_passes: Vec<String>,
 
     /// Allow passes that may change the game (reorder_conditions; in `reference`, `compiler`).
@@ -100,6 +101,70 @@ pub struct Args {
     pub schedule: ScheduleArg,
 }
 
+/// `--pass` and `--no-pass`: a pass name of the registry (snake_case, as `rgt passes` lists
+/// them; kebab-case accepted). An unknown name is refused with the closest known one, not the
+/// list of all; the names are offered to shell completion.
+fn pass_names() -> PassName {
+    PassName
+}
+
+/// The value parser of pass names.
+#[derive(Clone, Copy, Debug)]
+struct PassName;
+
+impl clap::builder::TypedValueParser for PassName {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        use clap::error::{ContextKind, ContextValue, ErrorKind};
+        let text = value.to_string_lossy();
+        if let Some(pass) = rg_passes::find(&text) {
+            return Ok(pass.name().to_owned());
+        }
+        let mut err = clap::Error::new(ErrorKind::InvalidValue).with_cmd(cmd);
+        if let Some(arg) = arg {
+            err.insert(
+                ContextKind::InvalidArg,
+                ContextValue::String(arg.to_string()),
+            );
+        }
+        err.insert(
+            ContextKind::InvalidValue,
+            ContextValue::String(text.clone().into_owned()),
+        );
+        let names = rg_passes::registry().iter().map(|p| p.name());
+        let suggestion = match rg_core::suggest::closest(&text.replace('-', "_"), names) {
+            Some(close) => format!("a pass with a similar name exists: '{close}'"),
+            None => "`rgt passes` lists the passes".to_owned(),
+        };
+        err.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![suggestion.into()]),
+        );
+        Err(err)
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            rg_passes::registry()
+                .iter()
+                .map(|p| clap::builder::PossibleValue::new(p.name())),
+        ))
+    }
+}
+
+/// The named pipelines.
+fn pipeline_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(Pipeline::NAMES.iter().copied())
+}
+
 /// The pipeline chosen by the command line.
 pub fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
     let mut p = if args.pipeline.is_empty() {
@@ -119,14 +184,14 @@ pub fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
     };
     let lookup = |name: &str| {
         rg_passes::find(name).ok_or_else(|| {
-            let known: Vec<String> = rg_passes::registry()
-                .iter()
-                .map(|p| p.name().replace('_', "-"))
-                .collect();
-            Failure::Usage(format!(
-                "unknown pass `{name}` (known: {})",
-                known.join(", ")
-            ))
+            let known: Vec<&str> = rg_passes::registry().iter().map(|p| p.name()).collect();
+            let snake = name.replace('-', "_");
+            Failure::Usage(
+                match rg_core::suggest::closest(&snake, known.iter().copied()) {
+                    Some(close) => format!("unknown pass `{name}`: did you mean `{close}`?"),
+                    None => format!("unknown pass `{name}` (`rgt passes` lists them)"),
+                },
+            )
         })
     };
     for name in &args.passes {
@@ -137,7 +202,7 @@ pub fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
         if pass.phase() == rg_passes::PassPhase::Setup {
             return Err(Failure::Usage(format!(
                 "pass `{}` cannot be disabled: every game is loaded with the built-in definitions",
-                pass.name().replace('_', "-")
+                pass.name()
             )));
         }
         p.remove(pass.name());
@@ -145,7 +210,7 @@ pub fn pipeline_of(args: &Args) -> Result<Pipeline, Failure> {
     let risky: Vec<String> = p
         .unsafe_passes()
         .iter()
-        .map(|x| x.name().replace('_', "-"))
+        .map(|x| x.name().to_owned())
         .collect();
     if !args.allow_unsafe && !risky.is_empty() {
         return Err(Failure::Usage(format!(

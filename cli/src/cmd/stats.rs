@@ -34,12 +34,13 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             "types": s.types,
             "reachability_checks": s.reachability_checks,
             "tags": s.tags,
+            "pragmas": s.pragmas,
             "state_bits": s.state_bits,
         });
         format!("{}\n", serde_json::to_string(&v).expect("JSON of numbers"))
     } else {
         format!(
-            "nodes: {}\nedges: {}\nvariables: {}\nconstants: {}\ntypes: {}\nreachability_checks: {}\ntags: {}\nstate_bits: {}\n",
+            "nodes: {}\nedges: {}\nvariables: {}\nconstants: {}\ntypes: {}\nreachability_checks: {}\ntags: {}\npragmas: {}\nstate_bits: {}\n",
             s.nodes,
             s.edges,
             s.variables,
@@ -47,6 +48,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             s.types,
             s.reachability_checks,
             s.tags,
+            s.pragmas,
             s.state_bits
         )
     };

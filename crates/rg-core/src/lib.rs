@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod format;
 pub mod frontend;
 pub mod game;
 pub mod ids;

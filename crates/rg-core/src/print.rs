@@ -54,55 +54,111 @@ pub fn print_expr(game: &Game, expr: ExprId) -> String {
     p.out
 }
 
-/// Streams canonical text into a string.
-struct Printer<'g> {
-    g: &'g Game,
-    out: String,
+/// A declaration of a game: its kind and its index among the declarations of that kind (in
+/// `game.pragmas`, `game.typedefs`, … and the edges in id order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DeclRef {
+    Pragma(usize),
+    Typedef(usize),
+    Constant(usize),
+    Variable(usize),
+    Edge(usize),
 }
 
-impl<'g> Printer<'g> {
+/// Where [`print_decorated`] asks for text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Around {
+    /// At the start of the declaration's first line.
+    Before(DeclRef),
+    /// After the declaration's `;`, before its line break.
+    After(DeclRef),
+}
+
+/// The whole game in canonical form, with text added around each declaration by `around` (how
+/// `rgt fmt` keeps comments, see [`crate::format`]).
+pub fn print_decorated(game: &Game, around: &mut dyn FnMut(Around, &mut String)) -> String {
+    let mut p = Printer::new(game);
+    p.around = Some(around);
+    p.game();
+    p.out
+}
+
+/// The callback of [`print_decorated`].
+type AroundFn<'a> = &'a mut dyn FnMut(Around, &mut String);
+
+/// Streams canonical text into a string.
+struct Printer<'g, 'a> {
+    g: &'g Game,
+    out: String,
+    around: Option<AroundFn<'a>>,
+}
+
+impl<'g> Printer<'g, '_> {
     fn new(g: &'g Game) -> Self {
         Printer {
             g,
             out: String::new(),
+            around: None,
         }
+    }
+
+    fn before(&mut self, d: DeclRef) {
+        if let Some(f) = self.around.as_mut() {
+            f(Around::Before(d), &mut self.out);
+        }
+    }
+
+    /// Ends a declaration: the text after it, then the line break.
+    fn after(&mut self, d: DeclRef) {
+        if let Some(f) = self.around.as_mut() {
+            f(Around::After(d), &mut self.out);
+        }
+        self.out.push('\n');
     }
 
     fn game(&mut self) {
         let g = self.g;
         self.out.reserve(g.edge_count() * 32);
-        for p in &g.pragmas {
+        for (i, p) in g.pragmas.iter().enumerate() {
+            self.before(DeclRef::Pragma(i));
             self.pragma(&p.kind);
-            self.out.push('\n');
+            self.after(DeclRef::Pragma(i));
         }
-        for t in &g.typedefs {
+        for (i, t) in g.typedefs.iter().enumerate() {
+            self.before(DeclRef::Typedef(i));
             self.out.push_str("type ");
             self.sym(t.name);
             self.out.push_str(" = ");
             self.ty(t.ty);
-            self.out.push_str(";\n");
+            self.out.push(';');
+            self.after(DeclRef::Typedef(i));
         }
-        for c in &g.constants {
+        for (i, c) in g.constants.iter().enumerate() {
+            self.before(DeclRef::Constant(i));
             self.out.push_str("const ");
             self.sym(c.name);
             self.out.push_str(": ");
             self.ty(c.ty);
             self.out.push_str(" = ");
             self.value(c.value);
-            self.out.push_str(";\n");
+            self.out.push(';');
+            self.after(DeclRef::Constant(i));
         }
-        for v in &g.variables {
+        for (i, v) in g.variables.iter().enumerate() {
+            self.before(DeclRef::Variable(i));
             self.out.push_str("var ");
             self.sym(v.name);
             self.out.push_str(": ");
             self.ty(v.ty);
             self.out.push_str(" = ");
             self.value(v.init);
-            self.out.push_str(";\n");
+            self.out.push(';');
+            self.after(DeclRef::Variable(i));
         }
-        for (_, e) in g.edges() {
+        for (i, (_, e)) in g.edges().enumerate() {
+            self.before(DeclRef::Edge(i));
             self.edge(e);
-            self.out.push('\n');
+            self.after(DeclRef::Edge(i));
         }
     }
 

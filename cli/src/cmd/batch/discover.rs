@@ -14,7 +14,8 @@ pub struct Job {
     /// The language (by extension, or `--from`).
     pub lang: Lang,
     /// The output file: `--out-dir` joined with the path relative to the INPUT directory (the
-    /// file name for a file INPUT), with the extension of `--emit`.
+    /// file name for a file INPUT), with the extension of `--emit`; with `--preserve-paths`,
+    /// the INPUT's own path comes in between.
     pub output: PathBuf,
     /// Size of the input in bytes (largest games are started first).
     pub size: u64,
@@ -33,6 +34,7 @@ pub fn discover(
     from: Option<Lang>,
     out_dir: &Path,
     extension: &str,
+    preserve_paths: bool,
 ) -> Result<Vec<Job>, Failure> {
     let out_canon = out_dir.canonicalize().ok();
     let mut jobs = Vec::new();
@@ -44,6 +46,12 @@ pub fn discover(
             ));
         }
         let path = PathBuf::from(input);
+        // `--preserve-paths`: the INPUT as written, inside the output directory.
+        let kept = if preserve_paths {
+            inside(&path)
+        } else {
+            PathBuf::new()
+        };
         let meta = std::fs::metadata(&path)
             .map_err(|e| Failure::Io(format!("cannot read `{input}`: {e}")))?;
         if meta.is_dir() {
@@ -57,7 +65,9 @@ pub fn discover(
                 if !globs.is_empty() && !globs.iter().any(|g| g.matches_path(&relative)) {
                     continue;
                 }
-                let output = out_dir.join(Path::new(&relative).with_extension(extension));
+                let output = out_dir
+                    .join(&kept)
+                    .join(Path::new(&relative).with_extension(extension));
                 jobs.push(Job {
                     input: file,
                     lang: from.unwrap_or(lang),
@@ -70,8 +80,13 @@ pub fn discover(
             let name = path
                 .file_name()
                 .ok_or_else(|| Failure::Usage(format!("`{input}` names no file")))?;
+            let output = if preserve_paths {
+                out_dir.join(kept.with_extension(extension))
+            } else {
+                out_dir.join(Path::new(name).with_extension(extension))
+            };
             jobs.push(Job {
-                output: out_dir.join(Path::new(name).with_extension(extension)),
+                output,
                 input: path,
                 lang,
                 size: meta.len(),
@@ -95,12 +110,26 @@ pub fn discover(
         )));
     }
     jobs.sort_by(|a, b| a.input.cmp(&b.input).then(a.output.cmp(&b.output)));
-    dedupe_and_check(jobs)
+    dedupe_and_check(jobs, preserve_paths)
 }
+
+/// A path as written, made relative for use inside the output directory: its root, `.` and `..`
+/// are dropped (`../lib/hrg` → `lib/hrg`, `/srv/games` → `srv/games`).
+fn inside(path: &Path) -> PathBuf {
+    path.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part),
+            _ => None,
+        })
+        .collect()
+}
+
+/// How many colliding outputs a usage error lists.
+const MAX_COLLISIONS_SHOWN: usize = 5;
 
 /// Drops a game reached twice for the same output; rejects two games for one output and an output
 /// that is its own input.
-fn dedupe_and_check(jobs: Vec<Job>) -> Result<Vec<Job>, Failure> {
+fn dedupe_and_check(jobs: Vec<Job>, preserve_paths: bool) -> Result<Vec<Job>, Failure> {
     let canon = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let mut by_output: BTreeMap<PathBuf, Vec<Job>> = BTreeMap::new();
     for job in jobs {
@@ -114,6 +143,7 @@ fn dedupe_and_check(jobs: Vec<Job>) -> Result<Vec<Job>, Failure> {
         }
     }
     let mut problems = Vec::new();
+    let mut collisions = Vec::new();
     let mut out = Vec::new();
     for (output, mut same) in by_output {
         if same.len() > 1 {
@@ -121,7 +151,7 @@ fn dedupe_and_check(jobs: Vec<Job>) -> Result<Vec<Job>, Failure> {
                 .iter()
                 .map(|j| format!("`{}`", j.input.display()))
                 .collect();
-            problems.push(format!(
+            collisions.push(format!(
                 "{} would all be written to `{}`",
                 names.join(" and "),
                 same[0].output.display()
@@ -134,6 +164,30 @@ fn dedupe_and_check(jobs: Vec<Job>) -> Result<Vec<Job>, Failure> {
         } else {
             out.append(&mut same);
         }
+    }
+    if !collisions.is_empty() {
+        let n = collisions.len();
+        let mut text = if n == 1 {
+            collisions.remove(0)
+        } else {
+            let mut t = format!("{n} outputs would each be written by several games:");
+            for c in collisions.iter().take(MAX_COLLISIONS_SHOWN) {
+                t.push_str("\n  ");
+                t.push_str(c);
+            }
+            if n > MAX_COLLISIONS_SHOWN {
+                t.push_str(&format!("\n  … and {} more", n - MAX_COLLISIONS_SHOWN));
+            }
+            t
+        };
+        text.push_str(if preserve_paths {
+            "\nhelp: rename the games, or translate them into different --out-dir directories"
+        } else {
+            "\nhelp: add --preserve-paths to keep each INPUT's path in the output \
+             (`rgt translate a/ b/ --out-dir out --preserve-paths` writes `a/x.hrg` to \
+             `out/a/x.rg` and `b/x.rbg` to `out/b/x.rg`), or use --glob to take one of them"
+        });
+        problems.insert(0, text);
     }
     if !problems.is_empty() {
         return Err(Failure::Usage(problems.join("\nerror: ")));

@@ -31,8 +31,20 @@ pub struct BatchArgs {
     /// Translate every game of the INPUTs (files, or directories searched recursively for .rg
     /// .hrg .rbg .kif .gdl .lg) into DIR, keeping each game's path relative to its INPUT
     /// directory and taking the extension of --emit.
-    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    #[arg(
+        long,
+        value_name = "DIR",
+        value_hint = clap::ValueHint::DirPath,
+        conflicts_with = "output"
+    )]
     pub out_dir: Option<PathBuf>,
+
+    /// Keep each INPUT's path (as written, without its root, `.` and `..`) in the output
+    /// path: `rgt translate lib/hrg lib/rbg --out-dir out --preserve-paths` writes
+    /// `lib/hrg/amazons.hrg` to `out/lib/hrg/amazons.rg` and `lib/rbg/amazons.rbg` to
+    /// `out/lib/rbg/amazons.rg` (without it both would be `out/amazons.rg`).
+    #[arg(long, requires = "out_dir")]
+    pub preserve_paths: bool,
 
     /// Only take files of the searched directories matching PATTERN (repeatable: any may
     /// match). `*` `?` `[a-z]` `{kif,rbg}` match within a name, `**` across directories. A
@@ -42,7 +54,7 @@ pub struct BatchArgs {
     pub glob: Vec<String>,
 
     /// Games translated at the same time [default: the number of cores].
-    #[arg(short = 'j', long, value_name = "N", requires = "out_dir")]
+    #[arg(short = 'j', long, value_name = "N", value_parser = parse_jobs, requires = "out_dir")]
     pub jobs: Option<NonZeroUsize>,
 
     /// Time limit per game, in seconds (0 = none). A game over it is stopped and reported as
@@ -67,7 +79,7 @@ pub struct BatchArgs {
     pub skip_existing: bool,
 
     /// Write a JSON report to FILE: a summary and one record per game, ordered by path.
-    #[arg(long, value_name = "FILE", requires = "out_dir")]
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath, requires = "out_dir")]
     pub report: Option<PathBuf>,
 
     /// Exit with status 0 even when games failed (the failures stay in the summary and report).
@@ -82,6 +94,17 @@ pub struct BatchArgs {
     /// warnings.
     #[arg(short = 'v', long, requires = "out_dir")]
     pub verbose: bool,
+}
+
+/// Parses `--jobs`: a positive number of games.
+fn parse_jobs(s: &str) -> Result<NonZeroUsize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) => NonZeroUsize::new(n).ok_or_else(|| {
+            "at least one game must run at a time: give 1 or more (without -j, the number of cores)"
+                .to_owned()
+        }),
+        Err(_) => Err(format!("`{s}` is not a number of games")),
+    }
 }
 
 /// Parses `--max-memory`: bytes, or a number with K, M, G or T (powers of 1024; `KB`, `KiB`…
@@ -257,7 +280,29 @@ pub fn run(
         ));
     }
     let extension = emit.extension();
-    let jobs = discover::discover(inputs, &globs, from, out_dir, extension)?;
+    let jobs = discover::discover(
+        inputs,
+        &globs,
+        from,
+        out_dir,
+        extension,
+        args.preserve_paths,
+    )?;
+    if emit == Output::Hrg {
+        let other: Vec<&Job> = jobs.iter().filter(|j| j.lang != Lang::Lg).collect();
+        if let Some(first) = other.first() {
+            return Err(Failure::Usage(format!(
+                "--emit hrg prints the HRG generated from LineGames (.lg) files, but {} of the \
+                 {} games {} not LineGames (e.g. `{}`, {}); narrow the inputs, e.g. with \
+                 --glob '*.lg'",
+                other.len(),
+                jobs.len(),
+                if other.len() == 1 { "is" } else { "are" },
+                first.input.display(),
+                first.lang.name()
+            )));
+        }
+    }
     std::fs::create_dir_all(out_dir)
         .map_err(|e| Failure::Io(format!("cannot create `{}`: {e}", out_dir.display())))?;
 
@@ -319,7 +364,9 @@ fn run_all(
     order.sort_by(|&a, &b| jobs[b].size.cmp(&jobs[a].size).then(a.cmp(&b)));
     let slots: Vec<Mutex<Option<GameRecord>>> = jobs.iter().map(|_| Mutex::new(None)).collect();
     let next = AtomicUsize::new(0);
-    let progress = Progress::new(mode, jobs.len());
+    let progress = std::sync::Arc::new(Progress::new(mode, jobs.len()));
+    let on_interrupt = std::sync::Arc::clone(&progress);
+    crate::io::on_interrupt(Some(Box::new(move || on_interrupt.interrupted())));
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .thread_name(|i| format!("rgt-batch-{i}"))
@@ -346,6 +393,7 @@ fn run_all(
             });
         }
     });
+    crate::io::on_interrupt(None);
     progress.done();
     Ok(slots
         .into_iter()

@@ -1456,7 +1456,6 @@ impl<'a> Gen<'a> {
         // The tables of the API.
         let player_var = layout.player;
         let player_class = layout.vars[player_var].shape.leaf();
-        let player_table = self.class_table(player_class);
         let accessors = self.accessors();
         let constants = self.constants();
         let vis_fn = self.vis_fn(&players);
@@ -1501,6 +1500,24 @@ impl<'a> Gen<'a> {
         let pf = &layout.vars[layout.player];
         let _ = writeln!(hpp, "constexpr uint32_t PLAYER_BIT = {}u;", pf.bit);
         let _ = writeln!(hpp, "constexpr uint32_t PLAYER_WIDTH = {}u;", pf.width);
+        {
+            // `current_player` is inline: the playout loop asks it at every move.
+            let members: Vec<String> = layout.classes[player_class]
+                .members
+                .iter()
+                .map(|s| format!("{}u", s.0))
+                .collect();
+            let _ = writeln!(
+                hpp,
+                "/// The symbol id of each stored value of `player`.\nconstexpr uint32_t PLAYER_SYMBOLS[{}] = {{{}}};",
+                members.len().max(1),
+                if members.is_empty() {
+                    "0".to_string()
+                } else {
+                    members.join(", ")
+                }
+            );
+        }
         let _ = writeln!(
             hpp,
             "constexpr uint32_t STAMP_SLOTS = {}u;",
@@ -1665,10 +1682,6 @@ impl<'a> Gen<'a> {
         let _ = writeln!(
             cpp,
             "State initial_state() {{\n  State s;\n  std::memcpy(s.b, INIT, STATE_BYTES);\n  s.node = BEGIN_NODE;\n  return s;\n}}\n"
-        );
-        let _ = writeln!(
-            cpp,
-            "uint32_t current_player(const State& s) {{ return {player_table}[G{player_var}(s, 0)]; }}\n"
         );
         let mut cases = String::new();
         let mut acases = String::new();

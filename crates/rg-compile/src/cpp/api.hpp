@@ -7,7 +7,9 @@ State initial_state();
 inline bool is_terminal(const State& s) { return s.node == END_NODE; }
 
 /// The symbol id of the value of `player`: a player, `KEEPER` or `RANDOM`.
-uint32_t current_player(const State& s);
+inline uint32_t current_player(const State& s) {
+  return PLAYER_SYMBOLS[detail::get_bits(s, PLAYER_BIT, PLAYER_WIDTH)];
+}
 inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
 inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
 

@@ -91,7 +91,8 @@ class Moves {
     return MAX_TAGS > 0 ? recs_[i].tags : tags_.data() + recs_[i].start;
   }
   size_t tag_count(size_t i) const { return recs_[i].ntags; }
-  /// The node move `i` leads to.
+  /// The node move `i` leads to (for a move `legal_moves` left pending, the node where it
+  /// waits for `apply`).
   uint32_t target(size_t i) const { return recs_[i].node; }
   /// Bit `p` is set when player number `p` sees tag `k` of move `i` (rg.md §10, visibility).
   uint64_t seen_by(size_t i, size_t k) const;

@@ -692,8 +692,8 @@ impl<'a> Gen<'a> {
         on_seen: &str,
         nested: bool,
     ) -> String {
-        let det = &checks.det[n.index()];
-        if !checks.nondet[n.index()] || *det == Check::Full {
+        let det = checks.det(n.index());
+        if !checks.nondet(n.index()) || *det == Check::Full {
             return self.det_code(n, det, on_seen, nested);
         }
         let full = self.det_code(n, &Check::Full, on_seen, nested);

@@ -50,7 +50,7 @@ pub(crate) fn analyse(game: &Game, plan: &SearchPlan, visits: &Visits) -> Vec<bo
         }
         if matches!(plan.visit[p.index()], Visit::Vars(_))
             || matches!(plan.visit[q.index()], Visit::Vars(_))
-            || matches!(visits.moves.det[x], Check::Loop { .. })
+            || matches!(visits.moves.det(x), Check::Loop { .. })
         {
             continue;
         }
@@ -69,7 +69,7 @@ pub(crate) fn analyse(game: &Game, plan: &SearchPlan, visits: &Visits) -> Vec<bo
             }
             // In scopes that are all determined, walks of different scope events have
             // different tags: only the walks of X's own scope events can meet at `t`.
-            let scoped = !visits.moves.nondet[t.index()];
+            let scoped = !visits.moves.nondet(t.index());
             if !entered_only_from(game, plan, incoming, x, t, scoped, &mut budget) {
                 ok = false;
                 break;

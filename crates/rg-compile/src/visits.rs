@@ -131,18 +131,32 @@ impl Collide {
     }
 }
 
-/// The checks of one search kind's node functions.
+/// The checks of one search kind's node functions, kept only for the nodes of the kind (a
+/// game can have thousands of check targets, each over a small part of a large graph).
 #[derive(Debug, Default)]
 pub(crate) struct KindChecks {
-    /// The check in a determined scope.
-    pub det: Vec<Check>,
-    /// Whether the node can be reached in a scope that is not determined (then the
-    /// interpreter's key is used there).
-    pub nondet: Vec<bool>,
+    /// The check in a determined scope (absent: `Full`).
+    det: HashMap<usize, Check>,
+    /// The nodes that can be reached in a scope that is not determined (then the interpreter's
+    /// key is used there).
+    nondet: BTreeSet<usize>,
     /// The collision symbols of tag edges (absent: `Never`).
     pub collide: BTreeMap<EdgeId, Collide>,
     /// Tag edges that enter a shared scope when the scope they leave is shared.
     pub inherit: BTreeSet<EdgeId>,
+}
+
+impl KindChecks {
+    /// The check of node `q` in a determined scope.
+    pub fn det(&self, q: usize) -> &Check {
+        const FULL: Check = Check::Full;
+        self.det.get(&q).unwrap_or(&FULL)
+    }
+
+    /// Whether node `q` can be reached in a scope that is not determined.
+    pub fn nondet(&self, q: usize) -> bool {
+        self.nondet.contains(&q)
+    }
 }
 
 /// The checks of every node function.
@@ -1032,6 +1046,9 @@ impl<'a> Analysis<'a> {
         let mut tag_edges: Vec<EdgeId> = Vec::new();
         let mut preds: Vec<Vec<EdgeId>> = vec![Vec::new(); n];
         for (q, out) in self.plan.out.iter().enumerate() {
+            if !kind.nodes[q] {
+                continue;
+            }
             for &e in out {
                 if !self.followed(kind, e) {
                     continue;
@@ -1569,6 +1586,7 @@ pub(crate) fn analyse(
         starts,
     };
     let to_checks = |r: Option<KindResult>,
+                     nodes: &[bool],
                      slots: &mut u64,
                      reach: bool|
      -> (KindChecks, bool, Vec<bool>) {
@@ -1576,16 +1594,22 @@ pub(crate) fn analyse(
             Some(r) => (
                 KindChecks {
                     det: (0..n)
-                        .map(|q| match a.check(q, &r.acc[q], slots) {
-                            // In reachability searches a costly key is counted first.
-                            Check::Scoped { .. } if reach => match &r.acc[q] {
-                                Acc::Scoped(bits) => a.check(q, &Acc::Loop(bits.clone()), slots),
-                                _ => unreachable!("a scoped check comes from a scoped need"),
-                            },
-                            c => c,
+                        .filter(|&q| nodes[q])
+                        .map(|q| {
+                            let c = match a.check(q, &r.acc[q], slots) {
+                                // In reachability searches a costly key is counted first.
+                                Check::Scoped { .. } if reach => match &r.acc[q] {
+                                    Acc::Scoped(bits) => {
+                                        a.check(q, &Acc::Loop(bits.clone()), slots)
+                                    }
+                                    _ => unreachable!("a scoped check comes from a scoped need"),
+                                },
+                                c => c,
+                            };
+                            (q, c)
                         })
                         .collect(),
-                    nondet: r.nondet,
+                    nondet: (0..n).filter(|&q| nodes[q] && r.nondet[q]).collect(),
                     collide: r.collide,
                     inherit: r.inherit,
                 },
@@ -1594,8 +1618,11 @@ pub(crate) fn analyse(
             ),
             None => (
                 KindChecks {
-                    det: (0..n).map(|q| a.check(q, &Acc::Full, slots)).collect(),
-                    nondet: vec![false; n],
+                    det: (0..n)
+                        .filter(|&q| nodes[q])
+                        .map(|q| (q, a.check(q, &Acc::Full, slots)))
+                        .collect(),
+                    nondet: BTreeSet::new(),
                     collide: BTreeMap::new(),
                     inherit: BTreeSet::new(),
                 },
@@ -1604,7 +1631,8 @@ pub(crate) fn analyse(
             ),
         }
     };
-    let (moves, distinct_move_tags, single_move) = to_checks(a.kind(&kind), &mut slots, false);
+    let (moves, distinct_move_tags, single_move) =
+        to_checks(a.kind(&kind), &plan.moves, &mut slots, false);
 
     // Reachability searches, per target.
     let mut froms: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
@@ -1626,7 +1654,7 @@ pub(crate) fn analyse(
             target: Some(*b),
             starts,
         };
-        reach.insert(*b, to_checks(a.kind(&kind), &mut slots, true).0);
+        reach.insert(*b, to_checks(a.kind(&kind), nodes, &mut slots, true).0);
     }
     Visits {
         moves,

@@ -549,13 +549,15 @@
   document.getElementById("labels").onchange = schedule;
 
   // First drawing, synchronously, so a headless browser sees the finished page.
-  // The address may name a step and a node: page.html#step=3&node=begin
+  // The address may name a step, a node and a zoom: page.html#step=3&changes (zoomed to the
+  // step's changes), page.html#node=begin&zoom=0.8
   const want = new URLSearchParams(location.hash.slice(1));
   resize();
   recollapse();
   if (want.has("step")) step = Math.max(0, parseInt(want.get("step"), 10) - 1 || 0);
   setStep(step);
   fit();
+  if (want.has("changes")) zoomToChanges();
   if (want.has("node")) {
     const name = want.get("node");
     const v = D.nodes.indexOf(name);

@@ -1,5 +1,6 @@
 //! End-to-end tests of `rgt view`: the page is self-contained and deterministic, and it renders
 //! in a real headless browser (Debian's `chromium`) where one is installed.
+#![allow(clippy::print_stdout)] // a test says when it skips a part
 
 mod common;
 

@@ -360,23 +360,65 @@ impl ViewBuilder {
             }
         }
         // The other clusters in columns to the right.
-        let others: f64 = clusters
+        // The other clusters in columns to the right, the column height chosen (among a
+        // geometric series) for a drawing closest to 16:10.
+        let boxes: Vec<(f64, f64)> = clusters
             .iter()
             .filter(|c| c.kind != ClusterKind::Graph)
-            .map(|c| (c.w + 80.0) * (c.h + 60.0))
-            .sum();
-        let column_height = main.height.max(0.8 * others.sqrt()).max(2000.0);
-        let (mut x, mut y, mut column_w) = (main.width + 120.0, 0.0f64, 0.0f64);
-        for c in clusters.iter_mut().filter(|c| c.kind != ClusterKind::Graph) {
-            if y > 0.0 && y + c.h > column_height {
-                x += column_w + 80.0;
-                y = 0.0;
-                column_w = 0.0;
+            .map(|c| (c.w, c.h))
+            .collect();
+        let pack = |column_height: f64, mut place: Option<&mut dyn FnMut(usize, f64, f64)>| {
+            let (mut x, mut y, mut column_w) = (main.width + 120.0, 0.0f64, 0.0f64);
+            let mut bottom = main.height;
+            for (i, &(w, h)) in boxes.iter().enumerate() {
+                if y > 0.0 && y + h > column_height {
+                    x += column_w + 80.0;
+                    y = 0.0;
+                    column_w = 0.0;
+                }
+                if let Some(p) = place.as_mut() {
+                    p(i, x, y);
+                }
+                y += h + 60.0;
+                bottom = bottom.max(y - 60.0);
+                column_w = column_w.max(w);
             }
+            (x + column_w, bottom)
+        };
+        let tallest = boxes
+            .iter()
+            .map(|b| b.1)
+            .fold(main.height.max(2000.0), f64::max);
+        let all: f64 = boxes.iter().map(|b| b.1 + 60.0).sum();
+        let mut column_height = tallest;
+        let mut best = f64::INFINITY;
+        let mut h = tallest;
+        while !boxes.is_empty() {
+            let (w, hh) = pack(h, None);
+            let score = ((w / hh.max(1.0)).ln() - 1.6f64.ln()).abs();
+            if score < best {
+                best = score;
+                column_height = h;
+            }
+            if h >= all {
+                break;
+            }
+            h *= 1.2;
+        }
+        let mut origin = vec![(0.0, 0.0); boxes.len()];
+        pack(
+            column_height,
+            Some(&mut |i, x, y| {
+                origin[i] = (x, y);
+            }),
+        );
+        for (c, &(x, y)) in clusters
+            .iter_mut()
+            .filter(|c| c.kind != ClusterKind::Graph)
+            .zip(&origin)
+        {
             c.x = x;
             c.y = y;
-            y += c.h + 60.0;
-            column_w = column_w.max(c.w);
         }
         for (c, l) in clusters.iter().zip(&inner) {
             for (&v, &(lx, ly)) in c.members.iter().zip(&l.centers) {

@@ -18,6 +18,7 @@ pub mod print;
 pub mod span;
 pub mod stats;
 pub mod suggest;
+pub mod tidy;
 pub mod typeck;
 pub mod validate;
 

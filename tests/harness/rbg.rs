@@ -136,7 +136,7 @@ fn truncated_corpus_files_never_panic() {
 #[test]
 fn output_at_o0_is_lint_clean() {
     let mut files = fixture_files("rbg/valid", "rbg");
-    match rgt_tests::corpus() {
+    match corpus() {
         Some(dir) => files.push(dir.join("rbg/hl/chess.rbg")),
         None => skip_without_corpus("output_at_o0_is_lint_clean (corpus chess)"),
     }

@@ -69,6 +69,7 @@ pub enum Command {
     Compile(cmd::compile::Args),
     Bench(cmd::bench::Args),
     Opt(cmd::opt::Args),
+    View(cmd::view::Args),
     Passes(cmd::passes::Args),
     Completions(cmd::completions::Args),
 }
@@ -113,6 +114,7 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::Compile(args) => cmd::compile::run(&mut session, args),
         Command::Bench(args) => cmd::bench::run(&mut session, args),
         Command::Opt(args) => cmd::opt::run(&mut session, args),
+        Command::View(args) => cmd::view::run(&mut session, args),
         Command::Passes(args) => cmd::passes::run(args),
         Command::Completions(args) => cmd::completions::run(args),
     }));

@@ -69,6 +69,53 @@ fn moves_lists_tags_and_reports_bad_paths() {
 }
 
 #[test]
+fn moves_prints_a_move_without_tags_readably() {
+    // Issue 22: the keeper's move was printed as an empty line.
+    let ttt = fixture("rg/valid/tictactoe.rg");
+    let (code, text, err) = out(rgt().arg("moves").arg(&ttt));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(text, "(keeper)\n");
+}
+
+#[test]
+fn an_illegal_empty_move_is_named() {
+    // Issue 22: `--after ///` said "failed at ``".
+    let ttt = fixture("rg/valid/tictactoe.rg");
+    let (code, _, err) = out(rgt().arg("moves").arg(&ttt).args(["--after", "///"]));
+    assert_eq!(code, Some(1));
+    assert!(!err.contains("``"), "{err}");
+    assert!(err.contains("failed at the empty move (move 2)"), "{err}");
+    let (_, _, err) = out(rgt()
+        .arg("moves")
+        .arg(&ttt)
+        .args(["--after", "//p1 p1/p1 p1/"]));
+    assert!(err.contains("failed at `p1 p1` (move 3)"), "{err}");
+}
+
+#[test]
+fn perft_warns_when_the_game_dead_ends() {
+    // Issue 22: a game that dead-ends printed zeros, exit 0, without a word.
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("stuck.rg");
+    std::fs::write(
+        &game,
+        "type Player = { solo };\ntype Score = { 0, 1 };\nbegin, a: player = solo;\na, b: $ go;\nb, c: player = keeper;\nc, d: goals[solo] == 1;\nd, end: player = keeper;\n",
+    )
+    .unwrap();
+    let (code, text, err) = out(rgt().arg("perft").arg(&game).args(["-O0", "--depth", "2"]));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(text.contains("depth 2: 0 ("), "{text}");
+    assert!(err.contains("rgt::perft::dead_end"), "{err}");
+    assert!(err.contains("after `//go/` it is at node `c`"), "{err}");
+    // A game that simply ends gets no warning.
+    let (_, _, err) = out(rgt()
+        .arg("perft")
+        .arg(fixture("rg/valid/tictactoe.rg"))
+        .args(["--depth", "1"]));
+    assert!(!err.contains("dead"), "{err}");
+}
+
+#[test]
 fn run_is_reproducible_with_a_seed() {
     let dice = fixture("interp/perft/dice_race.rg");
     let args = ["--plays", "200", "--seed", "9", "--json"];

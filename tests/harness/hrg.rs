@@ -147,3 +147,28 @@ fn a_comment_inside_a_one_line_construct_is_reported_not_dropped() {
     let e = front_hrg::format(rg_core::FileId(0), text).expect_err("cannot be placed");
     assert!(e.message.contains("comment"), "{e}");
 }
+
+/// Issue 22: translating rgt's `-O0` output of chess again gave lint warnings (unreachable
+/// joins, checks that never hold, "`end` is entered by ``").
+#[test]
+fn output_at_o0_is_lint_clean() {
+    // initial_player.hrg starts with a player other than the keeper on purpose (a lint about
+    // the source game, not about the translation).
+    let mut files: Vec<_> = fixture_files("hrg/valid", "hrg")
+        .into_iter()
+        .filter(|p| !p.ends_with("initial_player.hrg"))
+        .collect();
+    match rgt_tests::corpus() {
+        Some(dir) => files.push(dir.join("hrg/chess.hrg")),
+        None => skip_without_corpus("output_at_o0_is_lint_clean (corpus chess)"),
+    }
+    for path in &files {
+        let lints = rgt_tests::lints_at_o0(Lang::Hrg, &name(path), &read(path));
+        assert!(
+            lints.is_empty(),
+            "{}:\n{}",
+            path.display(),
+            lints.join("\n")
+        );
+    }
+}

@@ -83,6 +83,20 @@ pub fn load(lang: rgt::lang::Lang, name: &str, text: &str) -> Result<rg_core::Ga
     .map_err(|f| session.render_failure(&f))
 }
 
+/// The lint warnings the game at `-O0` gets when it is translated again as RG (issue 22: rgt's
+/// own output must be lint-clean), rendered one per line.
+pub fn lints_at_o0(lang: rgt::lang::Lang, name: &str, text: &str) -> Vec<String> {
+    let game = load(lang, name, text).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+    let again = rg_core::print(&game);
+    let mut game = rg_core::parse(rg_core::FileId(0), &again)
+        .unwrap_or_else(|e| panic!("{name}: the output does not parse: {e:?}"));
+    rg_passes::setup(&mut game).unwrap_or_else(|v| panic!("{name}: {v:?}"));
+    rg_validate::validate(&game, rg_validate::Selection::All)
+        .into_iter()
+        .map(|v| format!("{}: {}", v.code, v.message))
+        .collect()
+}
+
 /// Perft counts of a checked game for every depth `0..=depth` (the interpreter's oracle).
 pub fn perft(game: &rg_core::Game, depth: usize) -> Vec<u64> {
     let p = rg_interp::Program::new(game, rg_interp::CompileOptions::default())

@@ -130,3 +130,23 @@ fn truncated_corpus_files_never_panic() {
         }
     }
 }
+
+/// Issue 22: translating rgt's `-O0` output of chess again gave lint warnings (unreachable
+/// joins, checks that never hold, "`end` is entered by ``").
+#[test]
+fn output_at_o0_is_lint_clean() {
+    let mut files = fixture_files("rbg/valid", "rbg");
+    match corpus() {
+        Some(dir) => files.push(dir.join("rbg/hl/chess.rbg")),
+        None => skip_without_corpus("output_at_o0_is_lint_clean (corpus chess)"),
+    }
+    for path in &files {
+        let lints = rgt_tests::lints_at_o0(Lang::Rbg, &name(path), &read(path));
+        assert!(
+            lints.is_empty(),
+            "{}:\n{}",
+            path.display(),
+            lints.join("\n")
+        );
+    }
+}

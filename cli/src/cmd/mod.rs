@@ -15,3 +15,4 @@ pub mod run;
 pub mod stats;
 pub mod translate;
 pub mod verify;
+pub mod view;

@@ -9,7 +9,8 @@ use std::process::ExitCode;
 /// List the legal moves of the initial state, or of the state after `--after PATH`.
 ///
 /// One move per line, as its tags separated by single spaces, in the interpreter's order with
-/// duplicates (a move without tags is an empty line). A final state has no moves.
+/// duplicates; a move without tags is printed as `(keeper)` (or `(no tags)` when another player
+/// moves) and written as an empty move in --after (`//`). A final state has no moves.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -48,9 +49,20 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         });
         format!("{v}\n")
     } else {
+        // A move without tags (always the keeper's, usually) would be an empty line.
+        let empty = if m.is_keeper(&state.data) {
+            "(keeper)"
+        } else {
+            "(no tags)"
+        };
         let mut s = String::new();
         for i in 0..moves.len() {
-            s.push_str(&m.tag_text(moves.tags(i)));
+            let tags = moves.tags(i);
+            s.push_str(&if tags.is_empty() {
+                empty.to_owned()
+            } else {
+                m.tag_text(tags)
+            });
             s.push('\n');
         }
         s

@@ -100,9 +100,36 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             let program = compile(&game, &args.interp)?;
             let mut m = Machine::new(&program);
             let start = start_state(&mut m, &args.after)?;
-            report(args.depth, args.json, |d| {
+            let counts = report(args.depth, args.json, |d| {
                 m.perft(&start, d).map_err(|e| runtime_failure(*e))
-            })
+            })?;
+            // Zeros from some depth on are normal when every game has ended; a dead end (a
+            // state off `end` without a legal move) deserves a word.
+            if let Some(d) = counts.iter().position(|&n| n == 0)
+                && let Ok(Some(dead)) = m.find_dead_end(&start, d, DEAD_END_SEARCH)
+            {
+                let moves: Vec<Vec<String>> = dead
+                    .path
+                    .iter()
+                    .map(|tags| tags.iter().map(|&t| program.name(t).to_owned()).collect())
+                    .collect();
+                let path = rg_interp::format_path(&moves);
+                let path = if args.after == "/" {
+                    path
+                } else {
+                    format!("{}{}", args.after.trim_end_matches('/'), path)
+                };
+                session.emit(&[Diag::new(
+                    DeadEndWarning {
+                        path,
+                        node: program.node_name(dead.state.node).to_owned(),
+                        player: program.name(m.player(&dead.state.data)).to_owned(),
+                        depth: d,
+                    },
+                    None,
+                )]);
+            }
+            Ok(ExitCode::SUCCESS)
         }
         Engine::Gdl => {
             let (mut reasoner, file) = gdl_reasoner(session, &args)?;
@@ -110,7 +137,8 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
                 reasoner
                     .perft(d)
                     .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
-            })
+            })?;
+            Ok(ExitCode::SUCCESS)
         }
     }
 }
@@ -144,12 +172,36 @@ fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId)
         .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
 }
 
-/// Counts every depth from 0 to `depth` from scratch and prints them (text or JSON).
+/// States searched for a dead end when perft counts 0 (about as many as a perft that takes a
+/// second).
+const DEAD_END_SEARCH: usize = 1_000_000;
+
+/// Perft reached a state that is not final and has no legal move.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+#[error(
+    "the game dead-ends: after `{path}` it is at node `{node}` with `{player}` to move, not at `end`, and no move is legal"
+)]
+#[diagnostic(
+    code(rgt::perft::dead_end),
+    severity(Warning),
+    help(
+        "this is why perft counts 0 from depth {depth} on; a proper game reaches `end`. `rgt moves GAME --after '{path}'` starts there"
+    )
+)]
+struct DeadEndWarning {
+    path: String,
+    node: String,
+    player: String,
+    depth: usize,
+}
+
+/// Counts every depth from 0 to `depth` from scratch and prints them (text or JSON); returns
+/// the counts.
 fn report(
     depth: usize,
     json: bool,
     mut perft: impl FnMut(usize) -> Result<u64, Failure>,
-) -> Result<ExitCode, Failure> {
+) -> Result<Vec<u64>, Failure> {
     let mut counts = Vec::with_capacity(depth + 1);
     let mut seconds = Vec::with_capacity(depth + 1);
     let mut stdout = std::io::stdout().lock();
@@ -178,7 +230,7 @@ fn report(
             .write_all(text.as_bytes())
             .map_err(|e| Failure::Io(format!("cannot write to standard output: {e}")))?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(counts)
 }
 
 fn rate(n: u64, s: f64) -> f64 {

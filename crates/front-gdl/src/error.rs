@@ -123,6 +123,8 @@ codes! {
     BaseInputMismatch = "W-GND-040",
     /// A role without any possible legal move (grounding).
     NoLegalMove = "W-GND-041",
+    /// (rgt) `terminal` holds in every state, the initial one included: no role ever moves.
+    AlwaysTerminal = "W-GND-042",
     /// A grounding guard was exceeded.
     GroundingLimit = "E-GND-050",
     /// Two ground terms flatten to one RG name (lowering).

@@ -7,7 +7,7 @@
 //! | S1 heads: `true`/`does` never, `role` only as a fact (R1, R2) | E-VAL-006 |
 //! | S2 variables in facts | E-VAL-005 |
 //! | S3 a role, a `legal`, a `terminal` and a `goal` rule exist | E-VAL-001 |
-//! | S4 body relations defined nowhere | W-VAL-013 |
+//! | S4 body relations defined nowhere; `true` of a fluent no `init`/`next` makes | W-VAL-013 |
 //! | S5 defined relations that influence no keyword relation | W-VAL-014 |
 //! | K1 keyword arities | E-VAL-002 |
 //! | K2 keywords as function names | E-VAL-003 |
@@ -659,6 +659,60 @@ impl Validator<'_, '_> {
                 )),
             );
         }
+        // Fluents tested with `true` that no `init` or `next` head can produce (issue 22:
+        // `(true (cel …))` for `cell` was silently always false). A head whose fluent is a
+        // variable may produce anything; then nothing is reported.
+        let mut made: FxHashSet<(Sym, usize)> = FxHashSet::default();
+        let mut anything = false;
+        for rule in p.rules() {
+            if rule.head.rel != RelId::INIT && rule.head.rel != RelId::NEXT {
+                continue;
+            }
+            match p.args(rule.head.args).first().map(|&t| p.term(t)) {
+                Some(Term::Var(_)) => anything = true,
+                Some(Term::Const(c)) => {
+                    made.insert((c, 0));
+                }
+                Some(Term::Fn(f, args)) => {
+                    made.insert((f, args.len()));
+                }
+                None => {}
+            }
+        }
+        let mut reported_fluent = FxHashSet::default();
+        for lit in p.rules().iter().flat_map(|r| &r.body) {
+            let Some(a) = lit.atom().filter(|a| a.rel == RelId::TRUE && !anything) else {
+                continue;
+            };
+            let key = match p.args(a.args).first().map(|&t| p.term(t)) {
+                Some(Term::Const(c)) => (c, 0),
+                Some(Term::Fn(f, args)) => (f, args.len()),
+                _ => continue,
+            };
+            if made.contains(&key) || !reported_fluent.insert(key) {
+                continue;
+            }
+            let shown = self.name(key.0).to_owned();
+            let form = if key.1 == 0 {
+                shown.clone()
+            } else {
+                format!("({shown} …)")
+            };
+            self.sink.push(
+                GdlDiagnostic::new(
+                    Code::Undefined,
+                    a.span,
+                    format!(
+                        "`(true {form})` is always false: no `init` or `next` rule makes a `{shown}` fluent"
+                    ),
+                )
+                .with_help(format!(
+                    "no `init` or `next` head has `{shown}` with {} argument{} as its fluent; is the name misspelt?",
+                    key.1,
+                    if key.1 == 1 { "" } else { "s" }
+                )),
+            );
+        }
         // Functions: two arities; a name that is also a relation.
         let mut functions: FxHashMap<Sym, (usize, Span)> = FxHashMap::default();
         let mut order: Vec<(Sym, usize, Span)> = Vec::new();
@@ -974,6 +1028,24 @@ mod tests {
         (<= terminal big)
         (<= (goal white 100) big)
         (<= (goal black 0) small)";
+
+    #[test]
+    fn a_fluent_no_rule_makes_is_reported_where_it_is_tested() {
+        let text = "(role r) (init (cell 1 b)) (<= (legal r (mark 1)) (true (cel 1 b)))
+            (legal r noop) (<= (next (cell 1 x)) (does r (mark 1)))
+            (<= terminal (true (cell 1 x))) (goal r 100)";
+        let l = load(FileId(0), text, &ParseOptions::default()).expect("valid");
+        let messages: Vec<String> = l.warnings.iter().map(|w| w.to_string()).collect();
+        assert_eq!(
+            messages,
+            ["`(true (cel …))` is always false: no `init` or `next` rule makes a `cel` fluent"]
+        );
+        // A `next` whose fluent is a variable can make anything.
+        let text = "(role r) (init (cell 1 b)) (<= (legal r noop) (true (cel 1 b)))
+            (<= (next ?f) (true ?f)) (<= terminal (true (cell 1 x))) (goal r 100)";
+        let l = load(FileId(0), text, &ParseOptions::default()).expect("valid");
+        assert!(l.warnings.is_empty(), "{:?}", l.warnings);
+    }
 
     #[test]
     fn analysis_classifies_orders_and_stratifies_relations() {

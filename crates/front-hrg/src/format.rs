@@ -102,6 +102,19 @@ fn at_least(e: &Expr, min: u8) -> String {
     if level(e) < min { format!("({s})") } else { s }
 }
 
+/// An operand of `+`, `-`, `%` or `in` (one precedence level, left-associative): an operand
+/// mixing `%` or `in` with another of them is parenthesised although the parser would not need
+/// it, since `I + 1 % 3` reads as `I + (1 % 3)` (issue 22).
+fn operand(parent: BinOp, e: &Expr, min: u8) -> String {
+    let tricky = |o: BinOp| matches!(o, BinOp::Rem | BinOp::In);
+    match &e.kind {
+        ExprKind::Bin(o, ..) if level(e) == 4 && *o != parent && (tricky(*o) || tricky(parent)) => {
+            format!("({})", expr(e))
+        }
+        _ => at_least(e, min),
+    }
+}
+
 pub(crate) fn expr(e: &Expr) -> String {
     match &e.kind {
         ExprKind::Name(n) => n.clone(),
@@ -120,7 +133,7 @@ pub(crate) fn expr(e: &Expr) -> String {
             let l = level(e);
             let right_assoc = matches!(o, BinOp::Or | BinOp::And);
             let (la, lb) = if right_assoc { (l + 1, l) } else { (l, l + 1) };
-            format!("{} {} {}", at_least(a, la), op(*o), at_least(b, lb))
+            format!("{} {} {}", operand(*o, a, la), op(*o), operand(*o, b, lb))
         }
         ExprKind::Map(d, parts) => format!("{{ {} }}", map_items(d.as_deref(), parts).join("; ")),
     }
@@ -387,5 +400,28 @@ impl<'s> Formatter<'s> {
             return self.if_chain(c2, a2, b2.as_deref(), indent, end, cond);
         }
         self.block(els, indent, end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn needed_and_clarifying_parentheses_are_printed() {
+        let text = "domain Z = P(N, z) where N in 0..2\n\
+                    step : Z -> Z\n\
+                    step(P(N, z)) = P((N + 1) % 3, z)\n\
+                    back : Z -> Z\n\
+                    back(P(N, z)) = P(N % 3 + 1, z)\n\
+                    same : Z -> Z\n\
+                    same(P(N, z)) = P(N - 1 + 2, z)\n";
+        let out = crate::format(rg_core::FileId(0), text).expect("formats");
+        assert!(out.contains("P((N + 1) % 3, z)"), "{out}");
+        assert!(out.contains("P((N % 3) + 1, z)"), "{out}");
+        assert!(out.contains("P(N - 1 + 2, z)"), "{out}");
+        // The printed program means the same: formatting it again changes nothing.
+        assert_eq!(
+            crate::format(rg_core::FileId(0), &out).expect("formats"),
+            out
+        );
     }
 }

@@ -40,7 +40,12 @@ pub fn lower_ast_with(
     file: FileId,
     opts: &LowerOptions,
 ) -> Result<Game, HrgError> {
-    lower::Lowerer::new(decls, opts.size_limit())?.lower(decls, Span::new(file, 0, 0))
+    let mut game =
+        lower::Lowerer::new(decls, opts.size_limit())?.lower(decls, Span::new(file, 0, 0))?;
+    // The joins after a `loop` or after branches that all end the game, and checks that cannot
+    // hold, are generated but never walked: dropped, so the translation is lint-clean.
+    rg_core::tidy::remove_dead_code(&mut game);
+    Ok(game)
 }
 
 /// The canonical text of an HRG syntax tree (the layout of [`format`], without comments).

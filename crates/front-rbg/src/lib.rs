@@ -31,7 +31,11 @@ impl FrontEnd for RbgFrontEnd {
         let toks = syntax::lex(file, text)?;
         let whole = Span::new(file, 0, text.len());
         let game = parse(&toks, whole, opts.size_limit())?;
-        Ok(Lowered::new(lower::lower(&game, whole, opts.size_limit())?))
+        let mut game = lower::lower(&game, whole, opts.size_limit())?;
+        // Guards of states where the next player can never move, and the nodes only they
+        // reach, are dropped, so the translation is lint-clean.
+        rg_core::tidy::remove_dead_code(&mut game);
+        Ok(Lowered::new(game))
     }
 }
 

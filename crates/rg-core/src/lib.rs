@@ -19,6 +19,7 @@ pub mod print;
 pub mod span;
 pub mod stats;
 pub mod suggest;
+pub mod tidy;
 pub mod typeck;
 pub mod validate;
 

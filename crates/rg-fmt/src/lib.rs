@@ -5,6 +5,7 @@
 pub mod dot;
 pub mod json;
 pub mod rg;
+pub mod view;
 
 use rg_core::Game;
 use std::io::Write;

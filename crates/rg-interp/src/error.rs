@@ -187,11 +187,12 @@ pub enum PathError {
         help("tags are symbols or node names of the game")
     )]
     UnknownTag(String),
-    #[error("path `{path}` failed at `{mv}`: no legal move has these tags")]
+    #[error("path `{path}` failed at {mv}: no legal move has these tags")]
     #[diagnostic(
         code(rg::interp::path_illegal),
         help("`rgt moves GAME --after PATH` lists the legal moves at any point")
     )]
+    /// `mv` names the move: `` `p1 p1` (move 3)`` or `the empty move (move 2)`.
     Illegal { path: String, mv: String },
     #[error(transparent)]
     #[diagnostic(transparent)]

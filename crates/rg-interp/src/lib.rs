@@ -22,6 +22,7 @@ pub mod verify;
 pub use check::{CheckOptions, Condition, ProperViolation, check_pragmas};
 pub use error::{CompileError, Fault, PathError, RuntimeError, format_path};
 pub use path::parse_path;
+pub use perft::DeadEnd;
 pub use play::{PLAY_LIMIT, PlayError, PlayStats, Rng, Summary};
 pub use program::{CompileOptions, Program};
 pub use search::{Machine, Moves, State};

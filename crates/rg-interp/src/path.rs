@@ -61,7 +61,11 @@ impl Machine<'_> {
                 None => {
                     return Err(PathError::Illegal {
                         path: path.to_string(),
-                        mv: moves[i].join(" "),
+                        mv: if moves[i].is_empty() {
+                            format!("the empty move (move {})", i + 1)
+                        } else {
+                            format!("`{}` (move {})", moves[i].join(" "), i + 1)
+                        },
                     });
                 }
             }

@@ -270,3 +270,56 @@ impl Machine<'_> {
         e
     }
 }
+
+/// A dead end found by [`Machine::find_dead_end`]: a state that is not final and has no legal
+/// move, and the moves leading to it from the start (keeper moves included, as tag lists).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeadEnd {
+    pub state: State,
+    pub path: Vec<Vec<u32>>,
+}
+
+impl Machine<'_> {
+    /// Looks for a dead end — a state that is not final and has no legal move — reached from
+    /// `s` by fewer than `depth` counted moves (keeper moves are free, as in perft). Depth-first,
+    /// iterative, in the interpreter's move order; gives up (`Ok(None)`) after `limit` states.
+    pub fn find_dead_end(
+        &mut self,
+        s: &State,
+        depth: usize,
+        limit: usize,
+    ) -> Result<Option<DeadEnd>, Box<RuntimeError>> {
+        // Every visited state: its parent and the tags of the move into it.
+        let mut seen: Vec<(usize, Vec<u32>)> = vec![(usize::MAX, Vec::new())];
+        let mut stack: Vec<(State, usize, usize)> = vec![(s.clone(), 0, 0)];
+        while let Some((state, plies, at)) = stack.pop() {
+            let moves = self.moves(&state)?;
+            if moves.is_empty() {
+                if self.is_final(&state) {
+                    continue;
+                }
+                let mut path = Vec::new();
+                let mut i = at;
+                while i != 0 {
+                    let (parent, tags) = &seen[i];
+                    path.push(tags.clone());
+                    i = *parent;
+                }
+                path.reverse();
+                return Ok(Some(DeadEnd { state, path }));
+            }
+            let counted = plies + usize::from(!self.is_keeper(&state.data));
+            if counted >= depth {
+                continue;
+            }
+            for j in (0..moves.len()).rev() {
+                if seen.len() >= limit {
+                    return Ok(None);
+                }
+                seen.push((at, moves.tags(j).to_vec()));
+                stack.push((moves.state(j), counted, seen.len() - 1));
+            }
+        }
+        Ok(None)
+    }
+}

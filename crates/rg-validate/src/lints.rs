@@ -93,10 +93,16 @@ impl Validator for EndProtocol {
                     self.name(),
                     "rg::lint::end-not-keeper",
                     Location::Edge(e),
-                    format!(
-                        "`end` is entered by `{}`, not by `player = keeper`",
-                        print_label(game, &d.label)
-                    ),
+                    match d.label {
+                        // The empty label printed as `` read as a glitch.
+                        Label::Skip => "`end` is entered by an edge without action, not by \
+                                        `player = keeper`"
+                            .to_owned(),
+                        _ => format!(
+                            "`end` is entered by `{}`, not by `player = keeper`",
+                            print_label(game, &d.label)
+                        ),
+                    },
                     "proper games end with the keeper's move: `x, end: player = keeper;`",
                     d.spans.whole,
                 ));
@@ -380,6 +386,20 @@ mod tests {
         let mut out = Vec::new();
         ReachabilityLint.validate(&game, &mut out);
         out.iter().map(|v| v.code).collect()
+    }
+
+    #[test]
+    fn an_empty_edge_into_end_is_named_readably() {
+        let text = "type Player = { a };\ntype Score = { 0 };\nbegin, s: player = a;\ns, end: ;";
+        let mut game = rg_core::parse(FileId(0), text).expect("test game parses");
+        rg_core::builtins::add_builtins(&mut game).expect("built-ins");
+        let mut out = Vec::new();
+        EndProtocol.validate(&game, &mut out);
+        let messages: Vec<&str> = out.iter().map(|v| v.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            ["`end` is entered by an edge without action, not by `player = keeper`"]
+        );
     }
 
     #[test]

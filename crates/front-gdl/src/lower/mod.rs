@@ -432,6 +432,17 @@ impl Lowerer<'_> {
         let goals_start = self.node("m_goals");
         let term_cond = net.cond(net.terminal);
         let term_span = self.span_of_rel(crate::ast::RelId::TERMINAL);
+        if term_cond == Cond::True {
+            // Translated faithfully, but perft 1 0 0 … without a word puzzled users (issue 22).
+            self.warnings.push(
+                GdlDiagnostic::new(
+                    Code::AlwaysTerminal,
+                    term_span.unwrap_or(Span::new(self.p.file(), 0, 0)),
+                    "`terminal` always holds: the game is over in its initial state and no role ever moves",
+                )
+                .with_help("`terminal` should depend on the state (`true`), so that play can begin"),
+            );
+        }
         self.cond_edge(check, turn, term_cond, false, "m_check_c", term_span);
         self.cond_edge(check, goals_start, term_cond, true, "m_check_t", term_span);
 
@@ -1400,6 +1411,27 @@ mod tests {
                 .expect("grounds");
         let net = Net::build(&p, &g).expect("a net");
         rg_core::print(&lower(&p, &g, &net).0)
+    }
+
+    #[test]
+    fn a_game_over_before_it_starts_is_reported() {
+        let text = "(role x) (init (f)) (legal x wait) (<= (next (f)) (true (f))) terminal
+             (goal x 100)";
+        let (p, g) =
+            crate::ground::tests::ground_text(text, &crate::ground::GroundLimits::default())
+                .expect("grounds");
+        let net = Net::build(&p, &g).expect("a net");
+        let warnings: Vec<String> = lower(&p, &g, &net)
+            .1
+            .iter()
+            .map(|w| w.to_string())
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "`terminal` always holds: the game is over in its initial state and no role ever moves"
+            ]
+        );
     }
 
     /// "next(f) if does(x, set) or true(f)" becomes a decision chain without a check; the fluent

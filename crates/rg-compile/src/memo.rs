@@ -51,20 +51,25 @@ fn direct_mentions(
     plan: &SearchPlan,
     a: NodeId,
     b: NodeId,
+    seen: &mut [bool],
     budget: &mut u64,
 ) -> Option<Mentions> {
     let region = plan.reach.get(&b)?;
     let mut vars = BTreeSet::new();
     let mut nested = BTreeSet::new();
-    let mut seen = vec![false; region.len()];
     if !region[a.index()] {
         return Some((vars, nested));
     }
+    // `seen` is all false on entry and is left so (the nodes set are listed in `visited`).
+    let mut visited = vec![a];
     seen[a.index()] = true;
     let mut work = vec![a];
-    while let Some(n) = work.pop() {
+    let result = loop {
+        let Some(n) = work.pop() else {
+            break Some((vars, nested));
+        };
         if *budget == 0 {
-            return None;
+            break None;
         }
         *budget -= 1;
         if n == b {
@@ -87,11 +92,15 @@ fn direct_mentions(
             }
             if region[d.to.index()] && !seen[d.to.index()] {
                 seen[d.to.index()] = true;
+                visited.push(d.to);
                 work.push(d.to);
             }
         }
+    };
+    for q in visited {
+        seen[q.index()] = false;
     }
-    Some((vars, nested))
+    result
 }
 
 /// The variables an expression mentions (in keys too).
@@ -126,8 +135,9 @@ pub(crate) fn analyse(game: &Game, layout: &Layout, plan: &SearchPlan) -> Memo {
     let mut budget = WORK_BUDGET;
     // Mentions per pair: `None` when unknown (any nesting of it is unknown too).
     let mut direct: BTreeMap<Pair, Option<Mentions>> = BTreeMap::new();
+    let mut seen = vec![false; game.node_capacity()];
     for &(a, b) in &pairs {
-        let d = direct_mentions(game, layout, plan, a, b, &mut budget);
+        let d = direct_mentions(game, layout, plan, a, b, &mut seen, &mut budget);
         direct.insert((a, b), d);
     }
     let mut memo = Memo::default();

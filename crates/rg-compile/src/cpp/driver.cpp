@@ -220,9 +220,12 @@ bool ambiguous(const Moves& m, size_t& a, size_t& b) {
 /// measured fastest on its first visits.
 enum class Ways { List, Tags, Count, Measure };
 
-/// The measured cost of the ways at one node, and the way chosen once all are measured.
+/// The measured cost of the ways at one node, and the way chosen once all are measured: the
+/// first `WARMUP` uses of each way are not counted (buffers grow, caches fill), the next
+/// `SAMPLES` are.
 struct Way {
-  static constexpr uint32_t SAMPLES = 24;
+  static constexpr uint32_t WARMUP = 8;
+  static constexpr uint32_t SAMPLES = 48;
   static constexpr int N = 3;  // List, Tags, Count
   double t[N] = {0, 0, 0};
   uint32_t n[N] = {0, 0, 0};
@@ -326,9 +329,11 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
         apply(s, moves, k, cache);
       if (timing) {
         const int i = static_cast<int>(w);
-        way->t[i] += std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+        if (way->n[i] >= Way::WARMUP)
+          way->t[i] +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
         way->n[i] += 1;
-        if (*std::min_element(way->n, way->n + Way::N) >= Way::SAMPLES) {
+        if (*std::min_element(way->n, way->n + Way::N) >= Way::WARMUP + Way::SAMPLES) {
           way->choice = 0;
           for (int j = 1; j < Way::N; ++j)
             if (way->t[j] < way->t[way->choice]) way->choice = j;

@@ -3,9 +3,14 @@
 //! and reachability checks, nested in checks or over the players' own move automata),
 //! generated from fixed seeds, must keep their game tree at every
 //! optimisation level (`passes::levels_keep_the_game_tree`). The fixtures cover each pass on a
-//! shape chosen for it; these games combine the passes on shapes nobody chose. Set
-//! `RGT_FUZZ_GAMES=N` to try more seeds locally (the default keeps the suite fast), and
-//! `RGT_FUZZ_FIRST=S` to start at seed `S` instead of 0.
+//! shape chosen for it; these games combine the passes on shapes nobody chose.
+//!
+//! Long runs: `RGT_FUZZ_GAMES=N` tries `N` seeds of every kind of game (the default keeps the
+//! suite fast), `RGT_FUZZ_FIRST=S` starts at seed `S` instead of 0, `RGT_FUZZ_KINDS=a,b` runs
+//! only those kinds (`plain`, `shapes`, `extended`, `shared`) and `RGT_FUZZ_SECONDS=T` stops
+//! after `T` seconds; the test prints how many games it generated and checked, e.g.
+//! `RGT_FUZZ_GAMES=30000 RGT_FUZZ_SECONDS=2400 cargo test --release -p rgt-tests --test harness
+//! passes_fuzz -- --nocapture`.
 
 use crate::passes::{is_proper, levels_keep_the_game_tree};
 use rg_interp::Rng;
@@ -21,6 +26,9 @@ const GAMES: u64 = 120;
 
 /// Seeds tried by default with the extended shapes ([`Gen::extended`]).
 const EXTENDED_GAMES: u64 = 80;
+
+/// Seeds tried by default with the shared shapes ([`Gen::shared`]).
+const SHARED_GAMES: u64 = 48;
 
 /// Lighter than the fixtures' oracle: many games, each small.
 const ORACLE: EquivOptions = EquivOptions {
@@ -59,6 +67,14 @@ struct Gen {
     /// Whether checks may run over the game flow and nest. Off, the generator makes the games
     /// it made before these shapes were added (their seeds are known regressions).
     extended: bool,
+    /// Also (with `extended`) the shapes of issue 23 that share a check's nodes with the game
+    /// flow more closely: moves that fork by two skips into branches whose starts are checked
+    /// ("can x still play this branch", the shape join_fork_prefixes got wrong), a guard "has
+    /// the next player a move" over that player's whole move before the turn passes, and
+    /// check automata that run checks over the game flow (checks nested in checks).
+    shared: bool,
+    /// The branches of skip forks in moves (player, start, end), checked in `shared` games.
+    branches: Vec<(String, String, String)>,
 }
 
 impl Gen {
@@ -181,16 +197,26 @@ impl Gen {
             }
             return Some(self.checks[self.rng.below(self.checks.len())].clone());
         }
+        let other = |p: &str| match ctx {
+            Ctx::Player(q) => p != q,
+            Ctx::Keeper => true,
+            Ctx::Check => self.shared,
+        };
         let flows: Vec<(&str, usize)> = self
             .flows
             .iter()
             .copied()
-            .filter(|&(p, _)| match ctx {
-                Ctx::Player(q) => p != q,
-                Ctx::Keeper => true,
-                Ctx::Check => false,
-            })
+            .filter(|&(p, _)| other(p))
             .collect();
+        let branches: Vec<(String, String)> = self
+            .branches
+            .iter()
+            .filter(|(p, _, _)| other(p))
+            .map(|(_, s, e)| (s.clone(), e.clone()))
+            .collect();
+        if !branches.is_empty() && self.chance(40) {
+            return Some(branches[self.rng.below(branches.len())].clone());
+        }
         if !flows.is_empty() && (self.checks.is_empty() || self.chance(50)) {
             let (p, n) = flows[self.rng.below(flows.len())];
             let i = self.rng.below(n);
@@ -217,6 +243,15 @@ impl Gen {
             let shortcut = ctx != Ctx::Keeper && i + 2 <= n && self.chance(40);
             if self.shapes && ctx != Ctx::Keeper && self.chance(10) {
                 self.pragma_shape(&node(i), &node(i + 1), ctx);
+            } else if self.shared && matches!(ctx, Ctx::Player(_)) && self.chance(20) {
+                // Two skips into two branches, each a move of its own (a fresh tag ends it),
+                // whose starts other parts of the game check.
+                for _ in 0..2 {
+                    let b = self.mid();
+                    self.edge(&node(i), &b, "");
+                    self.random_edge(&b, &node(i + 1), ctx, true, true);
+                    self.branches.push((p.to_string(), b, node(i + 1)));
+                }
             } else if ctx != Ctx::Keeper && self.chance(12) {
                 // A shift loop `k = kn[k]` on the way to the next step, its end tagged with `k`
                 // (as RBG moves tag the square they reach) or not.
@@ -290,7 +325,7 @@ impl Gen {
         }
     }
 
-    fn game(seed: u64, shapes: bool, extended: bool) -> String {
+    fn game(seed: u64, shapes: bool, extended: bool, shared: bool) -> String {
         let mut g = Gen {
             rng: Rng::new(seed),
             shapes,
@@ -299,26 +334,42 @@ impl Gen {
             mids: 0,
             checks: Vec::new(),
             flows: Vec::new(),
-            extended,
+            extended: extended || shared,
+            shared,
+            branches: Vec::new(),
         };
+        // Shared games know the moves' lengths first: their check automata check the moves.
+        let lengths = shared.then(|| (1 + g.rng.below(5), 1 + g.rng.below(5)));
+        if let Some((nx, ny)) = lengths {
+            g.flows = vec![("x", nx), ("y", ny)];
+        }
         for r in 0..g.rng.below(3) {
             let n = 1 + g.rng.below(4);
             g.segment(&format!("r{r}_"), n, Ctx::Check);
             g.checks.push((format!("r{r}_0"), format!("r{r}_{n}")));
         }
-        let (nx, ny) = (1 + g.rng.below(5), 1 + g.rng.below(5));
+        let (nx, ny) = lengths.unwrap_or_else(|| (1 + g.rng.below(5), 1 + g.rng.below(5)));
         if extended {
             g.flows = vec![("x", nx), ("y", ny)];
         }
         g.segment("x", nx, Ctx::Player("x"));
         g.segment("y", ny, Ctx::Player("y"));
         g.edge("begin", "x0", "player = x");
-        for (p, n, next, q) in [("x", nx, "y0", "y"), ("y", ny, "x0", "x")] {
-            let (t, go, fin) = (format!("{p}t"), format!("{p}go"), format!("{p}fin"));
+        for (p, n, next, q, nq) in [("x", nx, "y0", "y", ny), ("y", ny, "x0", "x", nx)] {
+            let (t, mut go, fin) = (format!("{p}t"), format!("{p}go"), format!("{p}fin"));
             g.edge(&format!("{p}{n}"), &t, "turn = nx[turn]");
             g.edge(&t, &fin, "turn == t3");
             g.edge(&fin, "end", "player = keeper");
             g.edge(&t, &go, "turn != t3");
+            if shared && g.chance(50) {
+                // The game ends when the next player has no move: a check over that player's
+                // whole move, from its first node (shared with the flow) to its last.
+                let (has, none) = (format!("{p}has"), format!("{p}none"));
+                g.edge(&go, &has, format!("? {q}0 -> {q}{nq}"));
+                g.edge(&go, &none, format!("! {q}0 -> {q}{nq}"));
+                g.edge(&none, "end", "player = keeper");
+                go = has;
+            }
             if g.chance(30) {
                 // The keeper moves between the turns.
                 let kn = 1 + g.rng.below(3);
@@ -368,28 +419,49 @@ fn optimisation_levels_keep_the_game_tree_of_random_proper_games() {
     let games = std::env::var("RGT_FUZZ_GAMES")
         .ok()
         .and_then(|n| n.parse().ok());
-    let (plain, extended) = match games {
-        Some(n) => (n, n),
-        None => (GAMES, EXTENDED_GAMES),
+    let (plain, extended, shared) = match games {
+        Some(n) => (n, n, n),
+        None => (GAMES, EXTENDED_GAMES, SHARED_GAMES),
     };
     let first = std::env::var("RGT_FUZZ_FIRST")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    let kinds = std::env::var("RGT_FUZZ_KINDS").ok();
+    let kind_on = |k: &str| {
+        kinds
+            .as_deref()
+            .is_none_or(|ks| ks.split(',').any(|x| x == k))
+    };
+    let seconds: Option<u64> = std::env::var("RGT_FUZZ_SECONDS")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let started = std::time::Instant::now();
     let mut checked = 0;
     let mut tried = 0;
     // Every seed's game as before the pragma shapes, every other one also with them; then the
-    // games with checks over the game flow and nested checks.
+    // games with checks over the game flow and nested checks; then those with the shared shapes.
     let seeds = (first..first + plain)
-        .flat_map(|s| [(s, false, false), (s, true, false)])
-        .filter(|&(s, shapes, _)| !shapes || s % 2 == 0)
-        .chain((first..first + extended).map(|s| (s, false, true)));
-    for (seed, shapes, extended) in seeds {
+        .flat_map(|s| [(s, false, false, false), (s, true, false, false)])
+        .filter(|&(s, shapes, _, _)| if shapes { s % 2 == 0 } else { kind_on("plain") })
+        .filter(|&(_, shapes, _, _)| !shapes || kind_on("shapes"))
+        .chain((first..first + extended).map(|s| (s, false, true, false)))
+        .filter(|&(_, _, extended, _)| !extended || kind_on("extended"))
+        .chain(
+            (first..first + shared)
+                .map(|s| (s, false, false, true))
+                .filter(|_| kind_on("shared")),
+        );
+    for (seed, shapes, extended, shared) in seeds {
+        if seconds.is_some_and(|t| started.elapsed().as_secs() >= t) {
+            break;
+        }
         tried += 1;
-        let text = Gen::game(seed, shapes, extended);
-        let kind = match (shapes, extended) {
-            (true, _) => " (with pragma shapes)",
-            (_, true) => " (extended)",
+        let text = Gen::game(seed, shapes, extended, shared);
+        let kind = match (shapes, extended, shared) {
+            (true, _, _) => " (with pragma shapes)",
+            (_, true, _) => " (extended)",
+            (_, _, true) => " (shared)",
             _ => "",
         };
         let what = format!("random game of seed {seed}{kind}:\n{text}");
@@ -400,7 +472,17 @@ fn optimisation_levels_keep_the_game_tree_of_random_proper_games() {
         }
         checked += 1;
         levels_keep_the_game_tree(&game, &what, &ORACLE);
+        if tried % 1000 == 0 {
+            println!(
+                "passes_fuzz: {tried} games generated, {checked} proper and checked, {:.0} s",
+                started.elapsed().as_secs_f64()
+            );
+        }
     }
+    println!(
+        "passes_fuzz: {tried} games generated, {checked} proper and checked, {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
     // Passes keep the tree of proper games only (rg.md §11: e.g. a move into a state without
     // moves may be pruned). The generator aims at them; if most were not, little is checked.
     assert!(

@@ -453,7 +453,38 @@ fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
              {SEARCH_BUDGET} edges"
         ));
     }
+    one_store_before_a_difference(g, &wd, &mut out);
     out
+}
+
+/// A plain store of `v` that goes although `v` may differ before it leans on the later stores of
+/// `v` staying (every move end after it is behind one), and the other stores' verdicts lean on it
+/// (they saw `v` made equal by it): when the plan drops such a store, it is the only definition
+/// of `v` the plan drops (the first in edge order); the next run decides the others on the game
+/// without it. (Both of `x3, x4: k = k2; x4, x5: k = k2` after an untagged loop went in one run,
+/// each kept by the other, and a move split into one per value of `k`.)
+fn one_store_before_a_difference(g: &Game, wd: &WalkDependent, plan: &mut Plan) {
+    let mut chosen: HashMap<Symbol, EdgeId> = HashMap::new();
+    for &(d, _) in &plan.defs {
+        let e = g.edge(d);
+        if let Label::Assign { lhs, .. } = e.label {
+            let v = g.expr_root(lhs);
+            if wd.may_differ(e.from, v) {
+                chosen.entry(v).or_insert(d);
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return;
+    }
+    plan.defs.retain(|&(d, _)| {
+        let (Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }) = g.edge(d).label else {
+            return true;
+        };
+        chosen.get(&g.expr_root(lhs)).is_none_or(|&c| c == d)
+    });
+    let kept: HashSet<EdgeId> = plan.defs.iter().map(|&(d, _)| d).collect();
+    plan.usages.retain(|d, _| kept.contains(d));
 }
 
 /// `r` as the value of `v`: cast to `v`'s type name when `r`'s type is not that type.

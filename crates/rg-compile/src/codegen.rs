@@ -65,6 +65,16 @@ pub(crate) struct Gen<'a> {
     memo: crate::memo::Memo,
 }
 
+/// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
+/// empty arrays, so such an array is declared with one element).
+fn array_items(items: &[String]) -> String {
+    if items.is_empty() {
+        "0".to_string()
+    } else {
+        items.join(", ")
+    }
+}
+
 /// Node functions of more than this many bytes of source are spread over several translation
 /// units of about this size (compilers take superlinear time and memory on one huge unit).
 pub(crate) const UNIT_BYTES: usize = 1_500_000;
@@ -1511,11 +1521,7 @@ impl<'a> Gen<'a> {
                 hpp,
                 "/// The symbol id of each stored value of `player`.\nconstexpr uint32_t PLAYER_SYMBOLS[{}] = {{{}}};",
                 members.len().max(1),
-                if members.is_empty() {
-                    "0".to_string()
-                } else {
-                    members.join(", ")
-                }
+                array_items(&members)
             );
         }
         let _ = writeln!(
@@ -1741,11 +1747,7 @@ impl<'a> Gen<'a> {
             cpp,
             "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n",
             single.len().max(1),
-            if single.is_empty() {
-                "0".to_string()
-            } else {
-                single.join(", ")
-            }
+            array_items(&single)
         );
         cpp.push_str(
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",

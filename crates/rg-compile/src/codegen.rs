@@ -1707,7 +1707,7 @@ impl<'a> Gen<'a> {
         );
         let _ = writeln!(
             cpp,
-            "namespace {{\n\n/// Follows the first walk in the interpreter's order whose tags are `tags`, skipping `skip`\n/// such walks; `trusted`: the move is legal, @simpleApply shortcuts may be taken.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = false;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, c);\n}}\n\nvoid apply_nth(State& s, size_t k, Cache& c) {{\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = static_cast<uint32_t>(k);\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (!found) fail(\"the state has no such move\");\n  s = c.s;\n}}\n"
+            "namespace {{\n\n/// Prepares an apply-mode walk from `s`: the walk whose tags are `tags` (any tags when\n/// `any`), skipping `skip` such walks; `trusted`: the move is legal, @simpleApply shortcuts may be\n/// taken.\nvoid start_walk(const State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, bool any, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = any;\n}}\n\n/// Follows the first such walk in the interpreter's order (see `start_walk`); `s` becomes its\n/// state when there is one.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, bool any, Cache& c) {{\n  start_walk(s, tags, n, skip, trusted, any, c);\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, false, c);\n}}\n\nvoid apply_nth(State& s, size_t k, Cache& c) {{\n  if (!apply_walk(s, nullptr, 0, static_cast<uint32_t>(k), false, true, c))\n    fail(\"the state has no such move\");\n}}\n"
         );
         let mut pcases = String::new();
         let mut plabels = String::new();
@@ -1724,7 +1724,7 @@ impl<'a> Gen<'a> {
         } else {
             let _ = writeln!(
                 cpp,
-                "namespace {{\n\n/// Finishes a move that `legal_moves` left pending where only complementary checks\n/// remained, which decide where it leads (its only walk on carries no tag).\nvoid finish_pending(State& s, Cache& c) {{\n  switch (s.node) {{\n{plabels}      break;\n    default: return;\n  }}\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{pcases}  }}\n  c.any_tags = false;\n  if (!found) fail(\"a pending move has no way on\");\n  s = c.s;\n}}\n\n}}  // namespace\n"
+                "namespace {{\n\n/// Finishes a move that `legal_moves` left pending where only complementary checks\n/// remained, which decide where it leads (its only walk on carries no tag).\nvoid finish_pending(State& s, Cache& c) {{\n  switch (s.node) {{\n{plabels}      break;\n    default: return;\n  }}\n  start_walk(s, nullptr, 0, 0, false, true, c);\n  bool found = false;\n  switch (s.node) {{\n{pcases}  }}\n  c.any_tags = false;\n  if (!found) fail(\"a pending move has no way on\");\n  s = c.s;\n}}\n\n}}  // namespace\n"
             );
         }
         cpp.push_str(
@@ -1735,7 +1735,7 @@ impl<'a> Gen<'a> {
   if (!DISTINCT_MOVE_TAGS)
     for (size_t j = 0; j < i; ++j)
       if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
-  if (!apply_walk(s, t, n, skip, true, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
+  if (!apply_walk(s, t, n, skip, true, false, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
         );
         let single: Vec<String> = self
             .visits
@@ -1745,7 +1745,7 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             cpp,
-            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  start(s, c);\n  c.goal = nullptr;\n  c.goal_n = 0;\n  c.goal_skip = 0;\n  c.trusted = false;\n  c.any_tags = true;\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n",
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n",
             single.len().max(1),
             array_items(&single)
         );

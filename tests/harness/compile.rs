@@ -79,6 +79,14 @@ fn toolchain() -> Option<Toolchain> {
 
 /// Runs the driver; its JSON output, or its error message.
 /// The compiled model's perft counts for every depth up to `depth`.
+/// The interpreter's perft counts of the initial state at depths 0..=`depth`.
+fn interpreter_perft(m: &mut Machine<'_>, depth: usize) -> Vec<u64> {
+    let start = m.initial();
+    (0..=depth)
+        .map(|d| m.perft(&start, d).expect("perft"))
+        .collect()
+}
+
 fn driver_perft(path: &Path, depth: usize) -> Vec<u64> {
     let got = driver(path, &["perft", &depth.to_string(), "--json"]);
     got["counts"]
@@ -143,9 +151,7 @@ fn compiled_models_count_and_play_as_the_interpreter() {
             let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
             let mut m = Machine::new(&program);
             let start = m.initial();
-            let want: Vec<u64> = (0..=depth)
-                .map(|d| m.perft(&start, d).expect("perft"))
-                .collect();
+            let want = interpreter_perft(&mut m, depth);
             assert_eq!(
                 driver_perft(&built.driver, depth),
                 want,
@@ -313,11 +319,7 @@ fn sources_in_several_units_count_as_the_interpreter() {
         let built =
             build(&sources, &tc, &cache).unwrap_or_else(|f| panic!("{file}: build failed: {f:?}"));
         let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
-        let mut m = Machine::new(&program);
-        let start = m.initial();
-        let want: Vec<u64> = (0..=depth)
-            .map(|d| m.perft(&start, d).expect("perft"))
-            .collect();
+        let want = interpreter_perft(&mut Machine::new(&program), depth);
         assert_eq!(driver_perft(&built.driver, depth), want, "{file}: perft");
     }
     let _ = std::fs::remove_dir_all(&cache);

@@ -682,6 +682,32 @@ impl Game {
         &self.incoming[n]
     }
 
+    /// Nodes an edge path leads to from `from` (labels ignored, `from` included), not going on
+    /// from `stop`; indexed by node.
+    pub fn reachable_until(&self, from: &[NodeId], stop: Option<NodeId>) -> Vec<bool> {
+        let mut seen = vec![false; self.node_capacity()];
+        let mut stack = Vec::new();
+        for &n in from {
+            if !seen[n.index()] {
+                seen[n.index()] = true;
+                stack.push(n);
+            }
+        }
+        while let Some(n) = stack.pop() {
+            if Some(n) == stop {
+                continue;
+            }
+            for &e in self.outgoing(n) {
+                let to = self.edge(e).to;
+                if !seen[to.index()] {
+                    seen[to.index()] = true;
+                    stack.push(to);
+                }
+            }
+        }
+        seen
+    }
+
     // ----- edges -------------------------------------------------------------------------------
 
     /// Appends an edge and returns its id.

@@ -49,23 +49,6 @@ pub fn remove_dead_code(game: &mut Game) -> bool {
     }
 }
 
-/// Nodes an edge path leads to from `from` (labels ignored).
-fn graph_reach(game: &Game, from: NodeId) -> Vec<bool> {
-    let mut seen = vec![false; game.node_capacity()];
-    seen[from.0 as usize] = true;
-    let mut stack = vec![from];
-    while let Some(n) = stack.pop() {
-        for &e in game.outgoing(n) {
-            let to = game.edge(e).to;
-            if !seen[to.0 as usize] {
-                seen[to.0 as usize] = true;
-                stack.push(to);
-            }
-        }
-    }
-    seen
-}
-
 /// Nodes a walk can be at: reached from `begin`, or from the start of a check on a reached edge.
 fn walkable(game: &Game) -> Vec<bool> {
     let mut seen = vec![false; game.node_capacity()];
@@ -106,8 +89,10 @@ fn fold_impossible_checks(game: &mut Game) -> bool {
     if starts.is_empty() || starts.len().saturating_mul(game.edge_count()) > FOLD_WORK_LIMIT {
         return false;
     }
-    let reach: HashMap<NodeId, Vec<bool>> =
-        starts.iter().map(|&s| (s, graph_reach(game, s))).collect();
+    let reach: HashMap<NodeId, Vec<bool>> = starts
+        .iter()
+        .map(|&s| (s, game.reachable_until(&[s], None)))
+        .collect();
     let (mut always, mut never) = (Vec::new(), Vec::new());
     for (e, d) in game.edges() {
         if let Label::Reach { from, to, negated } = d.label

@@ -24,36 +24,6 @@ fn warning(
     v
 }
 
-/// Nodes reachable from `from` in the label-blind edge graph (`from` included).
-fn reachable(game: &Game, from: &[NodeId]) -> Vec<bool> {
-    reachable_until(game, from, None)
-}
-
-/// Nodes reachable from `from` (labels ignored) without leaving `stop`.
-fn reachable_until(game: &Game, from: &[NodeId], stop: Option<NodeId>) -> Vec<bool> {
-    let mut seen = vec![false; game.node_capacity()];
-    let mut stack = Vec::new();
-    for &n in from {
-        if !seen[n.0 as usize] {
-            seen[n.0 as usize] = true;
-            stack.push(n);
-        }
-    }
-    while let Some(n) = stack.pop() {
-        if Some(n) == stop {
-            continue;
-        }
-        for &e in game.outgoing(n) {
-            let to = game.edge(e).to;
-            if !seen[to.0 as usize] {
-                seen[to.0 as usize] = true;
-                stack.push(to);
-            }
-        }
-    }
-    seen
-}
-
 /// `end` has no outgoing edges and is entered only by `player = keeper` (paper, §2.1).
 #[derive(Clone, Copy, Debug)]
 pub struct EndProtocol;
@@ -301,7 +271,7 @@ impl Validator for UnreachableNodes {
                 roots.push(from);
             }
         }
-        let seen = reachable(game, &roots);
+        let seen = game.reachable_until(&roots, None);
         for (n, d) in game.nodes().iter() {
             if !seen[n.0 as usize] && !game.outgoing(n).is_empty() {
                 out.push(warning(
@@ -340,7 +310,7 @@ impl Validator for ReachabilityLint {
             };
             let seen = cache
                 .entry((from, to))
-                .or_insert_with(|| reachable_until(game, &[from], Some(to)));
+                .or_insert_with(|| game.reachable_until(&[from], Some(to)));
             // A check whose edge leaves its own target is not evaluated inside its search.
             if seen[e.from.0 as usize] && e.from != to {
                 out.push(warning(

@@ -4,7 +4,6 @@
 pub(crate) mod checks;
 pub(crate) mod constants;
 pub(crate) mod definitions;
-pub(crate) mod order_sensitive;
 pub(crate) mod search_starts;
 pub(crate) mod searches;
 pub(crate) mod symbolic;

@@ -1,7 +1,6 @@
 //! passes.md §3.11 join_fork_prefixes.
 
 use super::meta;
-use crate::analysis::order_sensitive::order_sensitive;
 use crate::util::{assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
@@ -25,17 +24,7 @@ pub(crate) struct JoinForkPrefixes;
 /// contracted into the head, as compact_skip_edges would do with the new skip: its edges leave
 /// the head instead, so the next level of the shared prefix is joined in the next round of this
 /// run rather than one loop iteration of the pass manager later.
-///
-/// A fork marked `sensitive` is left alone: joining its edges makes the search take the walks
-/// through it in another order, which decides the game where two of them can come to differ only
-/// in what the visited-state check does not compare (see [`order_sensitive`]).
-fn prefix_step(
-    g: &mut Game,
-    protected: &[bool],
-    sensitive: &[bool],
-    nodes: &[NodeId],
-    work: &mut u64,
-) -> Vec<NodeId> {
+fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u64) -> Vec<NodeId> {
     let mut rewrites: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut contract: Vec<(EdgeId, NodeId)> = Vec::new(); // (the new skip, the head)
     let mut touched: HashSet<NodeId> = HashSet::new();
@@ -43,9 +32,6 @@ fn prefix_step(
     let mut group_of: HashMap<Label, usize> = HashMap::new();
     for &n in nodes {
         *work += g.outgoing(n).len() as u64 + 1;
-        if sensitive[n.index()] {
-            continue;
-        }
         let out: Vec<EdgeId> = g
             .outgoing(n)
             .iter()
@@ -178,9 +164,6 @@ impl Pass for JoinForkPrefixes {
         for p in &g.pragmas {
             p.kind.for_each_node(|n| protected[n.index()] = true);
         }
-        // Joining never makes a node sensitive: the walks out of a fork that is not reach the
-        // same edges afterwards, so computing it once per run is enough.
-        let sensitive = order_sensitive(g);
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         let mut changed = false;
         // A node next to many rewrites is revisited in many rounds (quadratic on some graphs),
@@ -194,7 +177,7 @@ impl Pass for JoinForkPrefixes {
                 ));
                 return Ok(changed);
             }
-            nodes = prefix_step(g, &protected, &sensitive, &nodes, &mut work);
+            nodes = prefix_step(g, &protected, &nodes, &mut work);
             if nodes.is_empty() {
                 return Ok(changed);
             }
@@ -230,25 +213,5 @@ mod tests {
         assert_eq!(text.matches("v == p").count(), 1, "{text}");
         assert_eq!(text.matches("$ one").count(), 1, "{text}");
         assert!(!text.contains("b2") && !text.contains("c2,"), "{text}");
-    }
-
-    /// Two walks that show the same tags, one of which sets `goals` on the way, meet at `d`: the
-    /// search keeps the one it takes first. Joining the fork at `a` would make the `goals` walk
-    /// arrive first (its edge, last in the list, is taken first), so the player would win.
-    #[test]
-    fn a_fork_whose_walks_differ_only_in_goals_keeps_its_order() {
-        let (_, after, changed, _) = run(
-            &JoinForkPrefixes,
-            "type K = {k0, k1};\n\
-             var k: K = k0;\n\
-             begin, a: player = x;\n\
-             a, b1: k = K(*);\n\
-             b1, c1: $$ k;\n\
-             a, b2: k = K(*);\n\
-             b2, d: $$ k;\n\
-             d, end: player = keeper;\n\
-             c1, d: goals[x] = 1;",
-        );
-        assert!(!changed, "{}", rg_core::print(&after));
     }
 }

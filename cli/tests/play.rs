@@ -165,6 +165,19 @@ fn check_exits_1_on_violations_and_0_on_proper_games() {
 }
 
 #[test]
+fn check_reports_two_walks_of_a_move_that_differ_only_in_goals() {
+    let (code, text, err) = out(rgt()
+        .arg("check")
+        .arg(fixture("interp/improper/merged_goals.rg"))
+        .args(["-O0", "--depth", "2", "--plays", "5"]));
+    assert_eq!(code, Some(1), "{text}");
+    assert!(
+        err.contains("move unambiguity violated: two moves `t` from `y`"),
+        "{err}"
+    );
+}
+
+#[test]
 fn check_reports_a_pragma_that_changes_the_game() {
     let (code, _, err) = out(rgt()
         .arg("check")

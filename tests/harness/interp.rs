@@ -26,8 +26,14 @@ fn game_of(path: &Path) -> rg_core::Game {
 }
 
 fn program(path: &Path, ignore_pragmas: bool) -> Program {
-    Program::new(&game_of(path), CompileOptions { ignore_pragmas })
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    Program::new(
+        &game_of(path),
+        CompileOptions {
+            ignore_pragmas,
+            ..CompileOptions::default()
+        },
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn perft_counts(p: &Program, depth: usize) -> Vec<u64> {
@@ -153,7 +159,12 @@ fn check_finds_the_violation_of_each_improper_fixture() {
             .expect("a `// violates:` line")
             .trim()
             .to_string();
-        let p = program(&path, false);
+        // As `rgt check` does: every variable compared when walks merge.
+        let opts = CompileOptions {
+            compare_every_variable: true,
+            ..CompileOptions::default()
+        };
+        let p = Program::new(&game_of(&path), opts).expect("compiles");
         let mut m = Machine::new(&p);
         let s = m.initial();
         let found = m.check(

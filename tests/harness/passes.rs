@@ -89,6 +89,7 @@ fn pragmas_are_true(g: &rg_core::Game) -> Result<(), String> {
         g,
         CompileOptions {
             ignore_pragmas: true,
+            ..CompileOptions::default()
         },
     )
     .map_err(|e| e.to_string())?;
@@ -245,8 +246,15 @@ pub(crate) fn levels_keep_the_game_tree(before: &rg_core::Game, what: &str, orac
     }
 }
 
+/// Whether the bounded check of the proper-game conditions finds nothing. Every variable is
+/// compared when walks merge, so that two walks of one move that differ only in `goals` (which
+/// the interpreter would merge, keeping the first) count as the ambiguity they are.
 pub(crate) fn is_proper(g: &rg_core::Game) -> bool {
-    let Ok(p) = Program::new(g, CompileOptions::default()) else {
+    let opts = CompileOptions {
+        compare_every_variable: true,
+        ..CompileOptions::default()
+    };
+    let Ok(p) = Program::new(g, opts) else {
         return false;
     };
     let mut m = rg_interp::Machine::new(&p);

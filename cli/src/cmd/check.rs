@@ -1,9 +1,9 @@
 //! `rgt check`: look for violations of the proper-game conditions by playing (rg.md §11).
 
-use crate::cmd::perft::{InterpArgs, compile, start_state};
+use crate::cmd::perft::{InterpArgs, compile, compile_with, start_state};
 use crate::pipeline::{GameArgs, load};
 use crate::report::{Diag, Failure, Session};
-use rg_interp::{CheckOptions, Machine};
+use rg_interp::{CheckOptions, CompileOptions, Machine};
 use std::process::ExitCode;
 
 /// Check that a game is proper, on a bounded part of its tree.
@@ -47,7 +47,17 @@ pub struct Args {
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let game = load(session, &args.game)?;
     let program = compile(&game, &args.interp)?;
-    let mut m = Machine::new(&program);
+    // Walks that differ only in `goals` or `visible` are merged by the interpreter (the first
+    // one wins), which would hide two moves with the same tags leading to different states: the
+    // check compares every variable instead.
+    let every = compile_with(
+        &game,
+        CompileOptions {
+            compare_every_variable: true,
+            ..CompileOptions::default()
+        },
+    )?;
+    let mut m = Machine::new(&every);
     let start = start_state(&mut m, &args.after)?;
     let opts = CheckOptions {
         depth: args.depth,

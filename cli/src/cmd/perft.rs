@@ -65,13 +65,18 @@ pub struct InterpArgs {
 
 /// Compiles a loaded game into the interpreter's form.
 pub(crate) fn compile(game: &Game, args: &InterpArgs) -> Result<Program, Failure> {
-    Program::new(
+    compile_with(
         game,
         CompileOptions {
             ignore_pragmas: args.ignore_pragmas,
+            ..CompileOptions::default()
         },
     )
-    .map_err(|e| {
+}
+
+/// Compiles a loaded game into the interpreter's form with the given options.
+pub(crate) fn compile_with(game: &Game, opts: CompileOptions) -> Result<Program, Failure> {
+    Program::new(game, opts).map_err(|e| {
         let file = e.span().map(|s| s.file);
         Failure::Input(vec![Diag::new(e, file)])
     })

@@ -176,6 +176,12 @@ pub struct CompileOptions {
     /// Ignore `@disjoint`, `@unique` and `@repeat` (the reference trusts them; a wrong pragma
     /// then changes results, which comparing with this mode reveals).
     pub ignore_pragmas: bool,
+    /// Compare every variable in the visited-state check, `goals`, `player` and `visible`
+    /// included (and ignore `@unique`/`@repeat`, which name ordinary variables only). Walks that
+    /// differ only in those are then not merged, so two moves with the same tags that lead to
+    /// different states are both listed: what a check of move unambiguity (a condition of proper
+    /// games) needs to see. Not the reference's semantics: only for such checks.
+    pub compare_every_variable: bool,
 }
 
 /// A game in runtime form.
@@ -679,7 +685,7 @@ impl Program {
             let all = |s: Symbol| b.consts.contains_key(&s);
             b.write_value(v.init, l, &mut slots, &all, span)?;
             let off = init.len() as u32;
-            if !is_special(v.name) {
+            if !is_special(v.name) || opts.compare_every_variable {
                 ordinary = off + n as u32;
             }
             init.extend_from_slice(&slots);
@@ -826,7 +832,7 @@ impl Program {
 
         // Pragmas the search uses.
         let mut repeats = Vec::new();
-        if !opts.ignore_pragmas {
+        if !opts.ignore_pragmas && !opts.compare_every_variable {
             for p in &game.pragmas {
                 match &p.kind {
                     PragmaKind::Unique(ns) => {

@@ -7,9 +7,10 @@ mod error;
 mod eval;
 mod format;
 mod lower;
+mod resolve;
 mod syntax;
 
-pub use error::HrgError;
+pub use error::{CODES, Code, HrgError, HrgErrors};
 use rg_core::{FileId, FrontEnd, Game, LowerOptions, Lowered, Span};
 
 /// The HRG syntax tree, for front-ends that generate HRG (LineGames) instead of parsing text:
@@ -22,15 +23,14 @@ pub mod ast {
 }
 
 /// The canonical layout of an HRG program (comments kept on their own lines).
-pub fn format(file: FileId, text: &str) -> Result<String, HrgError> {
-    let toks = syntax::lex(file, text)?;
-    let decls = syntax::Parser::new(toks).program()?;
-    format::Formatter::new(text).program(&decls)
+pub fn format(file: FileId, text: &str) -> Result<String, HrgErrors> {
+    let decls = syntax::parse(file, text)?;
+    Ok(format::Formatter::new(text).program(&decls)?)
 }
 
 /// Lowers an HRG program given as a syntax tree (spans in errors and in the game are those of
 /// the tree; `file` is the file they refer to).
-pub fn lower_ast(decls: &[ast::Decl], file: FileId) -> Result<Game, HrgError> {
+pub fn lower_ast(decls: &[ast::Decl], file: FileId) -> Result<Game, HrgErrors> {
     lower_ast_with(decls, file, &LowerOptions::default())
 }
 
@@ -39,9 +39,21 @@ pub fn lower_ast_with(
     decls: &[ast::Decl],
     file: FileId,
     opts: &LowerOptions,
-) -> Result<Game, HrgError> {
-    let mut game =
-        lower::Lowerer::new(decls, opts.size_limit())?.lower(decls, Span::new(file, 0, 0))?;
+) -> Result<Game, HrgErrors> {
+    lower_source(decls, None, file, opts)
+}
+
+/// Lowers a program; `text`, when there is one, locates names that the syntax tree does not
+/// give a span of their own (the types of a declaration).
+fn lower_source(
+    decls: &[ast::Decl],
+    text: Option<&str>,
+    file: FileId,
+    opts: &LowerOptions,
+) -> Result<Game, HrgErrors> {
+    let mut game = lower::Lowerer::new(decls, opts.size_limit())
+        .lower(decls, text, Span::new(file, 0, 0))
+        .map_err(HrgErrors::new)?;
     // The joins after a `loop` or after branches that all end the game, and checks that cannot
     // hold, are generated but never walked: dropped, so the translation is lint-clean.
     rg_core::tidy::remove_dead_code(&mut game);
@@ -60,7 +72,7 @@ pub fn print(decls: &[ast::Decl]) -> String {
 pub struct HrgFrontEnd;
 
 impl FrontEnd for HrgFrontEnd {
-    type Error = HrgError;
+    type Error = HrgErrors;
 
     fn name(&self) -> &'static str {
         "hrg"
@@ -70,9 +82,8 @@ impl FrontEnd for HrgFrontEnd {
         &["hrg"]
     }
 
-    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, HrgError> {
-        let toks = syntax::lex(file, text)?;
-        let decls = syntax::Parser::new(toks).program()?;
-        Ok(Lowered::new(lower_ast_with(&decls, file, opts)?))
+    fn lower(&self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, HrgErrors> {
+        let decls = syntax::parse(file, text)?;
+        Ok(Lowered::new(lower_source(&decls, Some(text), file, opts)?))
     }
 }

@@ -1,6 +1,6 @@
 //! The HRG lexer: tokens and the raw token rules.
 
-use crate::error::HrgError;
+use crate::error::{Code, HrgError};
 use rg_core::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,9 +147,12 @@ enum Raw {
     DollarDollar,
 }
 
-pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError> {
+/// The tokens of `text` (ending with [`Tok::Eof`]) and the lexical errors: a character that
+/// starts no token is skipped, a reserved word kept as a name, so parsing can go on.
+pub(crate) fn lex(file: FileId, text: &str) -> (Vec<(Tok, Span)>, Vec<HrgError>) {
     use logos::Logos;
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     let mut lexer = Raw::lexer(text);
     while let Some(raw) = lexer.next() {
         let r = lexer.span();
@@ -158,7 +161,8 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError
             Ok(Raw::Ident) => {
                 let word = lexer.slice();
                 if matches!(word, "const" | "type" | "var") {
-                    return Err(HrgError::new(
+                    errors.push(HrgError::new(
+                        Code::ReservedWord,
                         format!("`{word}` is reserved and cannot be used as a name"),
                         span,
                     ));
@@ -195,17 +199,21 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError
             Ok(Raw::DollarDollar) => Tok::DollarDollar,
             Err(()) => {
                 let c = text[r.start..].chars().next().unwrap_or(' ');
-                return Err(HrgError::new(
-                    format!("unexpected character `{c}`"),
-                    Span::new(file, r.start, r.start + c.len_utf8()),
-                )
-                .help("HRG names are letters, digits and `_`; comments start with `//`"));
+                errors.push(
+                    HrgError::new(
+                        Code::UnexpectedCharacter,
+                        format!("unexpected character `{c}`"),
+                        Span::new(file, r.start, r.start + c.len_utf8()),
+                    )
+                    .help("HRG names are letters, digits and `_`; comments start with `//`"),
+                );
+                continue;
             }
         };
         out.push((tok, span));
     }
     out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
-    Ok(out)
+    (out, errors)
 }
 
 /// Whether an identifier is an upper identifier (hrg.md §2.2).

@@ -5,14 +5,22 @@ use super::ast::{
     StmtKind, Type, Values,
 };
 use super::lexer::{Tok, is_upper};
-use crate::error::HrgError;
+use crate::error::{Code, HrgError, MAX_ERRORS};
 use rg_core::Span;
 
 pub(crate) struct Parser {
     toks: Vec<(Tok, Span)>,
+    /// Per token: whether it is the first of its line (statements and declarations are not
+    /// terminated, so recovery after an error resumes at a line that starts one).
+    line_start: Vec<bool>,
     pos: usize,
     /// How deep the syntax tree being built is at this point (see [`MAX_NESTING`]).
     depth: usize,
+    /// The errors recovered from so far.
+    errors: Vec<HrgError>,
+    /// Set when parsing stops early (too many errors, or nesting past [`MAX_NESTING`]): the
+    /// error being returned is then not recorded again on the way out.
+    aborted: bool,
 }
 
 /// How deep expressions, types, patterns and blocks may nest (an operator chain such as
@@ -23,11 +31,23 @@ pub const MAX_NESTING: usize = 1000;
 type PResult<T> = Result<T, HrgError>;
 
 impl Parser {
-    pub fn new(toks: Vec<(Tok, Span)>) -> Self {
+    /// A parser of the tokens of `text`.
+    pub fn new(toks: Vec<(Tok, Span)>, text: &str) -> Self {
+        let mut line_start = Vec::with_capacity(toks.len());
+        let mut prev_end = 0;
+        for (_, span) in &toks {
+            let start = (span.start as usize).min(text.len());
+            let gap = text.get(prev_end.min(start)..start).unwrap_or("");
+            line_start.push(prev_end == 0 || gap.contains('\n'));
+            prev_end = span.end as usize;
+        }
         Parser {
             toks,
+            line_start,
             pos: 0,
             depth: 0,
+            errors: Vec::new(),
+            aborted: false,
         }
     }
 
@@ -35,7 +55,9 @@ impl Parser {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
+            self.depth -= 1;
             return Err(HrgError::new(
+                Code::TooDeep,
                 format!(
                     "nested deeper than {MAX_NESTING} (brackets, blocks or operators in a row)"
                 ),
@@ -79,6 +101,7 @@ impl Parser {
 
     fn unexpected(&self, expected: &str) -> HrgError {
         HrgError::new(
+            Code::UnexpectedToken,
             format!("unexpected {}, expected {expected}", self.peek().describe()),
             self.span(),
         )
@@ -119,12 +142,102 @@ impl Parser {
         }
     }
 
-    pub fn program(&mut self) -> PResult<Vec<Decl>> {
+    /// Every declaration of the program, or every syntax error: after an error the parser
+    /// resumes at the next statement (inside a block) or declaration, so independent errors
+    /// are all reported.
+    pub fn program(&mut self) -> Result<Vec<Decl>, Vec<HrgError>> {
         let mut out = Vec::new();
         while *self.peek() != Tok::Eof {
-            out.push(self.declaration()?);
+            let start = self.pos;
+            match self.declaration() {
+                Ok(d) => out.push(d),
+                Err(e) => {
+                    if !self.record(e) {
+                        break;
+                    }
+                    self.skip_to_declaration(start);
+                }
+            }
         }
-        Ok(out)
+        if self.errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(std::mem::take(&mut self.errors))
+        }
+    }
+
+    /// Records an error; whether parsing goes on (not after [`MAX_ERRORS`], nor after nesting
+    /// past [`MAX_NESTING`]: such input is not worth recovering in).
+    fn record(&mut self, e: HrgError) -> bool {
+        if self.aborted {
+            return false;
+        }
+        let fatal = e.code == Code::TooDeep;
+        self.errors.push(e);
+        if fatal || self.errors.len() > MAX_ERRORS {
+            self.aborted = true;
+        }
+        !self.aborted
+    }
+
+    /// Whether the current token starts a line with `domain D`, `graph g` or `reusable graph`:
+    /// a declaration, wherever the brackets before it left off.
+    fn at_declaration_keyword(&self) -> bool {
+        self.line_start[self.pos]
+            && ((self.is_word("reusable") && self.word_at(1, "graph"))
+                || ((self.is_word("domain") || self.is_word("graph"))
+                    && matches!(self.peek_at(1), Tok::Ident(_))))
+    }
+
+    /// Skips what is left of a declaration that failed to parse: to the next line that
+    /// starts with a declaration keyword, or with `name :` outside brackets.
+    fn skip_to_declaration(&mut self, start: usize) {
+        if self.pos <= start {
+            self.bump();
+        }
+        let mut depth = 0usize;
+        while *self.peek() != Tok::Eof {
+            if self.at_declaration_keyword()
+                || (depth == 0
+                    && self.line_start[self.pos]
+                    && matches!(self.peek(), Tok::Ident(_))
+                    && *self.peek_at(1) == Tok::Colon)
+            {
+                return;
+            }
+            match self.bump() {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips what is left of a statement that failed to parse: to the next line that starts
+    /// a statement outside brackets, or to the `}` that closes the block.
+    fn skip_to_statement(&mut self, start: usize) {
+        if self.pos <= start {
+            self.bump();
+        }
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::RBrace if depth == 0 => return,
+                Tok::Ident(_) | Tok::Dollar | Tok::DollarUnderscore | Tok::DollarDollar
+                    if depth == 0 && self.line_start[self.pos] =>
+                {
+                    return;
+                }
+                _ if self.at_declaration_keyword() => return,
+                _ => {}
+            }
+            match self.bump() {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
     }
 
     fn declaration(&mut self) -> PResult<Decl> {
@@ -206,6 +319,10 @@ impl Parser {
             }));
         }
         let init = if self.eat(&Tok::Eq) {
+            // `y : T =` with nothing after it: the next line declares a name, it is no value.
+            if self.line_start[self.pos] && *self.peek_at(1) == Tok::Colon {
+                return Err(self.unexpected("an initial value"));
+            }
             Some(self.expr()?)
         } else {
             None
@@ -268,7 +385,11 @@ impl Parser {
                 let b = self.ident("an integer")?;
                 let parse = |s: &str| {
                     s.parse::<i64>().map_err(|_| {
-                        HrgError::new(format!("`{s}` is not an integer"), sp.to(self.prev_span()))
+                        HrgError::new(
+                            Code::BadInteger,
+                            format!("`{s}` is not an integer"),
+                            sp.to(self.prev_span()),
+                        )
                     })
                 };
                 Values::Range(parse(&a)?, parse(&b)?)
@@ -338,10 +459,19 @@ impl Parser {
         self.expect(Tok::LBrace)?;
         let mut out = Vec::new();
         while *self.peek() != Tok::RBrace {
-            if *self.peek() == Tok::Eof {
+            if *self.peek() == Tok::Eof || self.at_declaration_keyword() {
                 return Err(self.unexpected("`}`"));
             }
-            out.push(self.statement()?);
+            let start = self.pos;
+            match self.statement() {
+                Ok(s) => out.push(s),
+                Err(e) => {
+                    if !self.record(e.clone()) {
+                        return Err(e);
+                    }
+                    self.skip_to_statement(start);
+                }
+            }
         }
         self.bump();
         Ok(out)
@@ -402,7 +532,11 @@ impl Parser {
                     ("repeat", Tok::Ident(n)) => {
                         let sp = self.peek_at_span(1);
                         let n: u64 = n.parse().map_err(|_| {
-                            HrgError::new(format!("`{n}` is not a repetition count"), sp)
+                            HrgError::new(
+                                Code::BadInteger,
+                                format!("`{n}` is not a repetition count"),
+                                sp,
+                            )
                         })?;
                         self.bump();
                         self.bump();

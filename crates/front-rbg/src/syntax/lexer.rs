@@ -1,6 +1,6 @@
 //! The RBG lexer: tokens, longest match, comments and strings skipped.
 
-use crate::error::RbgError;
+use crate::error::{Code, RbgError};
 use rg_core::{FileId, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -58,9 +58,12 @@ const PUNCT: [&str; 34] = [
     "}", "~", "#", "-", "+", "^", "/", "*", ".", ",", ";", ":", "$", "=", "!", "?", "<", ">",
 ];
 
-pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError> {
+/// The tokens of `text` (ending with [`Tok::Eof`]) and the lexical errors: a character that
+/// starts no token, or a number too large, is skipped so that the later ones are found too.
+pub(crate) fn lex(file: FileId, text: &str) -> (Vec<(Tok, Span)>, Vec<RbgError>) {
     use logos::Logos;
     let mut out = Vec::new();
+    let mut errors = Vec::new();
     let mut lexer = Raw::lexer(text);
     while let Some(raw) = lexer.next() {
         let r = lexer.span();
@@ -70,7 +73,14 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError
             Ok(Raw::Ident) => Tok::Ident(slice.to_string()),
             Ok(Raw::Num) => match slice.parse::<u64>() {
                 Ok(n) if n <= u64::from(u32::MAX) => Tok::Num(n),
-                _ => return Err(RbgError::new("too large integer", span)),
+                _ => {
+                    errors.push(RbgError::new(
+                        Code::NumberTooLarge,
+                        "too large integer",
+                        span,
+                    ));
+                    continue;
+                }
             },
             Ok(Raw::Punct) => Tok::P(
                 PUNCT
@@ -81,11 +91,15 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError
             ),
             Ok(Raw::Str) => continue,
             Ok(Raw::OpenComment) => {
-                return Err(RbgError::new(
-                    "unterminated comment",
-                    Span::new(file, r.start, text.len()),
-                )
-                .help("close it with `*/`"));
+                errors.push(
+                    RbgError::new(
+                        Code::UnexpectedCharacter,
+                        "unterminated comment",
+                        Span::new(file, r.start, text.len()),
+                    )
+                    .help("close it with `*/`"),
+                );
+                break;
             }
             Err(()) => {
                 let rest = &text[r.start..];
@@ -102,16 +116,24 @@ pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgError
                         "RBG names are ASCII letters and digits; comments are `//` and `/* */`",
                     )
                 };
-                let end = if message.starts_with("unterminated") {
-                    text.len()
-                } else {
-                    r.end
-                };
-                return Err(RbgError::new(message, Span::new(file, r.start, end)).help(help));
+                let unterminated = message.starts_with("unterminated");
+                let end = if unterminated { text.len() } else { r.end };
+                errors.push(
+                    RbgError::new(
+                        Code::UnexpectedCharacter,
+                        message,
+                        Span::new(file, r.start, end),
+                    )
+                    .help(help),
+                );
+                if unterminated {
+                    break;
+                }
+                continue;
             }
         };
         out.push((tok, span));
     }
     out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
-    Ok(out)
+    (out, errors)
 }

@@ -4,7 +4,7 @@ mod board;
 
 use super::ast::{Arith, NameKind, Rule};
 use super::lexer::Tok;
-use crate::error::RbgError;
+use crate::error::{Code, RbgError};
 use miette::LabeledSpan;
 use rg_core::Span;
 
@@ -22,6 +22,10 @@ pub(crate) struct Parser<'t> {
     depth: usize,
     /// The most actions a power `^n` may make (`--size-limit`).
     limit: usize,
+    /// The macro names, suggested for a name that is not declared (a misspelt macro use).
+    macros: &'t [String],
+    /// The name errors found so far: parsing goes on after one.
+    errors: Vec<RbgError>,
 }
 
 type PResult<T> = Result<T, RbgError>;
@@ -57,6 +61,8 @@ impl<'t> Parser<'t> {
             bounds: None,
             depth: 0,
             limit: usize::try_from(rg_core::DEFAULT_SIZE_LIMIT).unwrap_or(usize::MAX),
+            macros: &[],
+            errors: Vec::new(),
         }
     }
 
@@ -69,10 +75,12 @@ impl<'t> Parser<'t> {
     /// Runs `f` one nesting level deeper; an error past [`MAX_NESTING`].
     fn nested<T>(&mut self, f: impl FnOnce(&mut Self) -> PResult<T>) -> PResult<T> {
         if self.depth >= MAX_NESTING {
-            return Err(
-                RbgError::new(format!("nested deeper than {MAX_NESTING}"), self.span())
-                    .help("parentheses and patterns may be nested at most this deep"),
-            );
+            return Err(RbgError::new(
+                Code::TooDeep,
+                format!("nested deeper than {MAX_NESTING}"),
+                self.span(),
+            )
+            .help("parentheses and patterns may be nested at most this deep"));
         }
         self.depth += 1;
         let r = f(self);
@@ -92,15 +100,26 @@ impl<'t> Parser<'t> {
         self
     }
 
+    /// Suggests these macro names for a name that is not declared.
+    pub fn with_macros(mut self, macros: &'t [String]) -> Self {
+        self.macros = macros;
+        self
+    }
+
+    /// The name errors found so far.
+    pub fn take_errors(&mut self) -> Vec<RbgError> {
+        std::mem::take(&mut self.errors)
+    }
+
     /// Checks literal assignments against the bounds of variables and players.
     pub fn with_bounds(mut self, bounds: &'t std::collections::HashMap<String, u64>) -> Self {
         self.bounds = Some(bounds);
         self
     }
 
-    fn error_at(&self, index: usize, message: String) -> RbgError {
+    fn error_at(&self, code: Code, index: usize, message: String) -> RbgError {
         let span = self.toks.get(index).map_or(self.end, |t| t.1);
-        let mut e = RbgError::new(message, span);
+        let mut e = RbgError::new(code, message, span);
         if let Some(Some(u)) = self.origins.get(index) {
             e.related.push(LabeledSpan::new_with_span(
                 Some("in this macro use".into()),
@@ -110,25 +129,78 @@ impl<'t> Parser<'t> {
         e
     }
 
-    /// Checks that the name just read (at `index`) is one of `kinds`.
-    fn check_name(&self, index: usize, name: &str, kinds: &[NameKind], what: &str) -> PResult<()> {
+    /// Checks that the name just read (at `index`) is one of `kinds`; an error is recorded
+    /// (parsing goes on), with the closest name of those kinds, or macro, as a suggestion.
+    fn check_name(
+        &mut self,
+        index: usize,
+        name: &str,
+        kinds: &[NameKind],
+        what: &str,
+    ) -> PResult<()> {
         let Some(names) = self.names else {
             return Ok(());
         };
-        match names.get(name) {
-            Some(k) if kinds.contains(k) => Ok(()),
-            Some(k) => Err(self.error_at(
+        let e = match names.get(name) {
+            Some(k) if kinds.contains(k) => return Ok(()),
+            Some(k) => self.error_at(
+                Code::WrongKind,
                 index,
                 format!(
                     "`{name}` is a {}, not a {what}",
                     format!("{k:?}").to_lowercase()
                 ),
-            )),
-            None => Err(self
-                .error_at(index, format!("`{name}` is not declared"))
-                .help(format!(
-                    "declare it, or check the spelling; a {what} is expected here"
-                ))),
+            ),
+            None => {
+                let mut candidates: Vec<&str> = names
+                    .iter()
+                    .filter(|(_, k)| kinds.contains(k))
+                    .map(|(n, _)| n.as_str())
+                    .collect();
+                candidates.sort_unstable();
+                candidates.extend(self.macros.iter().map(String::as_str));
+                let e = self.error_at(Code::Unknown, index, format!("`{name}` is not declared"));
+                match rg_core::suggest::closest(name, candidates) {
+                    Some(c) => e.help(format!("did you mean `{c}`?")),
+                    None => e.help(format!(
+                        "declare it, or check the spelling; a {what} is expected here"
+                    )),
+                }
+            }
+        };
+        self.errors.push(e);
+        Ok(())
+    }
+
+    /// An undeclared name followed by `(`: a use of a macro that is not defined (most likely
+    /// misspelt). Recorded, with the closest macro as a suggestion; its arguments are skipped,
+    /// so they give no errors of their own.
+    fn unknown_macro(&mut self, index: usize, name: &str) {
+        let e = self.error_at(
+            Code::UnknownMacro,
+            index,
+            format!("`{name}` is not a macro, nor declared"),
+        );
+        let e = match rg_core::suggest::closest(name, self.macros.iter().map(String::as_str)) {
+            Some(c) => e.help(format!("did you mean `{c}`?")),
+            None => e.help("define it with `#name(params) = …` before the section that uses it"),
+        };
+        self.errors.push(e);
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::P("(") => depth += 1,
+                Tok::P(")") => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.pos += 1;
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.pos += 1;
         }
     }
 
@@ -165,6 +237,7 @@ impl<'t> Parser<'t> {
 
     fn unexpected(&self, expected: &str) -> RbgError {
         self.error_at(
+            Code::UnexpectedToken,
             self.pos,
             format!("unexpected {}, expected {expected}", self.peek().describe()),
         )
@@ -193,6 +266,7 @@ impl<'t> Parser<'t> {
             Ok(())
         } else {
             Err(RbgError::new(
+                Code::TrailingTokens,
                 format!("unexpected tokens at the end of the `{section}` section"),
                 self.span(),
             ))
@@ -283,7 +357,7 @@ impl Parser<'_> {
                     let size = (rule_size(&it) as u128).saturating_mul(u128::from(n));
                     if size > self.limit as u128 {
                         return Err(self
-                            .error_at(
+                            .error_at(Code::TooLarge,
                                 at,
                                 format!(
                                     "this power makes {size} actions, more than the limit of {}",
@@ -339,6 +413,10 @@ impl Parser<'_> {
         let at = self.pos;
         match self.bump() {
             Tok::Ident(d) => {
+                if self.is("(") && self.names.is_some_and(|n| !n.contains_key(&d)) {
+                    self.unknown_macro(at, &d);
+                    return Ok(Rule::Noop);
+                }
                 self.check_name(at, &d, &[NameKind::Label], "direction")?;
                 Ok(Rule::Shift(d))
             }
@@ -356,7 +434,11 @@ impl Parser<'_> {
             Tok::P("[") => {
                 let ps = self.pieces_until("]")?;
                 match ps.len() {
-                    0 => Err(RbgError::new("`[]` puts no piece", sp)),
+                    0 => Err(RbgError::new(
+                        Code::UnexpectedToken,
+                        "`[]` puts no piece",
+                        sp,
+                    )),
                     1 => Ok(Rule::Off(ps.into_iter().next().expect("one"))),
                     _ => Ok(Rule::Alt(ps.into_iter().map(Rule::Off).collect())),
                 }
@@ -379,7 +461,11 @@ impl Parser<'_> {
                         && *n as u64 > *b
                     {
                         return Err(self
-                            .error_at(value_at, format!("{n} is above the bound {b} of `{v}`"))
+                            .error_at(
+                                Code::AboveBound,
+                                value_at,
+                                format!("{n} is above the bound {b} of `{v}`"),
+                            )
                             .help("this assignment could never be valid"));
                     }
                     items.push(Rule::Assign(v, value));
@@ -398,7 +484,13 @@ impl Parser<'_> {
                 let a = self.arith()?;
                 let op = match self.bump() {
                     Tok::P(p @ ("==" | "!=" | "<" | "<=" | ">" | ">=")) => p,
-                    _ => return Err(RbgError::new("expected a comparison operator", sp)),
+                    _ => {
+                        return Err(RbgError::new(
+                            Code::UnexpectedToken,
+                            "expected a comparison operator",
+                            sp,
+                        ));
+                    }
                 };
                 let b = self.arith()?;
                 self.expect("}")?;
@@ -413,7 +505,11 @@ impl Parser<'_> {
                 Ok(Rule::Pattern(p == "{?", Box::new(r)))
             }
             Tok::P("->" | "->>") if self.in_pattern > 0 => Err(self
-                .error_at(at, "a pattern cannot contain a switch".to_string())
+                .error_at(
+                    Code::SwitchInPattern,
+                    at,
+                    "a pattern cannot contain a switch".to_string(),
+                )
                 .help("patterns only test whether a walk exists; move the switch out of `{? … }`")),
             Tok::P("->") => {
                 let at = self.pos;

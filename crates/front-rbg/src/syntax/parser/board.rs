@@ -1,7 +1,7 @@
 //! Boards: the generators `rectangle`, `hexagon` and `cuboid`, and explicit graphs.
 
 use super::{PResult, Parser};
-use crate::error::RbgError;
+use crate::error::{Code, RbgError};
 use crate::syntax::ast::Vertex;
 use crate::syntax::lexer::Tok;
 use miette::LabeledSpan;
@@ -64,11 +64,16 @@ impl Parser<'_> {
                 let l = self.labels(4)?;
                 let rows = self.rows()?;
                 if rows.is_empty() {
-                    return Err(RbgError::new("a rectangle needs at least one row", start));
+                    return Err(RbgError::new(
+                        Code::BadShape,
+                        "a rectangle needs at least one row",
+                        start,
+                    ));
                 }
                 let w = rows[0].len();
                 if rows.iter().any(|r| r.len() != w) {
                     return Err(RbgError::new(
+                        Code::BadShape,
                         "the rows of a rectangle differ in length",
                         start,
                     ));
@@ -100,7 +105,11 @@ impl Parser<'_> {
                 let l = self.labels(6)?;
                 let rows = self.rows()?;
                 if rows.is_empty() || rows.iter().any(Vec::is_empty) {
-                    return Err(RbgError::new("a hexagon needs non-empty rows", start));
+                    return Err(RbgError::new(
+                        Code::BadShape,
+                        "a hexagon needs non-empty rows",
+                        start,
+                    ));
                 }
                 let lens: Vec<usize> = rows.iter().map(Vec::len).collect();
                 let peak = (0..lens.len() - 1)
@@ -115,6 +124,7 @@ impl Parser<'_> {
                 });
                 if !shaped {
                     return Err(RbgError::new(
+                        Code::BadShape,
                         "hexagon rows must grow by one cell up to the widest row, then shrink by one",
                         start,
                     ));
@@ -167,7 +177,11 @@ impl Parser<'_> {
                     self.expect("]")?;
                 }
                 if layers.is_empty() || layers[0].is_empty() {
-                    return Err(RbgError::new("a cuboid needs at least one layer", start));
+                    return Err(RbgError::new(
+                        Code::BadShape,
+                        "a cuboid needs at least one layer",
+                        start,
+                    ));
                 }
                 let (h, w) = (layers[0].len(), layers[0][0].len());
                 if layers
@@ -175,6 +189,7 @@ impl Parser<'_> {
                     .any(|ly| ly.len() != h || ly.iter().any(|r| r.len() != w))
                 {
                     return Err(RbgError::new(
+                        Code::BadShape,
                         "the layers of a cuboid differ in size",
                         start,
                     ));
@@ -221,7 +236,11 @@ impl Parser<'_> {
         };
         self.expect(")")?;
         if out.is_empty() {
-            return Err(RbgError::new("the board has no vertex", start));
+            return Err(RbgError::new(
+                Code::BadShape,
+                "the board has no vertex",
+                start,
+            ));
         }
         Ok((out, labels))
     }
@@ -235,13 +254,18 @@ impl Parser<'_> {
             let name = self.ident("a vertex")?;
             if let Some(first) = declared.insert(name.clone(), start) {
                 let mut e = self
-                    .error_at(at, format!("vertex `{name}` is declared twice"))
+                    .error_at(
+                        Code::DuplicateVertex,
+                        at,
+                        format!("vertex `{name}` is declared twice"),
+                    )
                     .help("every vertex of the board is declared once; remove or rename this one");
                 e.related.push(LabeledSpan::new_with_span(
                     Some("first declared here".into()),
                     first,
                 ));
-                return Err(e);
+                // Recorded: the rest of the board is still read.
+                self.errors.push(e);
             }
             self.expect("[")?;
             let piece = self.ident("a piece")?;

@@ -792,6 +792,14 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            _ => self.control_stmt(s, cur, ctx),
+        }
+    }
+
+    /// The statements with blocks that loop or branch: `while`, `loop`, `repeat`, `branch`.
+    fn control_stmt(&mut self, s: &Stmt, cur: NodeId, ctx: &Ctx<'a>) -> R<NodeId> {
+        let span = s.span;
+        match &s.kind {
             StmtKind::While(c, body) => {
                 let t = self.fresh(&ctx.prefix);
                 let e = self.fresh(&ctx.prefix);
@@ -880,6 +888,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(j)
             }
+            _ => unreachable!("`stmt` lowers the other statements"),
         }
     }
 

@@ -522,36 +522,7 @@ impl<'a> L<'a> {
                     self.translate(s, a, b, pat)?;
                 }
             }
-            Rule::Seq(items) => {
-                let mut cur = a;
-                let mut i = 0;
-                while i < items.len() {
-                    // A run of position-only items becomes one lookup (rbg.md §10.12a).
-                    let mut j = i;
-                    while j < items.len() && shift_only(&items[j]) {
-                        j += 1;
-                    }
-                    let n = self.fresh();
-                    if j > i + 1 && j - i < items.len() {
-                        let run = Rule::Seq(items[i..j].to_vec());
-                        if !self.lookup(&run, cur, n)? {
-                            let mut c = cur;
-                            for it in &items[i..j] {
-                                let m = self.fresh();
-                                self.translate(it, c, m, pat)?;
-                                c = m;
-                            }
-                            self.edge(c, n, Label::Skip);
-                        }
-                        i = j;
-                    } else {
-                        self.translate(&items[i], cur, n, pat)?;
-                        i += 1;
-                    }
-                    cur = n;
-                }
-                self.edge(cur, b, Label::Skip);
-            }
+            Rule::Seq(items) => self.seq(items, a, b, pat)?,
             Rule::Star(x) => {
                 let pre = self.fresh();
                 let post = self.fresh();
@@ -561,32 +532,7 @@ impl<'a> L<'a> {
                 self.edge(post, pre, Label::Skip);
                 self.edge(post, b, Label::Skip);
             }
-            Rule::Shift(d) => {
-                if self.kinds.get(d.as_str()) != Some(&Kind::Label) {
-                    return Err(RbgError::new(
-                        Code::Unknown,
-                        format!("`{d}` is not a direction of the board"),
-                        self.span,
-                    ));
-                }
-                if self.labels.contains(d.as_str()) {
-                    let n = self.fresh();
-                    let coord = self.r("coord");
-                    let dir = self.r(&format!("direction_{d}"));
-                    let rhs = self.at(dir, coord);
-                    self.edge(a, n, Label::Assign { lhs: coord, rhs });
-                    let null = self.g.expr_ref(self.null);
-                    self.edge(
-                        n,
-                        b,
-                        Label::Compare {
-                            lhs: coord,
-                            rhs: null,
-                            negated: true,
-                        },
-                    );
-                }
-            }
+            Rule::Shift(d) => self.shift(d, a, b)?,
             Rule::On(ps) => {
                 for p in ps {
                     self.check_kind(p, Kind::Piece)?;
@@ -605,162 +551,9 @@ impl<'a> L<'a> {
                     );
                 }
             }
-            Rule::Off(p) => {
-                self.check_kind(p, Kind::Piece)?;
-                let board = self.r("board");
-                let coord = self.r("coord");
-                let here = self.at(board, coord);
-                let mut cur = a;
-                if self.uses_counters {
-                    let counters = self.r("counters");
-                    let dec = self.r("counter_decr");
-                    let inc = self.r("counter_incr");
-                    let c_here = self.at(counters, here);
-                    let n1 = self.fresh();
-                    let rhs = self.at(dec, c_here);
-                    self.edge(cur, n1, Label::Assign { lhs: c_here, rhs });
-                    let pe = self.r(&safe(p));
-                    let c_p = self.at(counters, pe);
-                    let n2 = self.fresh();
-                    let rhs = self.at(inc, c_p);
-                    self.edge(n1, n2, Label::Assign { lhs: c_p, rhs });
-                    cur = n2;
-                }
-                let n3 = self.fresh();
-                self.tags(cur, n3, pat)?;
-                let rhs = self.r(&safe(p));
-                self.edge(n3, b, Label::Assign { lhs: here, rhs });
-            }
-            Rule::Assign(v, e) => {
-                let (target, bound) = match self.kinds.get(v.as_str()) {
-                    Some(Kind::Variable) => (self.r(&safe(v)), self.bounds[v.as_str()]),
-                    Some(Kind::Player) => {
-                        let goals = self.r("goals");
-                        let p = self.r(&safe(v));
-                        (self.at(goals, p), self.bounds[v.as_str()])
-                    }
-                    _ => {
-                        return Err(RbgError::new(
-                            Code::Unknown,
-                            format!("`{v}` is not a variable or player"),
-                            self.span,
-                        ));
-                    }
-                };
-                let (ex, lo, hi, nan) = self.arith(e)?;
-                if hi < 0 || lo > bound {
-                    // The value can never fit: the action is never valid.
-                    return Ok(());
-                }
-                let mut cur = a;
-                if lo < 0 || hi > bound || nan {
-                    let fits = self.predicate(
-                        lo,
-                        hi,
-                        nan,
-                        |x| (0..=bound).contains(&x),
-                        &format!("fits{bound}"),
-                    );
-                    let t = self.r(&fits);
-                    let lhs = self.at(t, ex);
-                    let one = self.r("1");
-                    let n = self.fresh();
-                    self.edge(
-                        cur,
-                        n,
-                        Label::Compare {
-                            lhs,
-                            rhs: one,
-                            negated: false,
-                        },
-                    );
-                    cur = n;
-                }
-                let n = self.fresh();
-                self.edge(
-                    cur,
-                    n,
-                    Label::Assign {
-                        lhs: target,
-                        rhs: ex,
-                    },
-                );
-                self.tags(n, b, pat)?;
-            }
-            Rule::Cmp(l, op, r) => {
-                let (le, l0, l1, ln) = self.arith(l)?;
-                let (re, r0, r1, rn) = self.arith(r)?;
-                let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
-                if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
-                    // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
-                    // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
-                    // fails for range reasons). RG cannot compare the two types.
-                    if *op == "!=" {
-                        self.edge(a, b, Label::Skip);
-                    }
-                } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
-                    self.edge(
-                        a,
-                        b,
-                        Label::Compare {
-                            lhs: le,
-                            rhs: re,
-                            negated: *op == "!=",
-                        },
-                    );
-                } else {
-                    // A table over both exact ranges; `nan` compares false.
-                    let key = format!("cmp{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
-                    let name = match self.tables.get(&key) {
-                        Some(n) => n.clone(),
-                        None => {
-                            self.table_budget(width(l0, l1) * width(r0, r1))?;
-                            let name = format!("math_{}", self.tables.len() + 1);
-                            let lt = self.range(l0, l1, ln);
-                            let rt = self.range(r0, r1, rn);
-                            let bt = self.range(0, 1, false);
-                            let inner = self.g.type_arrow(rt, bt);
-                            let ty = self.g.type_arrow(lt, inner);
-                            let zero = self.elem("0");
-                            let one = self.elem("1");
-                            let mut rows = Vec::new();
-                            for x in l0..=l1 {
-                                let cells: Vec<(String, ValueId)> = (r0..=r1)
-                                    .filter(|y| match *op {
-                                        "==" => x == *y,
-                                        "!=" => x != *y,
-                                        "<" => x < *y,
-                                        "<=" => x <= *y,
-                                        ">" => x > *y,
-                                        _ => x >= *y,
-                                    })
-                                    .map(|y| (num_name(y), one))
-                                    .collect();
-                                let row = self.map_value(zero, cells);
-                                rows.push((num_name(x), row));
-                            }
-                            let zero_row = self.map_value(zero, Vec::new());
-                            let value = self.map_value(zero_row, rows);
-                            self.constant(&name, ty, value);
-                            self.tables.insert(key, name.clone());
-                            name
-                        }
-                    };
-                    let t = self.r(&name);
-                    let x = self.at(t, le);
-                    let lhs = self.at(x, re);
-                    let one = self.r("1");
-                    self.edge(
-                        a,
-                        b,
-                        Label::Compare {
-                            lhs,
-                            rhs: one,
-                            negated: false,
-                        },
-                    );
-                }
-            }
+            Rule::Off(p) => self.off(p, a, b, pat)?,
+            Rule::Assign(v, e) => self.assign(v, e, a, b, pat)?,
+            Rule::Cmp(l, op, r) => self.compare(l, op, r, a, b)?,
             Rule::Pattern(pos, body) => {
                 let key = ((**body).clone(), true);
                 let (s, t) = match self.patterns.get(&key) {
@@ -808,6 +601,234 @@ impl<'a> L<'a> {
         Ok(())
     }
 
+    /// A sequence; a run of position-only items becomes one lookup.
+    fn seq(&mut self, items: &[Rule], a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        let mut cur = a;
+        let mut i = 0;
+        while i < items.len() {
+            // A run of position-only items becomes one lookup (rbg.md §10.12a).
+            let mut j = i;
+            while j < items.len() && shift_only(&items[j]) {
+                j += 1;
+            }
+            let n = self.fresh();
+            if j > i + 1 && j - i < items.len() {
+                let run = Rule::Seq(items[i..j].to_vec());
+                if !self.lookup(&run, cur, n)? {
+                    let mut c = cur;
+                    for it in &items[i..j] {
+                        let m = self.fresh();
+                        self.translate(it, c, m, pat)?;
+                        c = m;
+                    }
+                    self.edge(c, n, Label::Skip);
+                }
+                i = j;
+            } else {
+                self.translate(&items[i], cur, n, pat)?;
+                i += 1;
+            }
+            cur = n;
+        }
+        self.edge(cur, b, Label::Skip);
+        Ok(())
+    }
+
+    /// A shift along a direction: the position moves, and must not leave the board.
+    fn shift(&mut self, d: &str, a: NodeId, b: NodeId) -> R<()> {
+        if self.kinds.get(d) != Some(&Kind::Label) {
+            return Err(RbgError::new(
+                Code::Unknown,
+                format!("`{d}` is not a direction of the board"),
+                self.span,
+            ));
+        }
+        if self.labels.contains(d) {
+            let n = self.fresh();
+            let coord = self.r("coord");
+            let dir = self.r(&format!("direction_{d}"));
+            let rhs = self.at(dir, coord);
+            self.edge(a, n, Label::Assign { lhs: coord, rhs });
+            let null = self.g.expr_ref(self.null);
+            self.edge(
+                n,
+                b,
+                Label::Compare {
+                    lhs: coord,
+                    rhs: null,
+                    negated: true,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// `[p]`: puts piece `p` on the current vertex (and counts pieces when the rules do).
+    fn off(&mut self, p: &str, a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        self.check_kind(p, Kind::Piece)?;
+        let board = self.r("board");
+        let coord = self.r("coord");
+        let here = self.at(board, coord);
+        let mut cur = a;
+        if self.uses_counters {
+            let counters = self.r("counters");
+            let dec = self.r("counter_decr");
+            let inc = self.r("counter_incr");
+            let c_here = self.at(counters, here);
+            let n1 = self.fresh();
+            let rhs = self.at(dec, c_here);
+            self.edge(cur, n1, Label::Assign { lhs: c_here, rhs });
+            let pe = self.r(&safe(p));
+            let c_p = self.at(counters, pe);
+            let n2 = self.fresh();
+            let rhs = self.at(inc, c_p);
+            self.edge(n1, n2, Label::Assign { lhs: c_p, rhs });
+            cur = n2;
+        }
+        let n3 = self.fresh();
+        self.tags(cur, n3, pat)?;
+        let rhs = self.r(&safe(p));
+        self.edge(n3, b, Label::Assign { lhs: here, rhs });
+        Ok(())
+    }
+
+    /// `[$ v = e]`: assigns a variable or a player's score, when the value fits its bound.
+    fn assign(&mut self, v: &str, e: &Arith, a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        let (target, bound) = match self.kinds.get(v) {
+            Some(Kind::Variable) => (self.r(&safe(v)), self.bounds[v]),
+            Some(Kind::Player) => {
+                let goals = self.r("goals");
+                let p = self.r(&safe(v));
+                (self.at(goals, p), self.bounds[v])
+            }
+            _ => {
+                return Err(RbgError::new(
+                    Code::Unknown,
+                    format!("`{v}` is not a variable or player"),
+                    self.span,
+                ));
+            }
+        };
+        let (ex, lo, hi, nan) = self.arith(e)?;
+        if hi < 0 || lo > bound {
+            // The value can never fit: the action is never valid.
+            return Ok(());
+        }
+        let mut cur = a;
+        if lo < 0 || hi > bound || nan {
+            let fits = self.predicate(
+                lo,
+                hi,
+                nan,
+                |x| (0..=bound).contains(&x),
+                &format!("fits{bound}"),
+            );
+            let t = self.r(&fits);
+            let lhs = self.at(t, ex);
+            let one = self.r("1");
+            let n = self.fresh();
+            self.edge(
+                cur,
+                n,
+                Label::Compare {
+                    lhs,
+                    rhs: one,
+                    negated: false,
+                },
+            );
+            cur = n;
+        }
+        let n = self.fresh();
+        self.edge(
+            cur,
+            n,
+            Label::Assign {
+                lhs: target,
+                rhs: ex,
+            },
+        );
+        self.tags(n, b, pat)?;
+        Ok(())
+    }
+
+    /// `{$ l op r}`: a comparison, directly between names and numbers, else by a table.
+    fn compare(&mut self, l: &Arith, op: &str, r: &Arith, a: NodeId, b: NodeId) -> R<()> {
+        let op = &op;
+        let (le, l0, l1, ln) = self.arith(l)?;
+        let (re, r0, r1, rn) = self.arith(r)?;
+        let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
+        if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
+            // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
+            // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
+            // fails for range reasons). RG cannot compare the two types.
+            if *op == "!=" {
+                self.edge(a, b, Label::Skip);
+            }
+        } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
+            self.edge(
+                a,
+                b,
+                Label::Compare {
+                    lhs: le,
+                    rhs: re,
+                    negated: *op == "!=",
+                },
+            );
+        } else {
+            // A table over both exact ranges; `nan` compares false.
+            let key = format!("cmp{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+            let name = match self.tables.get(&key) {
+                Some(n) => n.clone(),
+                None => {
+                    self.table_budget(width(l0, l1) * width(r0, r1))?;
+                    let name = format!("math_{}", self.tables.len() + 1);
+                    let lt = self.range(l0, l1, ln);
+                    let rt = self.range(r0, r1, rn);
+                    let bt = self.range(0, 1, false);
+                    let inner = self.g.type_arrow(rt, bt);
+                    let ty = self.g.type_arrow(lt, inner);
+                    let zero = self.elem("0");
+                    let one = self.elem("1");
+                    let mut rows = Vec::new();
+                    for x in l0..=l1 {
+                        let cells: Vec<(String, ValueId)> = (r0..=r1)
+                            .filter(|y| match *op {
+                                "==" => x == *y,
+                                "!=" => x != *y,
+                                "<" => x < *y,
+                                "<=" => x <= *y,
+                                ">" => x > *y,
+                                _ => x >= *y,
+                            })
+                            .map(|y| (num_name(y), one))
+                            .collect();
+                        let row = self.map_value(zero, cells);
+                        rows.push((num_name(x), row));
+                    }
+                    let zero_row = self.map_value(zero, Vec::new());
+                    let value = self.map_value(zero_row, rows);
+                    self.constant(&name, ty, value);
+                    self.tables.insert(key, name.clone());
+                    name
+                }
+            };
+            let t = self.r(&name);
+            let x = self.at(t, le);
+            let lhs = self.at(x, re);
+            let one = self.r("1");
+            self.edge(
+                a,
+                b,
+                Label::Compare {
+                    lhs,
+                    rhs: one,
+                    negated: false,
+                },
+            );
+        }
+        Ok(())
+    }
+
     /// The relation "from vertex i, the rule can end at vertex j".
     fn relation(&self, r: &Rule) -> R<Rel> {
         let n = self.vertices;
@@ -821,7 +842,7 @@ impl<'a> L<'a> {
                     ));
                 }
                 let mut rel = Rel::empty(n);
-                if let Some(t) = self.succ.get(d.as_str()) {
+                if let Some(t) = self.succ.get(d) {
                     for (i, x) in t.iter().enumerate() {
                         if let Some(j) = x {
                             rel.set(i, *j);
@@ -1003,14 +1024,14 @@ fn declarations(rbg: &Rbg, span: Span) -> Result<Declared<'_>, Vec<RbgError>> {
         }
     }
     for (v, b) in &rbg.variables {
-        if kinds.insert(v.as_str(), Kind::Variable).is_some() {
+        if kinds.insert(v, Kind::Variable).is_some() {
             errors.push(RbgError::new(
                 Code::Duplicate,
                 format!("`{v}` is declared twice"),
                 span,
             ));
         }
-        bounds.insert(v.as_str(), *b as i64);
+        bounds.insert(v, *b as i64);
     }
     let mut labels = HashSet::new();
     let vertex_names: HashSet<&str> = rbg.board.iter().map(|v| v.name.as_str()).collect();

@@ -1,20 +1,7 @@
 //! The HRG front-end's errors: each one has a stable [`Code`], a message, the span in the `.hrg`
 //! source and a help line; [`HrgErrors`] is every error of one program.
 //!
-//! Codes are `hrg::<phase>::<what>`, in kebab-case, grouped by the phase that finds them:
-//!
-//! - `lex`: characters and reserved words;
-//! - `parse`: the grammar (the parser resynchronises at the next declaration or statement, so
-//!   independent syntax errors are all reported);
-//! - `name`: names that are not declared (with the closest declared name as a suggestion) or
-//!   declared twice;
-//! - `type`: domains, types, arities and the shapes of values;
-//! - `eval`: compile-time evaluation of domains, functions and initial values;
-//! - `graph`: the rules of graph bodies (control statements, conditions, run-time expressions);
-//! - `limit`: what a program may make at translation time (`--size-limit`);
-//! - `format`: `rgt fmt` only.
-//!
-//! [`CODES`] lists every code; a code never changes meaning once published.
+//! The scheme of the codes is described in the crate documentation.
 
 use miette::{Diagnostic, SourceSpan};
 use rg_core::Span;

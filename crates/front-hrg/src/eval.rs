@@ -1,4 +1,4 @@
-//! Compile-time semantics (hrg.md §4): domains, values, evaluation, functions tabulated into
+//! Compile-time semantics: domains, values, evaluation, functions tabulated into
 //! constant maps, initial values and map compression.
 
 use crate::error::{Code, HrgError};
@@ -9,7 +9,8 @@ use rg_core::Span;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-/// A compile-time value (hrg.md §4.2).
+/// A compile-time value: a symbol, a constructor value `C(v…)` (named `C__v1_v2` in RG), or a
+/// map (only while a map literal is evaluated).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Value {
     Sym(String),
@@ -64,7 +65,8 @@ impl RgVal {
     }
 }
 
-/// Compression (hrg.md §4.7): the most frequent value becomes the default; ties prefer the
+/// Compression of a map without a default: the most frequent value becomes the default (so
+/// keys the literal does not mention map to it); ties prefer the
 /// smaller value, then the greatest in RG order.
 pub(crate) fn compress(entries: Vec<(String, RgVal)>) -> RgVal {
     // Counted by a map (a linear search per entry was quadratic in the number of entries).
@@ -246,7 +248,9 @@ impl<'a> World<'a> {
         (world, errors)
     }
 
-    /// `elems(D)` (hrg.md §4.3), or `None` if `D` is not a domain.
+    /// The values of domain `D`, in source order (a name that is a domain contributes its
+    /// values, any other name itself, a generator every combination of its bindings), or `None`
+    /// if `D` is not a domain.
     pub fn elems(&self, d: &str, _span: Span) -> Result<Option<Vec<Value>>, HrgError> {
         self.elems_guarded(d, &mut Vec::new())
     }
@@ -589,7 +593,8 @@ impl<'a> World<'a> {
         .help("add a case (or a final catch-all case with `_`) covering these arguments"))
     }
 
-    /// Converts a value to RG (hrg.md §4.7, rule 3).
+    /// Converts a value to RG: a symbol or constructor to its name, a map with a default
+    /// entry by entry, a map without one by compression.
     pub fn to_rg(&self, v: &Value, span: Span) -> Result<RgVal, HrgError> {
         match v {
             Value::Map(Some(d), es) => {
@@ -624,7 +629,8 @@ impl<'a> World<'a> {
         }
     }
 
-    /// The default value of a type (hrg.md §4.7, rule 1).
+    /// The initial value of a variable declared without one: the first element of a domain,
+    /// or for `A -> B` the map sending everything to the default of `B`.
     pub fn default_of(&self, t: &Type, span: Span) -> Result<RgVal, HrgError> {
         match t {
             Type::Name(n, None) => {
@@ -651,7 +657,8 @@ impl<'a> World<'a> {
         }
     }
 
-    /// The constant map of a function (hrg.md §4.6).
+    /// The constant map of a function: one layer per parameter over the elements of its
+    /// domain, each layer compressed.
     pub fn table(&self, f: &Function) -> Result<RgVal, HrgError> {
         let k = f.cases.first().map_or(0, |c| c.0.len());
         if k == 0 {

@@ -1,7 +1,29 @@
-//! High-level Regular Games (HRG) front-end: parser, static semantics, lowering to RG
-//! (hrg.md). Domains, functions and initial values are evaluated at compile time; graph bodies
-//! are lowered by structural recursion into RG edges, with the reference's variables, tags,
-//! player assignments and joins so that perft counts match.
+//! High-level Regular Games (HRG) front-end: parser, static semantics, lowering to RG.
+//! Domains, functions and initial values are evaluated at compile time; graph bodies are
+//! lowered by structural recursion into RG edges, with the reference's variables, tags, player
+//! assignments and joins so that perft counts match.
+//!
+//! # Errors
+//!
+//! [`HrgErrors`] lists every independent error of a program (at most 100, then a note), each
+//! an [`HrgError`] with a stable [`Code`]. Syntax errors are recovered from at the next
+//! statement or declaration line; declarations, names and graph bodies are checked in full;
+//! unknown names are reported on their token with the closest declared name.
+//!
+//! Codes are `hrg::<phase>::<what>`, in kebab-case, grouped by the phase that finds them:
+//!
+//! - `lex`: characters and reserved words;
+//! - `parse`: the grammar (the parser resynchronises at the next declaration or statement, so
+//!   independent syntax errors are all reported);
+//! - `name`: names that are not declared (with the closest declared name as a suggestion) or
+//!   declared twice;
+//! - `type`: domains, types, arities and the shapes of values;
+//! - `eval`: compile-time evaluation of domains, functions and initial values;
+//! - `graph`: the rules of graph bodies (control statements, conditions, run-time expressions);
+//! - `limit`: what a program may make at translation time (`--size-limit`);
+//! - `format`: `rgt fmt` only.
+//!
+//! [`CODES`] lists every code; a code never changes meaning once published.
 
 mod error;
 mod eval;
@@ -10,11 +32,11 @@ mod lower;
 mod resolve;
 mod syntax;
 
-pub use error::{CODES, Code, HrgError, HrgErrors};
+pub use error::{CODES, Code, GROUP_CODE, HrgError, HrgErrors};
 use rg_core::{FileId, FrontEnd, Game, LowerOptions, Lowered, Span};
 
 /// The HRG syntax tree, for front-ends that generate HRG (LineGames) instead of parsing text:
-/// build a `Vec<Decl>` with spans into their own source, then [`lower_ast`] it or [`print`] it.
+/// build a `Vec<Decl>` with spans into their own source, then [`lower_ast`] it or [`print()`] it.
 pub mod ast {
     pub use crate::syntax::{
         BinOp, Binding, Decl, Element, Expr, ExprKind, Function, Graph, MapPart, Pattern, Stmt,
@@ -60,7 +82,7 @@ fn lower_source(
     Ok(game)
 }
 
-/// The canonical text of an HRG syntax tree (the layout of [`format`], without comments).
+/// The canonical text of an HRG syntax tree (the layout of [`format()`], without comments).
 pub fn print(decls: &[ast::Decl]) -> String {
     format::Formatter::new("")
         .program(decls)

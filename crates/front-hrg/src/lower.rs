@@ -1,4 +1,6 @@
-//! Lowering of graph bodies to RG edges (hrg.md §5).
+//! Lowering of graph bodies to RG edges: each statement becomes edges between fresh nodes,
+//! graphs are inlined at each call (a `reusable` graph once, returning through a variable),
+//! compile-time loops are unrolled.
 
 use crate::error::{Code, HrgError};
 use crate::eval::{Env, RgVal, Value, World};
@@ -178,7 +180,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Span) {
-        // Identical parallel edges add nothing (hrg.md §5.10).
+        // Identical parallel edges add nothing: the same edge is made once.
         if self.edges.insert((from, to, label)) {
             self.g
                 .add_edge_spanned(from, to, label, Spans::whole(Some(span)));

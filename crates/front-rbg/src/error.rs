@@ -1,20 +1,7 @@
 //! The RBG front-end's errors: each one has a stable [`Code`], a message, the span in the `.rbg`
 //! source, more labelled places and a help line; [`RbgErrors`] is every error of one description.
 //!
-//! Codes are `rbg::<phase>::<what>`, in kebab-case, grouped by the phase that finds them:
-//!
-//! - `lex`: characters, numbers, comments and strings;
-//! - `section`: the `#name = …` directives and the five sections;
-//! - `macro`: macro definitions and their expansion;
-//! - `parse`: the grammar of a section (each section is parsed on its own, so an error in one
-//!   does not hide those of the others);
-//! - `name`: names that are not declared (with the closest declared name or macro as a
-//!   suggestion), declared twice or declared as two kinds;
-//! - `board`: the shape of a board generator, vertices and edges;
-//! - `rules`: what the rules may do (a switch in a pattern, an assignment above a bound);
-//! - `limit`: what a description may make at translation time (`--size-limit`).
-//!
-//! [`CODES`] lists every code; a code never changes meaning once published.
+//! The scheme of the codes is described in the crate documentation.
 
 use miette::{Diagnostic, LabeledSpan, SourceSpan};
 use rg_core::Span;

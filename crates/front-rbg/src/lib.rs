@@ -1,6 +1,28 @@
-//! Regular Boardgames (RBG) front-end (rbg.md): sections, declarations, explicit boards, the
+//! Regular Boardgames (RBG) front-end: sections, declarations, explicit boards, the
 //! rules parser, and the lowering to RG by Thompson's construction with the board, the position
 //! and the piece counters embedded.
+//!
+//! # Errors
+//!
+//! [`RbgErrors`] lists every independent error of a description (at most 100, then a note),
+//! each an [`RbgError`] with a stable [`Code`]. Lexing goes on after a bad character, each
+//! section is parsed on its own, the names of the rules and the declarations are checked in
+//! full; an undeclared name is reported with the closest declared name or macro.
+//!
+//! Codes are `rbg::<phase>::<what>`, in kebab-case, grouped by the phase that finds them:
+//!
+//! - `lex`: characters, numbers, comments and strings;
+//! - `section`: the `#name = …` directives and the five sections;
+//! - `macro`: macro definitions and their expansion;
+//! - `parse`: the grammar of a section (each section is parsed on its own, so an error in one
+//!   does not hide those of the others);
+//! - `name`: names that are not declared (with the closest declared name or macro as a
+//!   suggestion), declared twice or declared as two kinds;
+//! - `board`: the shape of a board generator, vertices and edges;
+//! - `rules`: what the rules may do (a switch in a pattern, an assignment above a bound);
+//! - `limit`: what a description may make at translation time (`--size-limit`).
+//!
+//! [`CODES`] lists every code; a code never changes meaning once published.
 
 mod error;
 mod lower;
@@ -8,7 +30,7 @@ mod macros;
 mod print;
 mod syntax;
 
-pub use error::{CODES, Code, RbgError, RbgErrors};
+pub use error::{CODES, Code, GROUP_CODE, RbgError, RbgErrors};
 use rg_core::{FileId, FrontEnd, LowerOptions, Lowered, Span};
 use syntax::{Parser, Tok};
 

@@ -1,4 +1,5 @@
-//! Lowering of an LL-RBG game to RG (rbg.md §10) with the corrections the spec requires:
+//! Lowering of an LL-RBG game to RG by Thompson's construction, the board, the position and
+//! the piece counters becoming variables, with these corrections to the reference translation:
 //! collision-free names, exact arithmetic with bound checks, `{}` never valid, no tags in
 //! patterns or keeper segments, every switch guarded by "the next player can move".
 
@@ -606,7 +607,8 @@ impl<'a> L<'a> {
         let mut cur = a;
         let mut i = 0;
         while i < items.len() {
-            // A run of position-only items becomes one lookup (rbg.md §10.12a).
+            // A run of position-only items (shifts and tests of the position) becomes one lookup:
+            // a constant map from each vertex to where the run ends.
             let mut j = i;
             while j < items.len() && shift_only(&items[j]) {
                 j += 1;
@@ -759,8 +761,8 @@ impl<'a> L<'a> {
         let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
         if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
             // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
-            // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
-            // fails for range reasons). RG cannot compare the two types.
+            // `==` never holds and `!=` always does (a comparison never fails because a value
+            // is out of range). RG cannot compare the two types.
             if *op == "!=" {
                 self.edge(a, b, Label::Skip);
             }
@@ -1138,7 +1140,8 @@ fn player_assignment(g: &Game, label: &Label) -> Option<bool> {
     }
 }
 
-/// Tags executed while the player is certainly the keeper become skips (rbg.md §10.9): a
+/// Tags executed while the player is certainly the keeper become skips (the keeper's moves
+/// are not moves of a player, so they carry no tags): a
 /// forward "must" analysis over the main automaton.
 fn strip_keeper_tags(g: &mut Game) {
     let Some(begin) = g.begin() else { return };
@@ -1190,7 +1193,8 @@ fn strip_keeper_tags(g: &mut Game) {
     }
 }
 
-/// Every `player = P` edge is guarded by "P has a legal move" (rbg.md §10.10, the single-copy
+/// Every `player = P` edge is guarded by "P has a legal move" (a player without a legal move
+/// ends the game; this is the single-copy
 /// construction): a copy of the main automaton without tags, where every `player` assignment
 /// leads to one node `found`.
 fn guard_switches(g: &mut Game) {

@@ -1,4 +1,4 @@
-//! HL-RBG directives and macro expansion (rbg.md §3, §4): lazy, lexically scoped arguments,
+//! HL-RBG directives and macro expansion: lazy, lexically scoped arguments,
 //! visibility by directive order, overloading by arity, and token pasting with `~`.
 
 use crate::error::{Code, RbgError};

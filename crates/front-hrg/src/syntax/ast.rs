@@ -69,7 +69,8 @@ pub struct MapPart {
     pub bindings: Vec<Binding>,
 }
 
-/// The expressions of hrg.md §3.4.
+/// An expression: a name, a constructor `C(…)`, an application `f(…)`, an access `m[k]`,
+/// `if c then a else b`, a binary operation or a map literal `{ :default; key = value … }`.
 #[derive(Clone, Debug)]
 pub enum ExprKind {
     Name(String),
@@ -88,7 +89,7 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// The statements of hrg.md §3.5: `AssignAny(var, indices, ty)` is `var[i]… = Ty(*)`,
+/// A statement of a graph body: `AssignAny(var, indices, ty)` is `var[i]… = Ty(*)`,
 /// `Call(name, args)` a graph or built-in call, `Tag(symbols, artificial)` is `$ s` (`$_ s`).
 #[derive(Clone, Debug)]
 pub enum StmtKind {

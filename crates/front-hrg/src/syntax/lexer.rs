@@ -81,7 +81,7 @@ impl Tok {
     }
 }
 
-/// Raw tokens (hrg.md §2): maximal identifiers of Unicode alphanumerics and `_`, longest-match
+/// Raw tokens: maximal identifiers of Unicode alphanumerics and `_` (numbers are identifiers too), longest-match
 /// punctuation, `//` comments and the four whitespace characters skipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, logos::Logos)]
 #[logos(skip r"[ \t\r\n]+")]
@@ -216,7 +216,9 @@ pub(crate) fn lex(file: FileId, text: &str) -> (Vec<(Tok, Span)>, Vec<HrgError>)
     (out, errors)
 }
 
-/// Whether an identifier is an upper identifier (hrg.md §2.2).
+/// Whether an identifier is an upper identifier (its first character is upper case): in
+/// patterns and generator parameters it is a variable, in values a pattern or loop variable,
+/// where a lower identifier is a literal symbol.
 pub(crate) fn is_upper(s: &str) -> bool {
     s.chars().next().is_some_and(char::is_uppercase)
 }

@@ -2,7 +2,8 @@
 
 use rg_core::Span;
 
-/// Arithmetic (rbg.md §7.1): n-ary nodes evaluated left to right.
+/// Arithmetic over numbers, variables, players (their scores) and pieces (their counts):
+/// n-ary nodes evaluated left to right.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Arith {
     Num(i64),
@@ -10,7 +11,9 @@ pub(crate) enum Arith {
     Op(char, Vec<Arith>),
 }
 
-/// A rules expression (rbg.md §7.1, §8.1).
+/// A rules expression: alternatives `+`, sequences, `*`, shifts, `{pieces}` tests, `[piece]`
+/// puts, `[$ v = e]` assignments, `{$ a op b}` comparisons, patterns `{? }`/`{! }`, switches
+/// `->p`/`->>` and `.`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Rule {
     Alt(Vec<Rule>),
@@ -46,7 +49,7 @@ pub(crate) struct Game {
     pub rules_span: Option<Span>,
 }
 
-/// What a declared name is (rbg.md §7.2).
+/// What a declared name is: each name is one kind only (a label cannot also be a piece).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NameKind {
     Piece,

@@ -22,7 +22,7 @@ impl Tok {
     }
 }
 
-/// The raw tokens (rbg.md §2.2): longest match, `//` and `/* */` comments and strings skipped.
+/// The raw tokens: longest match, `//` and `/* */` comments and strings skipped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, logos::Logos)]
 #[logos(skip r"[ \t\n\r\x0b\x0c]+")]
 #[logos(skip(r"//[^\n]*", allow_greedy = true))]

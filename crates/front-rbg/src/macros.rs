@@ -265,6 +265,8 @@ impl<'t> Expander<'t> {
             in_macro: false,
         };
         self.origins.clear();
+        // A section is expanded from the top, whatever an error left in the one before.
+        self.depth = 0;
         self.expand(&slice)
     }
 

@@ -202,6 +202,13 @@ impl From<HrgError> for HrgErrors {
 impl fmt::Display for HrgErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.errors.len();
+        if self
+            .errors
+            .last()
+            .is_some_and(|e| e.code == Code::TooManyErrors)
+        {
+            return write!(f, "more than {MAX_ERRORS} HRG errors");
+        }
         write!(f, "{n} HRG error{}", if n == 1 { "" } else { "s" })
     }
 }

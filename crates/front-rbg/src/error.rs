@@ -191,6 +191,13 @@ impl From<RbgError> for RbgErrors {
 impl fmt::Display for RbgErrors {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.errors.len();
+        if self
+            .errors
+            .last()
+            .is_some_and(|e| e.code == Code::TooManyErrors)
+        {
+            return write!(f, "more than {MAX_ERRORS} RBG errors");
+        }
         write!(f, "{n} RBG error{}", if n == 1 { "" } else { "s" })
     }
 }

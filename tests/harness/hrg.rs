@@ -145,7 +145,7 @@ fn a_comment_inside_a_one_line_construct_is_reported_not_dropped() {
     let text =
         "domain Player = p\ndomain Score = 0\nx : Player = // here\n  p\ngraph rules() { end() }\n";
     let e = front_hrg::format(rg_core::FileId(0), text).expect_err("cannot be placed");
-    assert!(e.message.contains("comment"), "{e}");
+    assert!(e.errors[0].message.contains("comment"), "{e}");
 }
 
 /// Issue 22: translating rgt's `-O0` output of chess again gave lint warnings (unreachable

@@ -2,6 +2,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 
 mod compile;
+mod front_diagnostics;
 mod fuzz;
 mod gdl;
 mod gdl_oracle;

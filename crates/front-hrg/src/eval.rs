@@ -1,7 +1,7 @@
-//! Compile-time semantics (hrg.md §4): domains, values, evaluation, functions tabulated into
+//! Compile-time semantics: domains, values, evaluation, functions tabulated into
 //! constant maps, initial values and map compression.
 
-use crate::error::HrgError;
+use crate::error::{Code, HrgError};
 use crate::syntax::{
     BinOp, Binding, Decl, Element, Expr, ExprKind, Function, Pattern, Type, Values, is_upper,
 };
@@ -9,7 +9,8 @@ use rg_core::Span;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-/// A compile-time value (hrg.md §4.2).
+/// A compile-time value: a symbol, a constructor value `C(v…)` (named `C__v1_v2` in RG), or a
+/// map (only while a map literal is evaluated).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Value {
     Sym(String),
@@ -64,7 +65,8 @@ impl RgVal {
     }
 }
 
-/// Compression (hrg.md §4.7): the most frequent value becomes the default; ties prefer the
+/// Compression of a map without a default: the most frequent value becomes the default (so
+/// keys the literal does not mention map to it); ties prefer the
 /// smaller value, then the greatest in RG order.
 pub(crate) fn compress(entries: Vec<(String, RgVal)>) -> RgVal {
     // Counted by a map (a linear search per entry was quadratic in the number of entries).
@@ -100,6 +102,7 @@ const MAX_DEPTH: usize = 2000;
 /// The error for a collection of `n` values (or more) where at most `limit` are allowed.
 pub(crate) fn too_large(what: &str, n: u128, unit: &str, limit: usize, span: Span) -> HrgError {
     HrgError::new(
+        Code::TooLarge,
         format!("{what} has {n} {unit}, more than the limit of {limit}"),
         span,
     )
@@ -159,10 +162,11 @@ fn product(lists: &[Vec<Value>], limit: usize, span: Span) -> Result<Vec<Vec<Val
 fn as_int(v: &Value, span: Span) -> Result<i64, HrgError> {
     match v {
         Value::Sym(s) => s.parse::<i32>().map(i64::from).map_err(|_| {
-            HrgError::new(format!("`{s}` is not an integer"), span)
+            HrgError::new(Code::Arithmetic, format!("`{s}` is not an integer"), span)
                 .help("arithmetic works on symbols spelled as 32-bit integers")
         }),
         other => Err(HrgError::new(
+            Code::Arithmetic,
             format!("`{}` is not an integer", other.show()),
             span,
         )),
@@ -209,15 +213,23 @@ fn natural(a: &str, b: &str) -> Ordering {
 }
 
 impl<'a> World<'a> {
-    pub fn new(decls: &'a [Decl], limit: usize) -> Result<Self, HrgError> {
+    /// The world of a program, and an error for each domain declared again (the first
+    /// declaration is kept).
+    pub fn new(decls: &'a [Decl], limit: usize) -> (Self, Vec<HrgError>) {
         let mut domains = HashMap::new();
         let mut functions = HashMap::new();
+        let mut errors = Vec::new();
         for d in decls {
             match d {
                 Decl::Domain(name, elems, span) => {
-                    let previous = domains.insert(name.as_str(), (elems.as_slice(), *span));
-                    if previous.is_some() {
-                        return Err(HrgError::new(format!("duplicated domain `{name}`"), *span));
+                    if domains.contains_key(name.as_str()) {
+                        errors.push(HrgError::new(
+                            Code::Duplicate,
+                            format!("duplicated domain `{name}`"),
+                            *span,
+                        ));
+                    } else {
+                        domains.insert(name.as_str(), (elems.as_slice(), *span));
                     }
                 }
                 Decl::Function(f) => {
@@ -226,16 +238,19 @@ impl<'a> World<'a> {
                 _ => {}
             }
         }
-        Ok(World {
+        let world = World {
             domains,
             functions,
             elems: Default::default(),
             depth: Default::default(),
             limit,
-        })
+        };
+        (world, errors)
     }
 
-    /// `elems(D)` (hrg.md §4.3), or `None` if `D` is not a domain.
+    /// The values of domain `D`, in source order (a name that is a domain contributes its
+    /// values, any other name itself, a generator every combination of its bindings), or `None`
+    /// if `D` is not a domain.
     pub fn elems(&self, d: &str, _span: Span) -> Result<Option<Vec<Value>>, HrgError> {
         self.elems_guarded(d, &mut Vec::new())
     }
@@ -253,6 +268,7 @@ impl<'a> World<'a> {
         };
         if stack.iter().any(|s| s == d) {
             return Err(HrgError::new(
+                Code::RecursiveDomain,
                 format!("domain `{d}` contains itself"),
                 dspan,
             ));
@@ -275,9 +291,12 @@ impl<'a> World<'a> {
                     for p in params {
                         if is_upper(p) {
                             let b = bindings.iter().find(|b| b.name == *p).ok_or_else(|| {
-                                HrgError::new(format!("missing values for `{p}`"), dspan).help(
-                                    format!("add a binding such as `{p} in 0..3` after `where`"),
+                                HrgError::new(
+                                    Code::MissingBinding,
+                                    format!("missing values for `{p}`"),
+                                    dspan,
                                 )
+                                .help(format!("add a binding such as `{p} in 0..3` after `where`"))
                             })?;
                             lists.push(binding_values(b, self.limit, dspan)?);
                         } else {
@@ -310,6 +329,7 @@ impl<'a> World<'a> {
             Type::Set(v) => Ok(v.iter().map(|s| Value::Sym(s.clone())).collect()),
             Type::Name(n, None) => self.elems(n, span)?.ok_or_else(|| {
                 unknown(
+                    Code::UnknownType,
                     "type",
                     "the domain ",
                     n,
@@ -318,7 +338,11 @@ impl<'a> World<'a> {
                     span,
                 )
             }),
-            Type::Name(..) => Err(HrgError::new("a map type cannot be enumerated", span)),
+            Type::Name(..) => Err(HrgError::new(
+                Code::BadType,
+                "a map type cannot be enumerated",
+                span,
+            )),
         }
     }
 
@@ -326,6 +350,7 @@ impl<'a> World<'a> {
         let d = self.depth.get();
         if d > MAX_DEPTH {
             return Err(HrgError::new(
+                Code::EvalTooDeep,
                 "compile-time evaluation is too deep (recursive functions?)",
                 e.span,
             ));
@@ -340,7 +365,7 @@ impl<'a> World<'a> {
         match &e.kind {
             ExprKind::Name(x) => match env.get(x) {
                 Some(v) => Ok(v.clone()),
-                None if is_upper(x) => Err(HrgError::new(format!("unknown variable `{x}`"), e.span)
+                None if is_upper(x) => Err(HrgError::new(Code::UnboundVariable, format!("unknown variable `{x}`"), e.span)
                     .help("upper-case names in values are pattern or loop variables")),
                 None => Ok(Value::Sym(x.clone())),
             },
@@ -352,7 +377,7 @@ impl<'a> World<'a> {
             )),
             ExprKind::Call(head, args) => {
                 let ExprKind::Name(f) = &head.kind else {
-                    return Err(HrgError::new(
+                    return Err(HrgError::new(Code::NotConstant,
                         "only a function name can be applied at compile time",
                         e.span,
                     ));
@@ -382,7 +407,7 @@ impl<'a> World<'a> {
                     BinOp::Sub => x - y,
                     _ => {
                         if y == 0 {
-                            return Err(HrgError::new("remainder by zero", e.span));
+                            return Err(HrgError::new(Code::Arithmetic, "remainder by zero", e.span));
                         }
                         (x + y) % y
                     }
@@ -406,7 +431,7 @@ impl<'a> World<'a> {
                     if let Some(first) = part.bindings.first()
                         && part.bindings[1..].iter().any(|b| b.name == first.name)
                     {
-                        return Err(HrgError::new(
+                        return Err(HrgError::new(Code::BoundTwice,
                             format!("`{}` is bound twice", first.name),
                             part.value.span,
                         ));
@@ -418,7 +443,7 @@ impl<'a> World<'a> {
                         }
                         let key = self.instantiate(&part.key, &env2, part.value.span)?;
                         if !keys.insert(key.clone()) {
-                            return Err(HrgError::new(
+                            return Err(HrgError::new(Code::DuplicateKey,
                                 format!("duplicated map key `{}`", key.show()),
                                 part.value.span,
                             ));
@@ -429,7 +454,7 @@ impl<'a> World<'a> {
                 }
                 Ok(Value::Map(d, entries))
             }
-            _ => Err(HrgError::new(
+            _ => Err(HrgError::new(Code::NotConstant,
                 "this expression cannot be evaluated at compile time",
                 e.span,
             )
@@ -439,11 +464,18 @@ impl<'a> World<'a> {
 
     fn instantiate(&self, p: &Pattern, env: &Env, span: Span) -> Result<Value, HrgError> {
         match p {
-            Pattern::Wildcard => Err(HrgError::new("`_` cannot be a map key here", span)),
-            Pattern::Name(n) if is_upper(n) => env
-                .get(n)
-                .cloned()
-                .ok_or_else(|| HrgError::new(format!("unknown variable `{n}` in a map key"), span)),
+            Pattern::Wildcard => Err(HrgError::new(
+                Code::BadMap,
+                "`_` cannot be a map key here",
+                span,
+            )),
+            Pattern::Name(n) if is_upper(n) => env.get(n).cloned().ok_or_else(|| {
+                HrgError::new(
+                    Code::UnboundVariable,
+                    format!("unknown variable `{n}` in a map key"),
+                    span,
+                )
+            }),
             Pattern::Name(n) => Ok(Value::Sym(n.clone())),
             Pattern::Ctor(c, ps) => Ok(Value::Ctor(
                 c.clone(),
@@ -461,11 +493,15 @@ impl<'a> World<'a> {
             ExprKind::Bin(BinOp::In, a, d) => {
                 let v = self.eval(a, env)?;
                 let ExprKind::Name(dn) = &d.kind else {
-                    return Err(HrgError::new("`in` needs a domain name", d.span));
+                    return Err(HrgError::new(
+                        Code::NotConstant,
+                        "`in` needs a domain name",
+                        d.span,
+                    ));
                 };
-                let elems = self
-                    .elems(dn, d.span)?
-                    .ok_or_else(|| HrgError::new(format!("`{dn}` is not a domain"), d.span))?;
+                let elems = self.elems(dn, d.span)?.ok_or_else(|| {
+                    HrgError::new(Code::UnknownType, format!("`{dn}` is not a domain"), d.span)
+                })?;
                 Ok(elems.contains(&v))
             }
             ExprKind::Bin(
@@ -484,7 +520,11 @@ impl<'a> World<'a> {
                     _ => o != Ordering::Less,
                 })
             }
-            _ => Err(HrgError::new("this is not a valid condition", c.span)),
+            _ => Err(HrgError::new(
+                Code::NotConstant,
+                "this is not a valid condition",
+                c.span,
+            )),
         }
     }
 
@@ -502,6 +542,7 @@ impl<'a> World<'a> {
                 Ok(o)
             }
             _ => Err(HrgError::new(
+                Code::NotComparable,
                 format!(
                     "values `{}` and `{}` are not comparable",
                     a.show(),
@@ -515,6 +556,7 @@ impl<'a> World<'a> {
     pub fn apply(&self, f: &str, args: &[Value], span: Span) -> Result<Value, HrgError> {
         let func = self.functions.get(f).ok_or_else(|| {
             unknown(
+                Code::UnknownFunction,
                 "function",
                 "",
                 f,
@@ -526,6 +568,7 @@ impl<'a> World<'a> {
         for (pats, body) in &func.cases {
             if pats.len() != args.len() {
                 return Err(HrgError::new(
+                    Code::Arity,
                     format!(
                         "function `{f}` expects {} arguments but got {}",
                         pats.len(),
@@ -540,6 +583,7 @@ impl<'a> World<'a> {
             }
         }
         Err(HrgError::new(
+            Code::NoCase,
             format!(
                 "no case for {f}({})",
                 args.iter().map(Value::show).collect::<Vec<_>>().join(", ")
@@ -549,7 +593,8 @@ impl<'a> World<'a> {
         .help("add a case (or a final catch-all case with `_`) covering these arguments"))
     }
 
-    /// Converts a value to RG (hrg.md §4.7, rule 3).
+    /// Converts a value to RG: a symbol or constructor to its name, a map with a default
+    /// entry by entry, a map without one by compression.
     pub fn to_rg(&self, v: &Value, span: Span) -> Result<RgVal, HrgError> {
         match v {
             Value::Map(Some(d), es) => {
@@ -558,7 +603,7 @@ impl<'a> World<'a> {
                 for (k, v) in es {
                     let key = k
                         .name()
-                        .ok_or_else(|| HrgError::new("a map key is a map", span))?;
+                        .ok_or_else(|| HrgError::new(Code::BadMap, "a map key is a map", span))?;
                     entries.push((key, self.to_rg(v, span)?));
                 }
                 Ok(RgVal::Map(Box::new(d), entries))
@@ -568,11 +613,15 @@ impl<'a> World<'a> {
                 for (k, v) in es {
                     let key = k
                         .name()
-                        .ok_or_else(|| HrgError::new("a map key is a map", span))?;
+                        .ok_or_else(|| HrgError::new(Code::BadMap, "a map key is a map", span))?;
                     entries.push((key, self.to_rg(v, span)?));
                 }
                 if entries.is_empty() {
-                    return Err(HrgError::new("an empty map has no default", span));
+                    return Err(HrgError::new(
+                        Code::BadMap,
+                        "an empty map has no default",
+                        span,
+                    ));
                 }
                 Ok(compress(entries))
             }
@@ -580,14 +629,15 @@ impl<'a> World<'a> {
         }
     }
 
-    /// The default value of a type (hrg.md §4.7, rule 1).
+    /// The initial value of a variable declared without one: the first element of a domain,
+    /// or for `A -> B` the map sending everything to the default of `B`.
     pub fn default_of(&self, t: &Type, span: Span) -> Result<RgVal, HrgError> {
         match t {
             Type::Name(n, None) => {
                 let elems = self.enumerate(t, span)?;
-                let first = elems
-                    .first()
-                    .ok_or_else(|| HrgError::new(format!("domain `{n}` is empty"), span))?;
+                let first = elems.first().ok_or_else(|| {
+                    HrgError::new(Code::EmptyDomain, format!("domain `{n}` is empty"), span)
+                })?;
                 Ok(RgVal::Elem(
                     first.name().expect("domain elements are not maps"),
                 ))
@@ -600,17 +650,20 @@ impl<'a> World<'a> {
                 ))
             }
             Type::Set(_) => Err(HrgError::new(
+                Code::BadType,
                 "a variable of a set type needs an initial value",
                 span,
             )),
         }
     }
 
-    /// The constant map of a function (hrg.md §4.6).
+    /// The constant map of a function: one layer per parameter over the elements of its
+    /// domain, each layer compressed.
     pub fn table(&self, f: &Function) -> Result<RgVal, HrgError> {
         let k = f.cases.first().map_or(0, |c| c.0.len());
         if k == 0 {
             return Err(HrgError::new(
+                Code::Arity,
                 format!("function `{}` needs at least one parameter", f.name),
                 f.span,
             ));
@@ -625,6 +678,7 @@ impl<'a> World<'a> {
                 }
                 _ => {
                     return Err(HrgError::new(
+                        Code::Arity,
                         format!(
                             "function `{}` has {k} parameters but its type has fewer arrows",
                             f.name
@@ -651,7 +705,11 @@ impl<'a> World<'a> {
             let value = if i + 1 == layers.len() {
                 let r = self.apply(&f.name, args, f.span)?;
                 RgVal::Elem(r.name().ok_or_else(|| {
-                    HrgError::new(format!("function `{}` returns a map", f.name), f.span)
+                    HrgError::new(
+                        Code::BadMap,
+                        format!("function `{}` returns a map", f.name),
+                        f.span,
+                    )
                 })?)
             } else {
                 self.layer(f, layers, args)?
@@ -661,6 +719,7 @@ impl<'a> World<'a> {
         }
         if entries.is_empty() {
             return Err(HrgError::new(
+                Code::EmptyDomain,
                 format!("function `{}` has an empty argument domain", f.name),
                 f.span,
             ));
@@ -672,6 +731,7 @@ impl<'a> World<'a> {
 /// `unknown <what> `name``, with the closest declared name as help (`did you mean <article>`c`?`),
 /// else `fallback`.
 pub(crate) fn unknown<'n>(
+    code: Code,
     what: &str,
     article: &str,
     name: &str,
@@ -681,7 +741,7 @@ pub(crate) fn unknown<'n>(
 ) -> HrgError {
     let mut names: Vec<&str> = declared.collect();
     names.sort_unstable();
-    let e = HrgError::new(format!("unknown {what} `{name}`"), span);
+    let e = HrgError::new(code, format!("unknown {what} `{name}`"), span);
     match rg_core::suggest::closest(name, names) {
         Some(c) => e.help(format!("did you mean {article}`{c}`?")),
         None => e.help(fallback),

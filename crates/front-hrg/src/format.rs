@@ -4,7 +4,7 @@
 //! are kept: each is printed on its own line before the construct that follows it; a comment
 //! inside a single-line construct cannot be placed and is reported instead of being dropped.
 
-use crate::error::HrgError;
+use crate::error::{Code, HrgError};
 use crate::syntax::{
     BinOp, Binding, Decl, Element, Expr, ExprKind, MapPart, Pattern, Stmt, StmtKind, Type, Values,
 };
@@ -187,6 +187,7 @@ impl<'s> Formatter<'s> {
         if self.next < self.comments.len() && (self.comments[self.next].0 as u32) < span.end {
             let (a, b) = self.comments[self.next];
             return Err(HrgError::new(
+                Code::MisplacedComment,
                 "this comment is inside a construct that is printed on one line",
                 Span::new(span.file, a, b),
             )

@@ -1,8 +1,10 @@
-//! Lowering of graph bodies to RG edges (hrg.md §5).
+//! Lowering of graph bodies to RG edges: each statement becomes edges between fresh nodes,
+//! graphs are inlined at each call (a `reusable` graph once, returning through a variable),
+//! compile-time loops are unrolled.
 
-use crate::error::HrgError;
+use crate::error::{Code, HrgError};
 use crate::eval::{Env, RgVal, Value, World};
-use crate::syntax::{BinOp, Decl, Expr, ExprKind, Graph, Stmt, StmtKind, Type};
+use crate::syntax::{BinOp, Decl, Expr, ExprKind, Function, Graph, Stmt, StmtKind, Type};
 use rg_core::{
     Constant, ExprId, Game, Label, MapEntry, NodeId, Pragma, PragmaKind, Span, Spans, TypeId,
     Typedef, ValueId, Variable,
@@ -40,27 +42,39 @@ pub(crate) struct Lowerer<'a> {
     artificial: BTreeSet<String>,
     stack: Vec<String>,
     edges: HashSet<(NodeId, NodeId, Label)>,
+    /// The errors found so far: lowering goes on after an error in a declaration or a
+    /// statement, so that independent errors are all reported.
+    errors: Vec<HrgError>,
 }
+
+/// How many errors lowering collects before it stops (repeats, as in a graph inlined many
+/// times, are dropped afterwards; the report keeps at most [`crate::error::MAX_ERRORS`]).
+const MAX_COLLECTED: usize = 1000;
 
 fn is_builtin_stmt(name: &str) -> bool {
     matches!(name, "end" | "return" | "break" | "continue")
 }
 
 impl<'a> Lowerer<'a> {
-    pub fn new(decls: &'a [Decl], limit: usize) -> R<Self> {
-        let world = World::new(decls, limit)?;
+    /// A lowerer of `decls`, with the errors of duplicate domains and graphs (the first
+    /// declaration is kept).
+    pub fn new(decls: &'a [Decl], limit: usize) -> Self {
+        let (world, mut errors) = World::new(decls, limit);
         let mut graphs = HashMap::new();
         for d in decls {
-            if let Decl::Graph(gr) = d
-                && graphs.insert(gr.name.as_str(), gr).is_some()
-            {
-                return Err(HrgError::new(
-                    format!("duplicated graph `{}`", gr.name),
-                    gr.span,
-                ));
+            if let Decl::Graph(gr) = d {
+                if graphs.contains_key(gr.name.as_str()) {
+                    errors.push(HrgError::new(
+                        Code::Duplicate,
+                        format!("duplicated graph `{}`", gr.name),
+                        gr.span,
+                    ));
+                } else {
+                    graphs.insert(gr.name.as_str(), gr);
+                }
             }
         }
-        Ok(Lowerer {
+        Lowerer {
             world,
             graphs,
             g: Game::new(),
@@ -71,7 +85,18 @@ impl<'a> Lowerer<'a> {
             artificial: BTreeSet::new(),
             stack: Vec::new(),
             edges: HashSet::new(),
-        })
+            errors,
+        }
+    }
+
+    /// Records an error and goes on, or returns it when lowering must stop (the game is
+    /// already too large, or there are too many errors).
+    fn fail(&mut self, e: HrgError) -> R<()> {
+        if e.code == Code::TooLarge || self.errors.len() >= MAX_COLLECTED {
+            return Err(e);
+        }
+        self.errors.push(e);
+        Ok(())
     }
 
     // ----- RG construction helpers -------------------------------------------------------------
@@ -155,7 +180,7 @@ impl<'a> Lowerer<'a> {
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Span) {
-        // Identical parallel edges add nothing (hrg.md §5.10).
+        // Identical parallel edges add nothing: the same edge is made once.
         if self.edges.insert((from, to, label)) {
             self.g
                 .add_edge_spanned(from, to, label, Spans::whole(Some(span)));
@@ -176,51 +201,111 @@ impl<'a> Lowerer<'a> {
 
     // ----- declarations ------------------------------------------------------------------------
 
-    pub fn lower(mut self, decls: &'a [Decl], file_span: Span) -> R<Game> {
+    /// The game, or every error found: those of the declarations and of name resolution
+    /// first (graphs are not lowered when there are any), then those of the graph bodies.
+    pub fn lower(
+        mut self,
+        decls: &'a [Decl],
+        text: Option<&str>,
+        file_span: Span,
+    ) -> Result<Game, Vec<HrgError>> {
+        if let Err(e) = self.declarations(decls) {
+            self.errors.push(e);
+            return Err(self.errors);
+        }
+        self.errors
+            .extend(crate::resolve::check(decls, &self.world, text));
+        let rules = self.rules_graph(file_span);
+        if !self.errors.is_empty() {
+            return Err(self.errors);
+        }
+        let Some(rules) = rules else {
+            return Err(self.errors);
+        };
+        if let Err(e) = self.rules(rules) {
+            self.errors.push(e);
+        }
+        if !self.errors.is_empty() {
+            return Err(self.errors);
+        }
+        Ok(self.finish())
+    }
+
+    /// Domains become types, functions constant maps, variables get their initial values.
+    /// Errors are recorded; only one that stops lowering is returned.
+    fn declarations(&mut self, decls: &'a [Decl]) -> R<()> {
         for d in decls {
-            match d {
-                Decl::Domain(name, _, span) => {
-                    let elems = self.world.elems(name, *span)?.expect("declared domain");
-                    let mut names = Vec::new();
-                    for e in &elems {
-                        names.push(e.name().expect("not a map"));
-                    }
-                    let ty = self.ty(&Type::Set(names));
-                    let name = self.g.sym(name);
-                    self.g.typedefs.push(Typedef {
-                        name,
-                        ty,
-                        spans: Spans::whole(Some(*span)),
-                    });
-                }
-                Decl::Function(f) => {
-                    let table = self.world.table(f)?;
-                    let ty = self.ty(&f.ty);
-                    let value = self.value(&table);
-                    let name = self.g.sym(&f.name);
-                    self.g.constants.push(Constant {
-                        name,
-                        ty,
-                        value,
-                        spans: Spans::whole(Some(f.span)),
-                    });
-                }
-                _ => {}
+            let r = match d {
+                Decl::Domain(name, _, span) => self.domain(name, *span),
+                Decl::Function(f) => self.function(f),
+                _ => Ok(()),
+            };
+            if let Err(e) = r {
+                self.fail(e)?;
             }
         }
         for d in decls {
             if let Decl::Variable(name, t, init, span) = d {
-                let v = self.initial(t, init.as_ref(), *span)?;
-                self.add_variable(name, t, &v, *span);
+                match self.initial(t, init.as_ref(), *span) {
+                    Ok(v) => self.add_variable(name, t, &v, *span),
+                    Err(e) => self.fail(e)?,
+                }
             }
         }
-        let rules = *self.graphs.get("rules").ok_or_else(|| {
-            HrgError::new("the program has no graph `rules`", file_span)
-                .help("`graph rules() { … }` is where the game starts")
-        })?;
-        if !rules.params.is_empty() {
-            return Err(HrgError::new("`rules` takes no parameters", rules.span));
+        Ok(())
+    }
+
+    fn domain(&mut self, name: &str, span: Span) -> R<()> {
+        let elems = self.world.elems(name, span)?.expect("declared domain");
+        let mut names = Vec::new();
+        for e in &elems {
+            names.push(e.name().expect("not a map"));
         }
+        let ty = self.ty(&Type::Set(names));
+        let name = self.g.sym(name);
+        self.g.typedefs.push(Typedef {
+            name,
+            ty,
+            spans: Spans::whole(Some(span)),
+        });
+        Ok(())
+    }
+
+    fn function(&mut self, f: &Function) -> R<()> {
+        let table = self.world.table(f)?;
+        let ty = self.ty(&f.ty);
+        let value = self.value(&table);
+        let name = self.g.sym(&f.name);
+        self.g.constants.push(Constant {
+            name,
+            ty,
+            value,
+            spans: Spans::whole(Some(f.span)),
+        });
+        Ok(())
+    }
+
+    /// The graph `rules` (recording an error when it is missing or has parameters).
+    fn rules_graph(&mut self, file_span: Span) -> Option<&'a Graph> {
+        let Some(rules) = self.graphs.get("rules").copied() else {
+            self.errors.push(
+                HrgError::new(Code::NoRules, "the program has no graph `rules`", file_span)
+                    .help("`graph rules() { … }` is where the game starts"),
+            );
+            return None;
+        };
+        if !rules.params.is_empty() {
+            self.errors.push(HrgError::new(
+                Code::NoRules,
+                "`rules` takes no parameters",
+                rules.span,
+            ));
+        }
+        Some(rules)
+    }
+
+    /// Lowers `rules` between `begin` and `end`.
+    fn rules(&mut self, rules: &'a Graph) -> R<()> {
         let begin = self.node("begin");
         let end = self.node("end");
         let rb = self.node("rules_begin");
@@ -228,6 +313,11 @@ impl<'a> Lowerer<'a> {
         self.edge(begin, rb, Label::Skip, rules.span);
         self.instantiate(rules, rb, re, end, "rules_".to_string())?;
         self.edge(re, end, Label::Skip, rules.span);
+        Ok(())
+    }
+
+    /// The return types and variables of reusable graphs, and the artificial tags.
+    fn finish(mut self) -> Game {
         // Return types of reusable graphs, and the artificial tags.
         let mut names: Vec<String> = self.reusable.keys().cloned().collect();
         names.sort();
@@ -265,7 +355,7 @@ impl<'a> Lowerer<'a> {
                 span: None,
             });
         }
-        Ok(self.g)
+        self.g
     }
 
     fn initial(&self, t: &Type, init: Option<&Expr>, span: Span) -> R<RgVal> {
@@ -313,6 +403,7 @@ impl<'a> Lowerer<'a> {
     ) -> R<()> {
         if !g.reusable && self.stack.contains(&g.name) {
             return Err(HrgError::new(
+                Code::Recursion,
                 format!(
                     "graph `{}` calls itself; only a `reusable graph` may recurse",
                     g.name
@@ -342,6 +433,7 @@ impl<'a> Lowerer<'a> {
     fn graph(&self, name: &str, span: Span) -> R<&'a Graph> {
         self.graphs.get(name).copied().ok_or_else(|| {
             crate::eval::unknown(
+                Code::UnknownGraph,
                 "graph",
                 "",
                 name,
@@ -364,6 +456,7 @@ impl<'a> Lowerer<'a> {
     ) -> R<NodeId> {
         if args.len() != g.params.len() {
             return Err(HrgError::new(
+                Code::Arity,
                 format!(
                     "graph `{}` expects {} arguments but got {}",
                     g.name,
@@ -400,6 +493,7 @@ impl<'a> Lowerer<'a> {
     ) -> R<NodeId> {
         if ctx.subst.contains_key(name) {
             return Err(HrgError::new(
+                Code::BadSubstitution,
                 format!("cannot substitute `{name}` in a graph call"),
                 span,
             ));
@@ -469,12 +563,17 @@ impl<'a> Lowerer<'a> {
     fn reachable(&mut self, e: &Expr, ctx: &Ctx<'a>) -> R<(NodeId, NodeId)> {
         let ExprKind::Call(head, args) = &e.kind else {
             return Err(HrgError::new(
+                Code::BadCondition,
                 "`reachable` needs a graph call, e.g. `reachable(g())`",
                 e.span,
             ));
         };
         let ExprKind::Name(name) = &head.kind else {
-            return Err(HrgError::new("`reachable` needs a graph call", e.span));
+            return Err(HrgError::new(
+                Code::BadCondition,
+                "`reachable` needs a graph call",
+                e.span,
+            ));
         };
         let g = self.graph(name, e.span)?;
         let s = self.fresh(&ctx.prefix);
@@ -507,39 +606,69 @@ impl<'a> Lowerer<'a> {
                 && is_builtin_stmt(name)
                 && !self.graphs.contains_key(name.as_str())
             {
-                if !args.is_empty() {
-                    return Err(HrgError::new(
-                        format!("`{name}()` takes no arguments"),
-                        s.span,
-                    ));
-                }
-                if !last {
-                    return Err(HrgError::new(
-                        format!("`{name}()` has to be the last statement of its block"),
-                        s.span,
-                    )
-                    .help("the statements after it could never run"));
-                }
-                match name.as_str() {
-                    "end" => {
-                        let lhs = self.reference("player");
-                        let rhs = self.reference("keeper");
-                        self.edge(cur, ctx.fin, Label::Assign { lhs, rhs }, s.span);
-                    }
-                    "return" => self.edge(cur, ctx.ret, Label::Skip, s.span),
-                    _ => {
-                        let target = if name == "break" { ctx.brk } else { ctx.cont };
-                        let t = target.ok_or_else(|| {
-                            HrgError::new(format!("`{name}()` outside a loop"), s.span)
-                        })?;
-                        self.edge(cur, t, Label::Skip, s.span);
-                    }
+                if let Err(e) = self.control(name, args, last, cur, ctx, s.span) {
+                    self.fail(e)?;
                 }
                 return Ok(None);
             }
-            cur = self.stmt(s, cur, ctx)?;
+            cur = match self.stmt(s, cur, ctx) {
+                Ok(n) => n,
+                Err(e) => {
+                    // Go on from a new node, as if the statement were not there.
+                    self.fail(e)?;
+                    self.fresh(&ctx.prefix)
+                }
+            };
         }
         Ok(Some(cur))
+    }
+
+    /// `end()`, `return()`, `break()` or `continue()` from `cur`: the last statement of its
+    /// block, without arguments (`break` and `continue` inside a loop).
+    fn control(
+        &mut self,
+        name: &str,
+        args: &[Expr],
+        last: bool,
+        cur: NodeId,
+        ctx: &Ctx<'a>,
+        span: Span,
+    ) -> R<()> {
+        if !args.is_empty() {
+            return Err(HrgError::new(
+                Code::Arity,
+                format!("`{name}()` takes no arguments"),
+                span,
+            ));
+        }
+        if !last {
+            return Err(HrgError::new(
+                Code::ControlFlow,
+                format!("`{name}()` has to be the last statement of its block"),
+                span,
+            )
+            .help("the statements after it could never run"));
+        }
+        match name {
+            "end" => {
+                let lhs = self.reference("player");
+                let rhs = self.reference("keeper");
+                self.edge(cur, ctx.fin, Label::Assign { lhs, rhs }, span);
+            }
+            "return" => self.edge(cur, ctx.ret, Label::Skip, span),
+            _ => {
+                let target = if name == "break" { ctx.brk } else { ctx.cont };
+                let t = target.ok_or_else(|| {
+                    HrgError::new(
+                        Code::ControlFlow,
+                        format!("`{name}()` outside a loop"),
+                        span,
+                    )
+                })?;
+                self.edge(cur, t, Label::Skip, span);
+            }
+        }
+        Ok(())
     }
 
     fn block_into(
@@ -567,12 +696,14 @@ impl<'a> Lowerer<'a> {
     fn lhs(&mut self, root: &str, idx: &[Expr], ctx: &Ctx<'a>, span: Span) -> R<ExprId> {
         if ctx.subst.contains_key(root) {
             return Err(HrgError::new(
+                Code::BadSubstitution,
                 format!("cannot substitute `{root}` in an assigned variable"),
                 span,
             ));
         }
         if ctx.graph.params.iter().any(|(p, _)| p == root) {
             return Err(HrgError::new(
+                Code::AssignedParameter,
                 format!(
                     "`{root}` is a parameter of `{}` and cannot be assigned",
                     ctx.graph.name
@@ -623,6 +754,7 @@ impl<'a> Lowerer<'a> {
             StmtKind::TagVar(v) => {
                 if ctx.subst.contains_key(v) {
                     return Err(HrgError::new(
+                        Code::BadSubstitution,
                         format!("cannot substitute `{v}` in a tag variable"),
                         span,
                     ));
@@ -634,7 +766,11 @@ impl<'a> Lowerer<'a> {
             }
             StmtKind::Call(name, args) if name == "check" && !self.graphs.contains_key("check") => {
                 if args.len() != 1 {
-                    return Err(HrgError::new("`check` takes one condition", span));
+                    return Err(HrgError::new(
+                        Code::Arity,
+                        "`check` takes one condition",
+                        span,
+                    ));
                 }
                 let n = self.fresh(&ctx.prefix);
                 self.cond(&args[0], cur, Some(n), None, ctx)?;
@@ -658,6 +794,14 @@ impl<'a> Lowerer<'a> {
                     }
                 }
             }
+            _ => self.control_stmt(s, cur, ctx),
+        }
+    }
+
+    /// The statements with blocks that loop or branch: `while`, `loop`, `repeat`, `branch`.
+    fn control_stmt(&mut self, s: &Stmt, cur: NodeId, ctx: &Ctx<'a>) -> R<NodeId> {
+        let span = s.span;
+        match &s.kind {
             StmtKind::While(c, body) => {
                 let t = self.fresh(&ctx.prefix);
                 let e = self.fresh(&ctx.prefix);
@@ -746,6 +890,7 @@ impl<'a> Lowerer<'a> {
                 }
                 Ok(j)
             }
+            _ => unreachable!("`stmt` lowers the other statements"),
         }
     }
 
@@ -798,7 +943,7 @@ impl<'a> Lowerer<'a> {
             },
             ExprKind::Call(head, args) => {
                 let ExprKind::Name(f) = &head.kind else {
-                    return Err(HrgError::new("this is not a condition", c.span));
+                    return Err(HrgError::new(Code::BadCondition, "this is not a condition", c.span));
                 };
                 match (f.as_str(), args.len()) {
                     ("not", 1) => self.cond(&args[0], entry, e, t, ctx),
@@ -824,12 +969,12 @@ impl<'a> Lowerer<'a> {
                         }
                         Ok(())
                     }
-                    _ => Err(HrgError::new(format!("`{f}(…)` is not a condition"), c.span).help(
+                    _ => Err(HrgError::new(Code::BadCondition, format!("`{f}(…)` is not a condition"), c.span).help(
                         "conditions are `==`, `!=`, `&&`, `||`, `not(c)`, `true()`, `false()` and `reachable(g(…))`",
                     )),
                 }
             }
-            _ => Err(HrgError::new("this is not a condition a game can test", c.span).help(
+            _ => Err(HrgError::new(Code::BadCondition, "this is not a condition a game can test", c.span).help(
                 "at run time only `==`, `!=`, `&&`, `||`, `not(c)`, `true()`, `false()` and `reachable(g(…))` exist",
             )),
         }
@@ -863,10 +1008,10 @@ impl<'a> Lowerer<'a> {
             }
             ExprKind::Ctor(..) => {
                 let v = self.world.eval(e, &ctx.subst)?;
-                let n = v.name().ok_or_else(|| HrgError::new("a map is not a value here", e.span))?;
+                let n = v.name().ok_or_else(|| HrgError::new(Code::NotRuntime, "a map is not a value here", e.span))?;
                 Ok(self.reference(&n))
             }
-            _ => Err(HrgError::new("this expression cannot be computed by a game at run time", e.span)
+            _ => Err(HrgError::new(Code::NotRuntime, "this expression cannot be computed by a game at run time", e.span)
                 .help("graph bodies can only look values up (`m[k]`, `f(x)`) and compare them; arithmetic, `if … then … else` and map literals are compile-time only")),
         }
     }

@@ -44,9 +44,12 @@ pub fn hrg_text(game: &LineGame) -> String {
 /// Lowers a checked game to RG through HRG. An HRG error here is a bug of this front-end.
 pub fn lower_game(game: &LineGame, file: FileId) -> Result<rg_core::Game, LgErrors> {
     front_hrg::lower_ast(&to_hrg(game), file).map_err(|e| {
+        let first = e.errors.into_iter().next();
         LgError::Internal {
-            message: e.message,
-            span: e.label,
+            message: first
+                .as_ref()
+                .map_or_else(String::new, |e| e.message.clone()),
+            span: first.and_then(|e| e.label),
         }
         .into()
     })

@@ -1,29 +1,139 @@
-//! The RBG front-end's error: a message, the span in the .rbg source and a help line.
+//! The RBG front-end's errors: each one has a stable [`Code`], a message, the span in the `.rbg`
+//! source, more labelled places and a help line; [`RbgErrors`] is every error of one description.
+//!
+//! The scheme of the codes is described in the crate documentation.
 
-use miette::{LabeledSpan, SourceSpan};
+use miette::{Diagnostic, LabeledSpan, SourceSpan};
 use rg_core::Span;
+use std::fmt;
+
+macro_rules! codes {
+    ($($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
+        /// What went wrong, as a stable code (see the module documentation for the scheme).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// The code as printed (`rbg::name::unknown-variable`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $code,)*
+                }
+            }
+        }
+
+        /// Every code the RBG front-end can emit (for `--allow`/`--deny` to reject unknown
+        /// ones): the code of each [`Code`], then [`GROUP_CODE`].
+        pub const CODES: &[&str] = &[$($code,)* GROUP_CODE];
+    };
+}
+
+codes! {
+    /// A character that starts no token, or a comment or string not closed.
+    UnexpectedCharacter => "rbg::lex::unexpected-character",
+    /// A number above 2^32 - 1.
+    NumberTooLarge => "rbg::lex::number-too-large",
+    /// A malformed `#name = …` directive (section or macro header).
+    BadDirective => "rbg::section::bad-directive",
+    /// A section that appears twice.
+    DuplicateSection => "rbg::section::duplicate",
+    /// One of the five sections is missing.
+    MissingSection => "rbg::section::missing",
+    /// Tokens left after a section's content.
+    TrailingTokens => "rbg::section::trailing-tokens",
+    /// A macro defined twice, or with and without parameters.
+    DuplicateMacro => "rbg::macro::duplicate",
+    /// A name used like a macro (followed by `(`) that is neither a macro nor declared.
+    UnknownMacro => "rbg::macro::unknown",
+    /// A macro used with the wrong arguments.
+    MacroArity => "rbg::macro::arity",
+    /// `~` pasting that does not give a token, or used outside a macro.
+    BadPaste => "rbg::macro::bad-paste",
+    /// Macros expanding each other too deep.
+    MacroTooDeep => "rbg::macro::too-deep",
+    /// A token the grammar does not allow here.
+    UnexpectedToken => "rbg::parse::unexpected-token",
+    /// Parentheses or patterns nested too deep.
+    TooDeep => "rbg::parse::too-deep",
+    /// A name that is not declared.
+    Unknown => "rbg::name::unknown",
+    /// A declared name used as another kind (a piece where a direction is expected).
+    WrongKind => "rbg::name::wrong-kind",
+    /// A name declared twice.
+    Duplicate => "rbg::name::duplicate",
+    /// A name declared as two kinds (a piece and a player, a label and a variable).
+    Clash => "rbg::name::clash",
+    /// A vertex declared twice.
+    DuplicateVertex => "rbg::board::duplicate-vertex",
+    /// An edge to a vertex that is not on the board.
+    UnknownVertex => "rbg::board::unknown-vertex",
+    /// A board generator whose rows or layers do not have its shape, or an empty board.
+    BadShape => "rbg::board::bad-shape",
+    /// A switch inside a pattern.
+    SwitchInPattern => "rbg::rules::switch-in-pattern",
+    /// A constant assigned above the bound of its variable.
+    AboveBound => "rbg::rules::above-bound",
+    /// Arithmetic beyond 64-bit integers.
+    Overflow => "rbg::rules::overflow",
+    /// More tokens, actions, values or table cells than the size limit.
+    TooLarge => "rbg::limit::too-large",
+    /// More errors than are reported (the rest are not shown).
+    TooManyErrors => "rbg::limit::too-many-errors",
+}
+
+/// The code of [`RbgErrors`], the group of every error of a program.
+pub const GROUP_CODE: &str = "rbg::invalid";
+
+/// How many errors are reported at most; past it, one [`Code::TooManyErrors`] note ends the list.
+pub const MAX_ERRORS: usize = 100;
 
 /// An error in an RBG description.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
-#[diagnostic(code(rbg::error))]
 pub struct RbgError {
+    pub code: Code,
     pub message: String,
-    #[label("here")]
     pub label: Option<SourceSpan>,
     pub span: Option<Span>,
     /// More places, each with its own text: the macro use in the section when the offending
-    /// tokens come from a macro, the first declaration of a duplicate. (One vector rather than
-    /// an optional span each keeps the error small: it is returned on every parser path.)
-    #[label(collection)]
+    /// tokens come from a macro, the first declaration of a duplicate.
     pub related: Vec<LabeledSpan>,
-    #[help]
     pub help: Option<String>,
 }
 
+impl Diagnostic for RbgError {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(self.code.as_str()))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let here = self
+            .label
+            .map(|l| LabeledSpan::new_with_span(Some("here".into()), l));
+        let all: Vec<LabeledSpan> = here
+            .into_iter()
+            .chain(self.related.iter().cloned())
+            .collect();
+        if all.is_empty() {
+            None
+        } else {
+            Some(Box::new(all.into_iter()))
+        }
+    }
+}
+
 impl RbgError {
-    pub(crate) fn new(message: impl Into<String>, span: Span) -> Self {
+    pub(crate) fn new(code: Code, message: impl Into<String>, span: Span) -> Self {
         RbgError {
+            code,
             message: message.into(),
             label: Some(span.into()),
             span: Some(span),
@@ -35,5 +145,115 @@ impl RbgError {
     pub(crate) fn help(mut self, text: impl Into<String>) -> Self {
         self.help = Some(text.into());
         self
+    }
+}
+
+/// Every error of one RBG description (at least one), in source order, each shown as its own
+/// diagnostic (miette's related diagnostics).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RbgErrors {
+    pub errors: Vec<RbgError>,
+}
+
+impl RbgErrors {
+    /// Sorts by position, drops repeats (a macro used twice reports its error once) and
+    /// bounds the list at [`MAX_ERRORS`] with a note.
+    pub(crate) fn new(mut errors: Vec<RbgError>) -> Self {
+        errors.sort_by_key(|e| e.span.map(|s| (s.start, s.end)));
+        errors.dedup();
+        if errors.len() > MAX_ERRORS {
+            let at = errors[MAX_ERRORS].span;
+            errors.truncate(MAX_ERRORS);
+            let mut note = RbgError {
+                code: Code::TooManyErrors,
+                message: format!("more than {MAX_ERRORS} errors; the rest are not shown"),
+                label: None,
+                span: None,
+                related: Vec::new(),
+                help: Some("fix these and run again".into()),
+            };
+            if let Some(s) = at {
+                note.label = Some(s.into());
+                note.span = Some(s);
+            }
+            errors.push(note);
+        }
+        RbgErrors { errors }
+    }
+}
+
+impl From<RbgError> for RbgErrors {
+    fn from(e: RbgError) -> Self {
+        RbgErrors { errors: vec![e] }
+    }
+}
+
+impl fmt::Display for RbgErrors {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let n = self.errors.len();
+        if self
+            .errors
+            .last()
+            .is_some_and(|e| e.code == Code::TooManyErrors)
+        {
+            return write!(f, "more than {MAX_ERRORS} RBG errors");
+        }
+        write!(f, "{n} RBG error{}", if n == 1 { "" } else { "s" })
+    }
+}
+
+impl std::error::Error for RbgErrors {}
+
+impl Diagnostic for RbgErrors {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        Some(Box::new(GROUP_CODE))
+    }
+
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        Some(Box::new(self.errors.iter().map(|e| e as &dyn Diagnostic)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code is in [`CODES`] by construction (the enum and the list come from one
+    /// macro); this checks the scheme: unique, `rbg::phase::kebab-case`.
+    #[test]
+    fn codes_are_unique_and_follow_the_scheme() {
+        let mut seen = std::collections::HashSet::new();
+        for c in CODES {
+            assert!(seen.insert(c), "{c} twice");
+            let parts: Vec<&str> = c.split("::").collect();
+            assert_eq!(parts[0], "rbg", "{c}");
+            assert!(parts.len() == 2 || parts.len() == 3, "{c}");
+            for p in &parts[1..] {
+                assert!(
+                    p.chars().all(|ch| ch.is_ascii_lowercase() || ch == '-'),
+                    "{c} is not kebab-case"
+                );
+            }
+        }
+    }
+
+    /// Every `Code::X` written in the crate's sources is a variant (so its text is in
+    /// [`CODES`]): the compiler checks that; this checks that no code is written as a string
+    /// outside this file.
+    #[test]
+    fn no_code_is_spelt_as_a_string_elsewhere() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut stack = vec![dir];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).expect("src") {
+                let p = e.expect("entry").path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.file_name().is_some_and(|n| n != "error.rs") {
+                    let text = std::fs::read_to_string(&p).expect("source");
+                    assert!(!text.contains("\"rbg::"), "{} spells a code", p.display());
+                }
+            }
+        }
     }
 }

@@ -1,8 +1,9 @@
-//! Lowering of an LL-RBG game to RG (rbg.md §10) with the corrections the spec requires:
+//! Lowering of an LL-RBG game to RG by Thompson's construction, the board, the position and
+//! the piece counters becoming variables, with these corrections to the reference translation:
 //! collision-free names, exact arithmetic with bound checks, `{}` never valid, no tags in
 //! patterns or keeper segments, every switch guarded by "the next player can move".
 
-use crate::error::RbgError;
+use crate::error::{Code, RbgError};
 use crate::syntax::{Arith, Game as Rbg, Rule};
 use rg_core::{
     Constant, ExprId, Game, Label, MapEntry, NodeId, Pragma, PragmaKind, Span, Spans, Symbol,
@@ -323,6 +324,7 @@ impl<'a> L<'a> {
                     Ok((self.at(c, p), 0, self.vertices as i64, false))
                 }
                 _ => Err(RbgError::new(
+                    Code::Unknown,
                     format!("`{n}` is not a variable, player or piece"),
                     self.span,
                 )),
@@ -366,7 +368,11 @@ impl<'a> L<'a> {
         }
         let (mut lo, mut hi, mut nan) = (i64::MAX, i64::MIN, ln || rn);
         if width(l0, l1).saturating_mul(width(r0, r1)) > 1_000_000 {
-            return Err(RbgError::new("arithmetic table too large", self.span));
+            return Err(RbgError::new(
+                Code::TooLarge,
+                "arithmetic table too large",
+                self.span,
+            ));
         }
         self.table_budget(width(l0, l1) * width(r0, r1))?;
         for a in l0..=l1 {
@@ -378,6 +384,7 @@ impl<'a> L<'a> {
                     }
                     Some(Err(v)) => {
                         return Err(RbgError::new(
+                            Code::Overflow,
                             format!("`{a} {op} {b}` is {v}, beyond 64-bit integers"),
                             self.span,
                         ));
@@ -391,7 +398,7 @@ impl<'a> L<'a> {
             hi = 0;
         }
         if width(lo, hi) > self.limit as i128 {
-            return Err(RbgError::new(
+            return Err(RbgError::new(Code::TooLarge,
                 format!(
                     "this arithmetic ranges over {} values ({lo}..{hi}), more than the limit of {}",
                     width(lo, hi),
@@ -449,7 +456,7 @@ impl<'a> L<'a> {
     fn table_budget(&mut self, cells: i128) -> R<()> {
         self.table_cells = self.table_cells.saturating_add(cells);
         if self.table_cells > self.limit as i128 {
-            return Err(RbgError::new(
+            return Err(RbgError::new(Code::TooLarge,
                 format!(
                     "the arithmetic and comparison tables of this game have more than {} cells",
                     self.limit
@@ -516,36 +523,7 @@ impl<'a> L<'a> {
                     self.translate(s, a, b, pat)?;
                 }
             }
-            Rule::Seq(items) => {
-                let mut cur = a;
-                let mut i = 0;
-                while i < items.len() {
-                    // A run of position-only items becomes one lookup (rbg.md §10.12a).
-                    let mut j = i;
-                    while j < items.len() && shift_only(&items[j]) {
-                        j += 1;
-                    }
-                    let n = self.fresh();
-                    if j > i + 1 && j - i < items.len() {
-                        let run = Rule::Seq(items[i..j].to_vec());
-                        if !self.lookup(&run, cur, n)? {
-                            let mut c = cur;
-                            for it in &items[i..j] {
-                                let m = self.fresh();
-                                self.translate(it, c, m, pat)?;
-                                c = m;
-                            }
-                            self.edge(c, n, Label::Skip);
-                        }
-                        i = j;
-                    } else {
-                        self.translate(&items[i], cur, n, pat)?;
-                        i += 1;
-                    }
-                    cur = n;
-                }
-                self.edge(cur, b, Label::Skip);
-            }
+            Rule::Seq(items) => self.seq(items, a, b, pat)?,
             Rule::Star(x) => {
                 let pre = self.fresh();
                 let post = self.fresh();
@@ -555,31 +533,7 @@ impl<'a> L<'a> {
                 self.edge(post, pre, Label::Skip);
                 self.edge(post, b, Label::Skip);
             }
-            Rule::Shift(d) => {
-                if self.kinds.get(d.as_str()) != Some(&Kind::Label) {
-                    return Err(RbgError::new(
-                        format!("`{d}` is not a direction of the board"),
-                        self.span,
-                    ));
-                }
-                if self.labels.contains(d.as_str()) {
-                    let n = self.fresh();
-                    let coord = self.r("coord");
-                    let dir = self.r(&format!("direction_{d}"));
-                    let rhs = self.at(dir, coord);
-                    self.edge(a, n, Label::Assign { lhs: coord, rhs });
-                    let null = self.g.expr_ref(self.null);
-                    self.edge(
-                        n,
-                        b,
-                        Label::Compare {
-                            lhs: coord,
-                            rhs: null,
-                            negated: true,
-                        },
-                    );
-                }
-            }
+            Rule::Shift(d) => self.shift(d, a, b)?,
             Rule::On(ps) => {
                 for p in ps {
                     self.check_kind(p, Kind::Piece)?;
@@ -598,161 +552,9 @@ impl<'a> L<'a> {
                     );
                 }
             }
-            Rule::Off(p) => {
-                self.check_kind(p, Kind::Piece)?;
-                let board = self.r("board");
-                let coord = self.r("coord");
-                let here = self.at(board, coord);
-                let mut cur = a;
-                if self.uses_counters {
-                    let counters = self.r("counters");
-                    let dec = self.r("counter_decr");
-                    let inc = self.r("counter_incr");
-                    let c_here = self.at(counters, here);
-                    let n1 = self.fresh();
-                    let rhs = self.at(dec, c_here);
-                    self.edge(cur, n1, Label::Assign { lhs: c_here, rhs });
-                    let pe = self.r(&safe(p));
-                    let c_p = self.at(counters, pe);
-                    let n2 = self.fresh();
-                    let rhs = self.at(inc, c_p);
-                    self.edge(n1, n2, Label::Assign { lhs: c_p, rhs });
-                    cur = n2;
-                }
-                let n3 = self.fresh();
-                self.tags(cur, n3, pat)?;
-                let rhs = self.r(&safe(p));
-                self.edge(n3, b, Label::Assign { lhs: here, rhs });
-            }
-            Rule::Assign(v, e) => {
-                let (target, bound) = match self.kinds.get(v.as_str()) {
-                    Some(Kind::Variable) => (self.r(&safe(v)), self.bounds[v.as_str()]),
-                    Some(Kind::Player) => {
-                        let goals = self.r("goals");
-                        let p = self.r(&safe(v));
-                        (self.at(goals, p), self.bounds[v.as_str()])
-                    }
-                    _ => {
-                        return Err(RbgError::new(
-                            format!("`{v}` is not a variable or player"),
-                            self.span,
-                        ));
-                    }
-                };
-                let (ex, lo, hi, nan) = self.arith(e)?;
-                if hi < 0 || lo > bound {
-                    // The value can never fit: the action is never valid.
-                    return Ok(());
-                }
-                let mut cur = a;
-                if lo < 0 || hi > bound || nan {
-                    let fits = self.predicate(
-                        lo,
-                        hi,
-                        nan,
-                        |x| (0..=bound).contains(&x),
-                        &format!("fits{bound}"),
-                    );
-                    let t = self.r(&fits);
-                    let lhs = self.at(t, ex);
-                    let one = self.r("1");
-                    let n = self.fresh();
-                    self.edge(
-                        cur,
-                        n,
-                        Label::Compare {
-                            lhs,
-                            rhs: one,
-                            negated: false,
-                        },
-                    );
-                    cur = n;
-                }
-                let n = self.fresh();
-                self.edge(
-                    cur,
-                    n,
-                    Label::Assign {
-                        lhs: target,
-                        rhs: ex,
-                    },
-                );
-                self.tags(n, b, pat)?;
-            }
-            Rule::Cmp(l, op, r) => {
-                let (le, l0, l1, ln) = self.arith(l)?;
-                let (re, r0, r1, rn) = self.arith(r)?;
-                let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
-                if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
-                    // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
-                    // `==` never holds and `!=` always does (rbg.md §9.3: a comparison never
-                    // fails for range reasons). RG cannot compare the two types.
-                    if *op == "!=" {
-                        self.edge(a, b, Label::Skip);
-                    }
-                } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
-                    self.edge(
-                        a,
-                        b,
-                        Label::Compare {
-                            lhs: le,
-                            rhs: re,
-                            negated: *op == "!=",
-                        },
-                    );
-                } else {
-                    // A table over both exact ranges; `nan` compares false.
-                    let key = format!("cmp{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
-                    let name = match self.tables.get(&key) {
-                        Some(n) => n.clone(),
-                        None => {
-                            self.table_budget(width(l0, l1) * width(r0, r1))?;
-                            let name = format!("math_{}", self.tables.len() + 1);
-                            let lt = self.range(l0, l1, ln);
-                            let rt = self.range(r0, r1, rn);
-                            let bt = self.range(0, 1, false);
-                            let inner = self.g.type_arrow(rt, bt);
-                            let ty = self.g.type_arrow(lt, inner);
-                            let zero = self.elem("0");
-                            let one = self.elem("1");
-                            let mut rows = Vec::new();
-                            for x in l0..=l1 {
-                                let cells: Vec<(String, ValueId)> = (r0..=r1)
-                                    .filter(|y| match *op {
-                                        "==" => x == *y,
-                                        "!=" => x != *y,
-                                        "<" => x < *y,
-                                        "<=" => x <= *y,
-                                        ">" => x > *y,
-                                        _ => x >= *y,
-                                    })
-                                    .map(|y| (num_name(y), one))
-                                    .collect();
-                                let row = self.map_value(zero, cells);
-                                rows.push((num_name(x), row));
-                            }
-                            let zero_row = self.map_value(zero, Vec::new());
-                            let value = self.map_value(zero_row, rows);
-                            self.constant(&name, ty, value);
-                            self.tables.insert(key, name.clone());
-                            name
-                        }
-                    };
-                    let t = self.r(&name);
-                    let x = self.at(t, le);
-                    let lhs = self.at(x, re);
-                    let one = self.r("1");
-                    self.edge(
-                        a,
-                        b,
-                        Label::Compare {
-                            lhs,
-                            rhs: one,
-                            negated: false,
-                        },
-                    );
-                }
-            }
+            Rule::Off(p) => self.off(p, a, b, pat)?,
+            Rule::Assign(v, e) => self.assign(v, e, a, b, pat)?,
+            Rule::Cmp(l, op, r) => self.compare(l, op, r, a, b)?,
             Rule::Pattern(pos, body) => {
                 let key = ((**body).clone(), true);
                 let (s, t) = match self.patterns.get(&key) {
@@ -778,6 +580,7 @@ impl<'a> L<'a> {
             Rule::Switch(p) => {
                 if pat {
                     return Err(RbgError::new(
+                        Code::SwitchInPattern,
                         "a pattern cannot contain a switch",
                         self.span,
                     ));
@@ -799,6 +602,235 @@ impl<'a> L<'a> {
         Ok(())
     }
 
+    /// A sequence; a run of position-only items becomes one lookup.
+    fn seq(&mut self, items: &[Rule], a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        let mut cur = a;
+        let mut i = 0;
+        while i < items.len() {
+            // A run of position-only items (shifts and tests of the position) becomes one lookup:
+            // a constant map from each vertex to where the run ends.
+            let mut j = i;
+            while j < items.len() && shift_only(&items[j]) {
+                j += 1;
+            }
+            let n = self.fresh();
+            if j > i + 1 && j - i < items.len() {
+                let run = Rule::Seq(items[i..j].to_vec());
+                if !self.lookup(&run, cur, n)? {
+                    let mut c = cur;
+                    for it in &items[i..j] {
+                        let m = self.fresh();
+                        self.translate(it, c, m, pat)?;
+                        c = m;
+                    }
+                    self.edge(c, n, Label::Skip);
+                }
+                i = j;
+            } else {
+                self.translate(&items[i], cur, n, pat)?;
+                i += 1;
+            }
+            cur = n;
+        }
+        self.edge(cur, b, Label::Skip);
+        Ok(())
+    }
+
+    /// A shift along a direction: the position moves, and must not leave the board.
+    fn shift(&mut self, d: &str, a: NodeId, b: NodeId) -> R<()> {
+        if self.kinds.get(d) != Some(&Kind::Label) {
+            return Err(RbgError::new(
+                Code::Unknown,
+                format!("`{d}` is not a direction of the board"),
+                self.span,
+            ));
+        }
+        if self.labels.contains(d) {
+            let n = self.fresh();
+            let coord = self.r("coord");
+            let dir = self.r(&format!("direction_{d}"));
+            let rhs = self.at(dir, coord);
+            self.edge(a, n, Label::Assign { lhs: coord, rhs });
+            let null = self.g.expr_ref(self.null);
+            self.edge(
+                n,
+                b,
+                Label::Compare {
+                    lhs: coord,
+                    rhs: null,
+                    negated: true,
+                },
+            );
+        }
+        Ok(())
+    }
+
+    /// `[p]`: puts piece `p` on the current vertex (and counts pieces when the rules do).
+    fn off(&mut self, p: &str, a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        self.check_kind(p, Kind::Piece)?;
+        let board = self.r("board");
+        let coord = self.r("coord");
+        let here = self.at(board, coord);
+        let mut cur = a;
+        if self.uses_counters {
+            let counters = self.r("counters");
+            let dec = self.r("counter_decr");
+            let inc = self.r("counter_incr");
+            let c_here = self.at(counters, here);
+            let n1 = self.fresh();
+            let rhs = self.at(dec, c_here);
+            self.edge(cur, n1, Label::Assign { lhs: c_here, rhs });
+            let pe = self.r(&safe(p));
+            let c_p = self.at(counters, pe);
+            let n2 = self.fresh();
+            let rhs = self.at(inc, c_p);
+            self.edge(n1, n2, Label::Assign { lhs: c_p, rhs });
+            cur = n2;
+        }
+        let n3 = self.fresh();
+        self.tags(cur, n3, pat)?;
+        let rhs = self.r(&safe(p));
+        self.edge(n3, b, Label::Assign { lhs: here, rhs });
+        Ok(())
+    }
+
+    /// `[$ v = e]`: assigns a variable or a player's score, when the value fits its bound.
+    fn assign(&mut self, v: &str, e: &Arith, a: NodeId, b: NodeId, pat: bool) -> R<()> {
+        let (target, bound) = match self.kinds.get(v) {
+            Some(Kind::Variable) => (self.r(&safe(v)), self.bounds[v]),
+            Some(Kind::Player) => {
+                let goals = self.r("goals");
+                let p = self.r(&safe(v));
+                (self.at(goals, p), self.bounds[v])
+            }
+            _ => {
+                return Err(RbgError::new(
+                    Code::Unknown,
+                    format!("`{v}` is not a variable or player"),
+                    self.span,
+                ));
+            }
+        };
+        let (ex, lo, hi, nan) = self.arith(e)?;
+        if hi < 0 || lo > bound {
+            // The value can never fit: the action is never valid.
+            return Ok(());
+        }
+        let mut cur = a;
+        if lo < 0 || hi > bound || nan {
+            let fits = self.predicate(
+                lo,
+                hi,
+                nan,
+                |x| (0..=bound).contains(&x),
+                &format!("fits{bound}"),
+            );
+            let t = self.r(&fits);
+            let lhs = self.at(t, ex);
+            let one = self.r("1");
+            let n = self.fresh();
+            self.edge(
+                cur,
+                n,
+                Label::Compare {
+                    lhs,
+                    rhs: one,
+                    negated: false,
+                },
+            );
+            cur = n;
+        }
+        let n = self.fresh();
+        self.edge(
+            cur,
+            n,
+            Label::Assign {
+                lhs: target,
+                rhs: ex,
+            },
+        );
+        self.tags(n, b, pat)?;
+        Ok(())
+    }
+
+    /// `{$ l op r}`: a comparison, directly between names and numbers, else by a table.
+    fn compare(&mut self, l: &Arith, op: &str, r: &Arith, a: NodeId, b: NodeId) -> R<()> {
+        let op = &op;
+        let (le, l0, l1, ln) = self.arith(l)?;
+        let (re, r0, r1, rn) = self.arith(r)?;
+        let simple = |x: &Arith| matches!(x, Arith::Num(_) | Arith::Name(_));
+        if matches!(*op, "==" | "!=") && simple(l) && simple(r) && (l1 < r0 || r1 < l0) {
+            // No value of one side is a value of the other (`{$ v == 21}` with `v(20)`):
+            // `==` never holds and `!=` always does (a comparison never fails because a value
+            // is out of range). RG cannot compare the two types.
+            if *op == "!=" {
+                self.edge(a, b, Label::Skip);
+            }
+        } else if matches!(*op, "==" | "!=") && simple(l) && simple(r) {
+            self.edge(
+                a,
+                b,
+                Label::Compare {
+                    lhs: le,
+                    rhs: re,
+                    negated: *op == "!=",
+                },
+            );
+        } else {
+            // A table over both exact ranges; `nan` compares false.
+            let key = format!("cmp{op}|{l0}|{l1}|{ln}|{r0}|{r1}|{rn}");
+            let name = match self.tables.get(&key) {
+                Some(n) => n.clone(),
+                None => {
+                    self.table_budget(width(l0, l1) * width(r0, r1))?;
+                    let name = format!("math_{}", self.tables.len() + 1);
+                    let lt = self.range(l0, l1, ln);
+                    let rt = self.range(r0, r1, rn);
+                    let bt = self.range(0, 1, false);
+                    let inner = self.g.type_arrow(rt, bt);
+                    let ty = self.g.type_arrow(lt, inner);
+                    let zero = self.elem("0");
+                    let one = self.elem("1");
+                    let mut rows = Vec::new();
+                    for x in l0..=l1 {
+                        let cells: Vec<(String, ValueId)> = (r0..=r1)
+                            .filter(|y| match *op {
+                                "==" => x == *y,
+                                "!=" => x != *y,
+                                "<" => x < *y,
+                                "<=" => x <= *y,
+                                ">" => x > *y,
+                                _ => x >= *y,
+                            })
+                            .map(|y| (num_name(y), one))
+                            .collect();
+                        let row = self.map_value(zero, cells);
+                        rows.push((num_name(x), row));
+                    }
+                    let zero_row = self.map_value(zero, Vec::new());
+                    let value = self.map_value(zero_row, rows);
+                    self.constant(&name, ty, value);
+                    self.tables.insert(key, name.clone());
+                    name
+                }
+            };
+            let t = self.r(&name);
+            let x = self.at(t, le);
+            let lhs = self.at(x, re);
+            let one = self.r("1");
+            self.edge(
+                a,
+                b,
+                Label::Compare {
+                    lhs,
+                    rhs: one,
+                    negated: false,
+                },
+            );
+        }
+        Ok(())
+    }
+
     /// The relation "from vertex i, the rule can end at vertex j".
     fn relation(&self, r: &Rule) -> R<Rel> {
         let n = self.vertices;
@@ -806,12 +838,13 @@ impl<'a> L<'a> {
             Rule::Shift(d) => {
                 if self.kinds.get(d.as_str()) != Some(&Kind::Label) {
                     return Err(RbgError::new(
+                        Code::Unknown,
                         format!("`{d}` is not a direction of the board"),
                         self.span,
                     ));
                 }
                 let mut rel = Rel::empty(n);
-                if let Some(t) = self.succ.get(d.as_str()) {
+                if let Some(t) = self.succ.get(d) {
                     for (i, x) in t.iter().enumerate() {
                         if let Some(j) = x {
                             rel.set(i, *j);
@@ -918,6 +951,7 @@ impl<'a> L<'a> {
                 Kind::Label => "direction",
             };
             Err(RbgError::new(
+                Code::Unknown,
                 format!("`{name}` is not a declared {what}"),
                 self.span,
             ))
@@ -942,13 +976,38 @@ fn uses_piece_arith(r: &Rule, pieces: &HashSet<&str>) -> bool {
     }
 }
 
-/// Lowers a parsed LL game.
-pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
+/// What the declarations and the board declare: the kind of each name, the bound of each
+/// player and variable, the edge labels.
+type Declared<'a> = (
+    HashMap<&'a str, Kind>,
+    HashMap<&'a str, i64>,
+    HashSet<&'a str>,
+);
+
+/// `message` with the closest of `candidates` as a suggestion.
+fn with_suggestion<'n>(
+    e: RbgError,
+    name: &str,
+    candidates: impl IntoIterator<Item = &'n str>,
+) -> RbgError {
+    let mut names: Vec<&str> = candidates.into_iter().collect();
+    names.sort_unstable();
+    match rg_core::suggest::closest(name, names) {
+        Some(c) => e.help(format!("did you mean `{c}`?")),
+        None => e,
+    }
+}
+
+/// Checks the declarations and the board: every name declared once and as one kind, every
+/// vertex's piece declared, every edge to a vertex of the board. Every error is reported.
+fn declarations(rbg: &Rbg, span: Span) -> Result<Declared<'_>, Vec<RbgError>> {
+    let mut errors = Vec::new();
     let mut kinds = HashMap::new();
     let mut bounds = HashMap::new();
     for (p, b) in &rbg.players {
         if kinds.insert(p.as_str(), Kind::Player).is_some() {
-            return Err(RbgError::new(
+            errors.push(RbgError::new(
+                Code::Duplicate,
                 format!("player `{p}` is declared twice"),
                 span,
             ));
@@ -959,44 +1018,58 @@ pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
         if let Some(k) = kinds.insert(p.as_str(), Kind::Piece)
             && k != Kind::Piece
         {
-            return Err(RbgError::new(
+            errors.push(RbgError::new(
+                Code::Clash,
                 format!("`{p}` is both a piece and a player"),
                 span,
             ));
         }
     }
     for (v, b) in &rbg.variables {
-        if kinds.insert(v.as_str(), Kind::Variable).is_some() {
-            return Err(RbgError::new(format!("`{v}` is declared twice"), span));
+        if kinds.insert(v, Kind::Variable).is_some() {
+            errors.push(RbgError::new(
+                Code::Duplicate,
+                format!("`{v}` is declared twice"),
+                span,
+            ));
         }
-        bounds.insert(v.as_str(), *b as i64);
+        bounds.insert(v, *b as i64);
     }
     let mut labels = HashSet::new();
     let vertex_names: HashSet<&str> = rbg.board.iter().map(|v| v.name.as_str()).collect();
     for v in &rbg.board {
         if !rbg.pieces.contains(&v.piece) {
-            return Err(RbgError::new(
-                format!("`{}` is not a declared piece", v.piece),
-                v.span,
+            errors.push(with_suggestion(
+                RbgError::new(
+                    Code::Unknown,
+                    format!("`{}` is not a declared piece", v.piece),
+                    v.span,
+                ),
+                &v.piece,
+                rbg.pieces.iter().map(String::as_str),
             ));
         }
         for (l, t) in &v.edges {
             if !vertex_names.contains(t.as_str()) {
-                return Err(RbgError::new(
-                    format!("`{t}` is not a vertex of the board"),
-                    v.span,
+                errors.push(with_suggestion(
+                    RbgError::new(
+                        Code::UnknownVertex,
+                        format!("`{t}` is not a vertex of the board"),
+                        v.span,
+                    ),
+                    t,
+                    vertex_names.iter().copied(),
                 ));
             }
             match kinds.get(l.as_str()) {
                 Some(Kind::Label) | None => {
                     kinds.insert(l.as_str(), Kind::Label);
                 }
-                _ => {
-                    return Err(RbgError::new(
-                        format!("edge label `{l}` is also a piece, player or variable"),
-                        v.span,
-                    ));
-                }
+                _ => errors.push(RbgError::new(
+                    Code::Clash,
+                    format!("edge label `{l}` is also a piece, player or variable"),
+                    v.span,
+                )),
             }
             labels.insert(l.as_str());
         }
@@ -1006,146 +1079,46 @@ pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> R<Game> {
             Some(Kind::Label) | None => {
                 kinds.insert(lab.as_str(), Kind::Label);
             }
-            _ => {
-                return Err(RbgError::new(
-                    format!("direction `{lab}` is also a piece, player or variable"),
-                    span,
-                ));
-            }
+            _ => errors.push(RbgError::new(
+                Code::Clash,
+                format!("direction `{lab}` is also a piece, player or variable"),
+                span,
+            )),
         }
     }
     if rbg.board.is_empty() {
-        return Err(RbgError::new("the board has no vertex", span));
+        errors.push(RbgError::new(
+            Code::BadShape,
+            "the board has no vertex",
+            span,
+        ));
     }
-    let rules = rbg
-        .rules
-        .as_ref()
-        .ok_or_else(|| RbgError::new("the game has no `#rules`", span))?;
-    let piece_set: HashSet<&str> = rbg.pieces.iter().map(String::as_str).collect();
-    let mut g = Game::new();
-    let null = g.sym("null");
-    let mut l = L {
-        rbg,
-        g,
-        span: rbg.rules_span.unwrap_or(span),
-        kinds,
-        bounds,
-        labels,
-        vertices: rbg.board.len(),
-        counter: 0,
-        modifiers: 0,
-        range_types: HashMap::new(),
-        tables: HashMap::new(),
-        patterns: HashMap::new(),
-        uses_counters: uses_piece_arith(rules, &piece_set),
-        null,
-        succ: HashMap::new(),
-        lookups: 0,
-        limit,
-        table_cells: 0,
-        results: HashMap::new(),
-    };
-    let index: HashMap<&str, usize> = rbg
-        .board
-        .iter()
-        .enumerate()
-        .map(|(i, v)| (v.name.as_str(), i))
-        .collect();
-    for (i, v) in rbg.board.iter().enumerate() {
-        for (lab, t) in &v.edges {
-            l.succ
-                .entry(lab.clone())
-                .or_insert_with(|| vec![None; rbg.board.len()])[i] = Some(index[t.as_str()]);
-        }
+    if rbg.rules.is_none() {
+        errors.push(RbgError::new(
+            Code::MissingSection,
+            "the game has no `#rules`",
+            span,
+        ));
     }
-    // Types.
-    let players: Vec<String> = rbg.players.iter().map(|(p, _)| safe(p)).collect();
-    l.typedef("Player", players);
-    let max_score = rbg.players.iter().map(|p| p.1 as i64).max().unwrap_or(0);
-    let score = l.typedef("Score", (0..=max_score).map(num_name).collect());
-    l.range_types.insert((0, max_score, false), score);
-    let pieces: Vec<String> = rbg.pieces.iter().map(|p| safe(p)).collect();
-    let piece_t = l.typedef("Piece", pieces);
-    let coords: Vec<String> = rbg.board.iter().map(|v| safe(&v.name)).collect();
-    let coord_t = l.typedef("Coord", coords.clone());
-    let mut with_null = vec!["null".to_string()];
-    with_null.extend(coords.iter().cloned());
-    let coord_or_null = l.typedef("CoordOrNull", with_null);
-    // Directions.
-    let mut by_label: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
-    for v in &rbg.board {
-        for (lab, t) in &v.edges {
-            by_label
-                .entry(lab.as_str())
-                .or_default()
-                .push((safe(&v.name), safe(t)));
-        }
+    if errors.is_empty() {
+        Ok((kinds, bounds, labels))
+    } else {
+        Err(errors)
     }
-    for (lab, entries) in by_label {
-        let ty = l.g.type_arrow(coord_t, coord_or_null);
-        let nullv = l.elem("null");
-        let es: Vec<(String, ValueId)> = entries
-            .into_iter()
-            .map(|(k, t)| {
-                let v = l.elem(&t);
-                (k, v)
-            })
-            .collect();
-        let value = l.map_value(nullv, es);
-        l.constant(&format!("direction_{lab}"), ty, value);
-    }
-    // Board, position, counters, variables.
-    let mut freq: BTreeMap<&str, usize> = BTreeMap::new();
-    for v in &rbg.board {
-        *freq.entry(v.piece.as_str()).or_default() += 1;
-    }
-    let most = freq
-        .iter()
-        .max_by_key(|(_, c)| **c)
-        .map(|(p, _)| *p)
-        .expect("non-empty board");
-    let board_t = l.g.type_arrow(coord_t, piece_t);
-    let dv = l.elem(&safe(most));
-    let cells: Vec<(String, ValueId)> = rbg
-        .board
-        .iter()
-        .filter(|v| v.piece != most)
-        .map(|v| (safe(&v.name), l.elem(&safe(&v.piece))))
-        .collect();
-    let board_v = l.map_value(dv, cells);
-    l.variable("board", board_t, board_v);
-    let first = l.elem(&safe(&rbg.board[0].name));
-    l.variable("coord", coord_or_null, first);
-    if l.uses_counters {
-        let n = rbg.board.len() as i64;
-        let counter_t = l.range(0, n, false);
-        let ty = l.g.type_arrow(piece_t, counter_t);
-        let zero = l.elem("0");
-        let es: Vec<(String, ValueId)> = freq
-            .iter()
-            .map(|(p, c)| (safe(p), l.elem(&c.to_string())))
-            .collect();
-        let init = l.map_value(zero, es);
-        l.variable("counters", ty, init);
-        for (name, delta) in [("counter_decr", -1i64), ("counter_incr", 1)] {
-            let ty = l.g.type_arrow(counter_t, counter_t);
-            let es: Vec<(String, ValueId)> = (0..=n)
-                .map(|i| (num_name(i), l.elem(&num_name((i + delta).clamp(0, n)))))
-                .collect();
-            let d = l.elem("0");
-            let value = l.map_value(d, es);
-            l.constant(name, ty, value);
-        }
-    }
-    for (v, b) in &rbg.variables {
-        let t = l.range(0, *b as i64, false);
-        let zero = l.elem("0");
-        l.variable(&safe(v), t, zero);
-    }
+}
+
+/// Lowers a parsed LL game.
+pub(crate) fn lower(rbg: &Rbg, span: Span, limit: usize) -> Result<Game, Vec<RbgError>> {
+    let (kinds, bounds, labels) = declarations(rbg, span)?;
+    let rules = rbg.rules.as_ref().expect("checked by `declarations`");
+    let mut l = L::new(rbg, span, (kinds, bounds, labels), limit);
+    let (piece_t, coord_t, coord_or_null) = l.types();
+    l.state(piece_t, coord_t, coord_or_null);
     // Rules: Thompson's construction from `begin`; falling off the end is a dead end.
     let begin = l.g.node_named("begin");
     let exit = l.fresh();
-    l.translate(rules, begin, exit, false)?;
+    l.translate(rules, begin, exit, false)
+        .map_err(|e| vec![e])?;
     let mut g = l.g;
     strip_keeper_tags(&mut g);
     guard_switches(&mut g);
@@ -1167,7 +1140,8 @@ fn player_assignment(g: &Game, label: &Label) -> Option<bool> {
     }
 }
 
-/// Tags executed while the player is certainly the keeper become skips (rbg.md §10.9): a
+/// Tags executed while the player is certainly the keeper become skips (the keeper's moves
+/// are not moves of a player, so they carry no tags): a
 /// forward "must" analysis over the main automaton.
 fn strip_keeper_tags(g: &mut Game) {
     let Some(begin) = g.begin() else { return };
@@ -1219,7 +1193,8 @@ fn strip_keeper_tags(g: &mut Game) {
     }
 }
 
-/// Every `player = P` edge is guarded by "P has a legal move" (rbg.md §10.10, the single-copy
+/// Every `player = P` edge is guarded by "P has a legal move" (a player without a legal move
+/// ends the game; this is the single-copy
 /// construction): a copy of the main automaton without tags, where every `player` assignment
 /// leads to one node `found`.
 fn guard_switches(g: &mut Game) {
@@ -1310,5 +1285,149 @@ fn guard_switches(g: &mut Game) {
             },
             d.spans,
         );
+    }
+}
+
+impl<'a> L<'a> {
+    /// The lowering state of a checked game, with the successor of every vertex by label.
+    fn new(rbg: &'a Rbg, span: Span, declared: Declared<'a>, limit: usize) -> Self {
+        let (kinds, bounds, labels) = declared;
+        let rules = rbg.rules.as_ref().expect("checked by `declarations`");
+        let piece_set: HashSet<&str> = rbg.pieces.iter().map(String::as_str).collect();
+        let mut g = Game::new();
+        let null = g.sym("null");
+        let mut l = L {
+            rbg,
+            g,
+            span: rbg.rules_span.unwrap_or(span),
+            kinds,
+            bounds,
+            labels,
+            vertices: rbg.board.len(),
+            counter: 0,
+            modifiers: 0,
+            range_types: HashMap::new(),
+            tables: HashMap::new(),
+            patterns: HashMap::new(),
+            uses_counters: uses_piece_arith(rules, &piece_set),
+            null,
+            succ: HashMap::new(),
+            lookups: 0,
+            limit,
+            table_cells: 0,
+            results: HashMap::new(),
+        };
+        let index: HashMap<&str, usize> = rbg
+            .board
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.name.as_str(), i))
+            .collect();
+        for (i, v) in rbg.board.iter().enumerate() {
+            for (lab, t) in &v.edges {
+                l.succ
+                    .entry(lab.clone())
+                    .or_insert_with(|| vec![None; rbg.board.len()])[i] = Some(index[t.as_str()]);
+            }
+        }
+        l
+    }
+
+    /// The types `Player`, `Score`, `Piece`, `Coord` and `CoordOrNull`, and a constant map
+    /// `direction_<label>` from each vertex to its successor along the label (or `null`).
+    /// Returns the types of pieces, of vertices and of vertices or `null`.
+    fn types(&mut self) -> (TypeId, TypeId, TypeId) {
+        let rbg = self.rbg;
+        // Types.
+        let players: Vec<String> = rbg.players.iter().map(|(p, _)| safe(p)).collect();
+        self.typedef("Player", players);
+        let max_score = rbg.players.iter().map(|p| p.1 as i64).max().unwrap_or(0);
+        let score = self.typedef("Score", (0..=max_score).map(num_name).collect());
+        self.range_types.insert((0, max_score, false), score);
+        let pieces: Vec<String> = rbg.pieces.iter().map(|p| safe(p)).collect();
+        let piece_t = self.typedef("Piece", pieces);
+        let coords: Vec<String> = rbg.board.iter().map(|v| safe(&v.name)).collect();
+        let coord_t = self.typedef("Coord", coords.clone());
+        let mut with_null = vec!["null".to_string()];
+        with_null.extend(coords.iter().cloned());
+        let coord_or_null = self.typedef("CoordOrNull", with_null);
+        // Directions.
+        let mut by_label: BTreeMap<&str, Vec<(String, String)>> = BTreeMap::new();
+        for v in &rbg.board {
+            for (lab, t) in &v.edges {
+                by_label
+                    .entry(lab.as_str())
+                    .or_default()
+                    .push((safe(&v.name), safe(t)));
+            }
+        }
+        for (lab, entries) in by_label {
+            let ty = self.g.type_arrow(coord_t, coord_or_null);
+            let nullv = self.elem("null");
+            let es: Vec<(String, ValueId)> = entries
+                .into_iter()
+                .map(|(k, t)| {
+                    let v = self.elem(&t);
+                    (k, v)
+                })
+                .collect();
+            let value = self.map_value(nullv, es);
+            self.constant(&format!("direction_{lab}"), ty, value);
+        }
+        (piece_t, coord_t, coord_or_null)
+    }
+
+    /// The variables: the board (the most frequent piece as the default), the position, the
+    /// piece counters when the rules count pieces, and the declared variables.
+    fn state(&mut self, piece_t: TypeId, coord_t: TypeId, coord_or_null: TypeId) {
+        let rbg = self.rbg;
+        // Board, position, counters, variables.
+        let mut freq: BTreeMap<&str, usize> = BTreeMap::new();
+        for v in &rbg.board {
+            *freq.entry(v.piece.as_str()).or_default() += 1;
+        }
+        let most = freq
+            .iter()
+            .max_by_key(|(_, c)| **c)
+            .map(|(p, _)| *p)
+            .expect("non-empty board");
+        let board_t = self.g.type_arrow(coord_t, piece_t);
+        let dv = self.elem(&safe(most));
+        let cells: Vec<(String, ValueId)> = rbg
+            .board
+            .iter()
+            .filter(|v| v.piece != most)
+            .map(|v| (safe(&v.name), self.elem(&safe(&v.piece))))
+            .collect();
+        let board_v = self.map_value(dv, cells);
+        self.variable("board", board_t, board_v);
+        let first = self.elem(&safe(&rbg.board[0].name));
+        self.variable("coord", coord_or_null, first);
+        if self.uses_counters {
+            let n = rbg.board.len() as i64;
+            let counter_t = self.range(0, n, false);
+            let ty = self.g.type_arrow(piece_t, counter_t);
+            let zero = self.elem("0");
+            let es: Vec<(String, ValueId)> = freq
+                .iter()
+                .map(|(p, c)| (safe(p), self.elem(&c.to_string())))
+                .collect();
+            let init = self.map_value(zero, es);
+            self.variable("counters", ty, init);
+            for (name, delta) in [("counter_decr", -1i64), ("counter_incr", 1)] {
+                let ty = self.g.type_arrow(counter_t, counter_t);
+                let es: Vec<(String, ValueId)> = (0..=n)
+                    .map(|i| (num_name(i), self.elem(&num_name((i + delta).clamp(0, n)))))
+                    .collect();
+                let d = self.elem("0");
+                let value = self.map_value(d, es);
+                self.constant(name, ty, value);
+            }
+        }
+        for (v, b) in &rbg.variables {
+            let t = self.range(0, *b as i64, false);
+            let zero = self.elem("0");
+            self.variable(&safe(v), t, zero);
+        }
     }
 }

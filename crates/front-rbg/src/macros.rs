@@ -1,7 +1,7 @@
-//! HL-RBG directives and macro expansion (rbg.md §3, §4): lazy, lexically scoped arguments,
+//! HL-RBG directives and macro expansion: lazy, lexically scoped arguments,
 //! visibility by directive order, overloading by arity, and token pasting with `~`.
 
-use crate::error::RbgError;
+use crate::error::{Code, RbgError};
 use crate::syntax::Tok;
 use rg_core::Span;
 use std::rc::Rc;
@@ -43,6 +43,16 @@ pub(crate) struct Expander<'t> {
 
 type R<T> = Result<T, RbgError>;
 
+/// The names of the macros, each once, in order of definition.
+pub(crate) fn names(macros: &[Macro]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    macros
+        .iter()
+        .filter(|m| seen.insert(m.name.as_str()))
+        .map(|m| m.name.clone())
+        .collect()
+}
+
 /// Splits the tokens at `#` into sections and macro definitions.
 pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> {
     let mut sections = Vec::new();
@@ -50,6 +60,7 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
     let n = toks.len() - 1; // the last token is Eof
     if n > 0 && toks[0].0 != Tok::P("#") {
         return Err(RbgError::new(
+            Code::BadDirective,
             "an RBG file starts with a section such as `#board =`",
             toks[0].1,
         ));
@@ -61,6 +72,7 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
         i += 1;
         let Some((Tok::Ident(name), _)) = toks.get(i).filter(|_| i < n) else {
             return Err(RbgError::new(
+                Code::BadDirective,
                 "expected a section or macro name after `#`",
                 hash,
             ));
@@ -79,6 +91,7 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
                     Some(Tok::Ident(p)) if i < n => {
                         if params.contains(p) {
                             return Err(RbgError::new(
+                                Code::BadDirective,
                                 format!("parameter `{p}` appears twice"),
                                 toks[i].1,
                             ));
@@ -86,7 +99,13 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
                         params.push(p.clone());
                         i += 1;
                     }
-                    _ => return Err(RbgError::new("expected a parameter name", toks[i.min(n)].1)),
+                    _ => {
+                        return Err(RbgError::new(
+                            Code::BadDirective,
+                            "expected a parameter name",
+                            toks[i.min(n)].1,
+                        ));
+                    }
                 }
                 match toks.get(i).map(|t| &t.0) {
                     Some(Tok::P(";")) => i += 1,
@@ -94,12 +113,19 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
                         i += 1;
                         break;
                     }
-                    _ => return Err(RbgError::new("expected `;` or `)`", toks[i.min(n)].1)),
+                    _ => {
+                        return Err(RbgError::new(
+                            Code::BadDirective,
+                            "expected `;` or `)`",
+                            toks[i.min(n)].1,
+                        ));
+                    }
                 }
             }
         }
         if i >= n || toks[i].0 != Tok::P("=") {
             return Err(RbgError::new(
+                Code::BadDirective,
                 format!("expected `=` after `#{name}`"),
                 toks[i.min(n)].1,
             ));
@@ -122,6 +148,7 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
                 .any(|m: &Macro| m.name == name && (m.params.is_empty() != params.is_empty()))
             {
                 return Err(RbgError::new(
+                    Code::DuplicateMacro,
                     format!("macro `{name}` is defined both with and without parameters"),
                     hash,
                 ));
@@ -131,6 +158,7 @@ pub(crate) fn directives(toks: &[(Tok, Span)]) -> R<(Vec<Section>, Vec<Macro>)> 
                 .any(|m: &Macro| m.name == name && m.params.len() == params.len())
             {
                 return Err(RbgError::new(
+                    Code::DuplicateMacro,
                     format!(
                         "macro `{name}` with {} parameters is defined twice",
                         params.len()
@@ -159,7 +187,7 @@ fn paste(a: &(Tok, Span), b: &(Tok, Span)) -> R<(Tok, Span)> {
             let s = format!("{x}{y}");
             Tok::Num(
                 s.parse()
-                    .map_err(|_| RbgError::new("too large integer", span))?,
+                    .map_err(|_| RbgError::new(Code::NumberTooLarge, "too large integer", span))?,
             )
         }
         (Tok::P(p), Tok::P(q)) => match (*p, *q) {
@@ -176,6 +204,7 @@ fn paste(a: &(Tok, Span), b: &(Tok, Span)) -> R<(Tok, Span)> {
             ("!", "=") => Tok::P("!="),
             _ => {
                 return Err(RbgError::new(
+                    Code::BadPaste,
                     "pasting these tokens does not give a token",
                     span,
                 ));
@@ -183,6 +212,7 @@ fn paste(a: &(Tok, Span), b: &(Tok, Span)) -> R<(Tok, Span)> {
         },
         _ => {
             return Err(RbgError::new(
+                Code::BadPaste,
                 "pasting these tokens does not give a token",
                 span,
             ));
@@ -209,7 +239,7 @@ impl<'t> Expander<'t> {
     fn produce(&mut self, out_len: usize, n: usize, at: Span) -> R<()> {
         self.produced = self.produced.saturating_add(n);
         if out_len > self.limit || self.produced > self.limit.saturating_mul(8) {
-            return Err(RbgError::new(
+            return Err(RbgError::new(Code::TooLarge,
                 format!(
                     "macro expansion makes more than {} tokens",
                     if out_len > self.limit {
@@ -235,6 +265,8 @@ impl<'t> Expander<'t> {
             in_macro: false,
         };
         self.origins.clear();
+        // A section is expanded from the top, whatever an error left in the one before.
+        self.depth = 0;
         self.expand(&slice)
     }
 
@@ -242,6 +274,7 @@ impl<'t> Expander<'t> {
         self.depth += 1;
         if self.depth > 200 {
             return Err(RbgError::new(
+                Code::MacroTooDeep,
                 "macro expansion is too deep",
                 self.toks[s.start.min(self.toks.len() - 1)].1,
             ));
@@ -250,7 +283,11 @@ impl<'t> Expander<'t> {
         let mut i = s.start;
         while i < s.end {
             if self.toks[i].0 == Tok::P("~") {
-                return Err(RbgError::new("unexpected `~`", self.toks[i].1));
+                return Err(RbgError::new(
+                    Code::BadPaste,
+                    "unexpected `~`",
+                    self.toks[i].1,
+                ));
             }
             let (unit, next) = self.unit(s, i)?;
             if self.depth == 1 {
@@ -265,12 +302,17 @@ impl<'t> Expander<'t> {
             while i < s.end && self.toks[i].0 == Tok::P("~") {
                 if !s.in_macro {
                     return Err(RbgError::new(
+                        Code::BadPaste,
                         "tokens can be pasted only inside macros",
                         self.toks[i].1,
                     ));
                 }
                 if i + 1 >= s.end {
-                    return Err(RbgError::new("`~` at the end of a body", self.toks[i].1));
+                    return Err(RbgError::new(
+                        Code::BadPaste,
+                        "`~` at the end of a body",
+                        self.toks[i].1,
+                    ));
                 }
                 let (unit2, next2) = self.unit(s, i + 1)?;
                 // The pasted token is located at the pasting text of the body (`a~b`).
@@ -327,6 +369,7 @@ impl<'t> Expander<'t> {
         // A call: arguments split at `;` on round-parenthesis depth 0.
         if i + 1 >= s.end || self.toks[i + 1].0 != Tok::P("(") {
             return Err(RbgError::new(
+                Code::MacroArity,
                 format!("macro `{name}` needs arguments: expected `(`"),
                 *span,
             ));
@@ -338,6 +381,7 @@ impl<'t> Expander<'t> {
         loop {
             if j >= s.end {
                 return Err(RbgError::new(
+                    Code::MacroArity,
                     format!("the arguments of `{name}` are not closed"),
                     *span,
                 ));
@@ -362,6 +406,7 @@ impl<'t> Expander<'t> {
             .find(|&&k| self.macros[k].params.len() == args.len())
         else {
             return Err(RbgError::new(
+                Code::MacroArity,
                 format!("no macro `{name}` takes {} arguments", args.len()),
                 *span,
             ));

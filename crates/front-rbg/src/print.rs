@@ -1,4 +1,4 @@
-//! Printing a parsed game as LL-RBG (rbg.md §7.6, in the reference formatter's style: fully
+//! Printing a parsed game as LL-RBG (in the reference formatter's style: fully
 //! parenthesised arithmetic), so users can see what HL macros and generators produced.
 
 use crate::syntax::{Arith, Game, Rule};

@@ -1,363 +1,26 @@
-//! HRG lexer, syntax tree and recursive-descent parser (hrg.md §2, §3).
+//! The HRG recursive-descent parser.
 
-use crate::error::HrgError;
-use rg_core::{FileId, Span};
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Tok {
-    Ident(String),
-    LParen,
-    RParen,
-    LBracket,
-    RBracket,
-    LBrace,
-    RBrace,
-    Comma,
-    Colon,
-    Semi,
-    Eq,
-    EqEq,
-    Neq,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    AndAnd,
-    OrOr,
-    Pipe,
-    Star,
-    Arrow,
-    DotDot,
-    Plus,
-    Minus,
-    Percent,
-    Dollar,
-    DollarUnderscore,
-    DollarDollar,
-    Eof,
-}
-
-impl Tok {
-    fn describe(&self) -> String {
-        match self {
-            Tok::Ident(s) => format!("`{s}`"),
-            Tok::Eof => "end of file".to_string(),
-            other => format!("`{}`", other.text()),
-        }
-    }
-
-    fn text(&self) -> &'static str {
-        match self {
-            Tok::LParen => "(",
-            Tok::RParen => ")",
-            Tok::LBracket => "[",
-            Tok::RBracket => "]",
-            Tok::LBrace => "{",
-            Tok::RBrace => "}",
-            Tok::Comma => ",",
-            Tok::Colon => ":",
-            Tok::Semi => ";",
-            Tok::Eq => "=",
-            Tok::EqEq => "==",
-            Tok::Neq => "!=",
-            Tok::Lt => "<",
-            Tok::Le => "<=",
-            Tok::Gt => ">",
-            Tok::Ge => ">=",
-            Tok::AndAnd => "&&",
-            Tok::OrOr => "||",
-            Tok::Pipe => "|",
-            Tok::Star => "*",
-            Tok::Arrow => "->",
-            Tok::DotDot => "..",
-            Tok::Plus => "+",
-            Tok::Minus => "-",
-            Tok::Percent => "%",
-            Tok::Dollar => "$",
-            Tok::DollarUnderscore => "$_",
-            Tok::DollarDollar => "$$",
-            Tok::Ident(_) | Tok::Eof => "",
-        }
-    }
-}
-
-/// Raw tokens (hrg.md §2): maximal identifiers of Unicode alphanumerics and `_`, longest-match
-/// punctuation, `//` comments and the four whitespace characters skipped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, logos::Logos)]
-#[logos(skip r"[ \t\r\n]+")]
-#[logos(skip(r"//[^\r\n]*", allow_greedy = true))]
-enum Raw {
-    #[regex(r"[\p{Alphabetic}\p{N}_]+")]
-    Ident,
-    #[token("(")]
-    LParen,
-    #[token(")")]
-    RParen,
-    #[token("[")]
-    LBracket,
-    #[token("]")]
-    RBracket,
-    #[token("{")]
-    LBrace,
-    #[token("}")]
-    RBrace,
-    #[token(",")]
-    Comma,
-    #[token(":")]
-    Colon,
-    #[token(";")]
-    Semi,
-    #[token("=")]
-    Eq,
-    #[token("==")]
-    EqEq,
-    #[token("!=")]
-    Neq,
-    #[token("<")]
-    Lt,
-    #[token("<=")]
-    Le,
-    #[token(">")]
-    Gt,
-    #[token(">=")]
-    Ge,
-    #[token("&&")]
-    AndAnd,
-    #[token("||")]
-    OrOr,
-    #[token("|")]
-    Pipe,
-    #[token("*")]
-    Star,
-    #[token("->")]
-    Arrow,
-    #[token("..")]
-    DotDot,
-    #[token("+")]
-    Plus,
-    #[token("-")]
-    Minus,
-    #[token("%")]
-    Percent,
-    #[token("$")]
-    Dollar,
-    #[token("$_")]
-    DollarUnderscore,
-    #[token("$$")]
-    DollarDollar,
-}
-
-pub(crate) fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, HrgError> {
-    use logos::Logos;
-    let mut out = Vec::new();
-    let mut lexer = Raw::lexer(text);
-    while let Some(raw) = lexer.next() {
-        let r = lexer.span();
-        let span = Span::new(file, r.start, r.end);
-        let tok = match raw {
-            Ok(Raw::Ident) => {
-                let word = lexer.slice();
-                if matches!(word, "const" | "type" | "var") {
-                    return Err(HrgError::new(
-                        format!("`{word}` is reserved and cannot be used as a name"),
-                        span,
-                    ));
-                }
-                Tok::Ident(word.to_string())
-            }
-            Ok(Raw::LParen) => Tok::LParen,
-            Ok(Raw::RParen) => Tok::RParen,
-            Ok(Raw::LBracket) => Tok::LBracket,
-            Ok(Raw::RBracket) => Tok::RBracket,
-            Ok(Raw::LBrace) => Tok::LBrace,
-            Ok(Raw::RBrace) => Tok::RBrace,
-            Ok(Raw::Comma) => Tok::Comma,
-            Ok(Raw::Colon) => Tok::Colon,
-            Ok(Raw::Semi) => Tok::Semi,
-            Ok(Raw::Eq) => Tok::Eq,
-            Ok(Raw::EqEq) => Tok::EqEq,
-            Ok(Raw::Neq) => Tok::Neq,
-            Ok(Raw::Lt) => Tok::Lt,
-            Ok(Raw::Le) => Tok::Le,
-            Ok(Raw::Gt) => Tok::Gt,
-            Ok(Raw::Ge) => Tok::Ge,
-            Ok(Raw::AndAnd) => Tok::AndAnd,
-            Ok(Raw::OrOr) => Tok::OrOr,
-            Ok(Raw::Pipe) => Tok::Pipe,
-            Ok(Raw::Star) => Tok::Star,
-            Ok(Raw::Arrow) => Tok::Arrow,
-            Ok(Raw::DotDot) => Tok::DotDot,
-            Ok(Raw::Plus) => Tok::Plus,
-            Ok(Raw::Minus) => Tok::Minus,
-            Ok(Raw::Percent) => Tok::Percent,
-            Ok(Raw::Dollar) => Tok::Dollar,
-            Ok(Raw::DollarUnderscore) => Tok::DollarUnderscore,
-            Ok(Raw::DollarDollar) => Tok::DollarDollar,
-            Err(()) => {
-                let c = text[r.start..].chars().next().unwrap_or(' ');
-                return Err(HrgError::new(
-                    format!("unexpected character `{c}`"),
-                    Span::new(file, r.start, r.start + c.len_utf8()),
-                )
-                .help("HRG names are letters, digits and `_`; comments start with `//`"));
-            }
-        };
-        out.push((tok, span));
-    }
-    out.push((Tok::Eof, Span::new(file, text.len(), text.len())));
-    Ok(out)
-}
-
-/// Whether an identifier is an upper identifier (hrg.md §2.2).
-pub(crate) fn is_upper(s: &str) -> bool {
-    s.chars().next().is_some_and(char::is_uppercase)
-}
-
-/// A type: a set `{ a, b }`, or a named domain, optionally the left side of an arrow
-/// (`Dir -> PointOrNull -> PointOrNull`).
-#[derive(Clone, Debug)]
-pub enum Type {
-    Set(Vec<String>),
-    Name(String, Option<Box<Type>>),
-}
-
-/// The values of a binding: an integer range `0..3` (inclusive) or a set of symbols.
-#[derive(Clone, Debug)]
-pub enum Values {
-    Range(i64, i64),
-    Set(Vec<String>),
-}
-
-/// `K in 0..3` or `K in { a, b }` after `where`.
-#[derive(Clone, Debug)]
-pub struct Binding {
-    pub name: String,
-    pub values: Values,
-}
-
-/// One element of a domain: a name, or a generator `S(K) where K in 0..3`.
-#[derive(Clone, Debug)]
-pub enum Element {
-    Generator {
-        name: String,
-        params: Vec<String>,
-        bindings: Vec<Binding>,
-    },
-    Name(String),
-}
-
-/// A pattern in a function case or map key: `_`, a name (a literal, or a variable when it is
-/// upper case), or a constructor `S(K)`.
-#[derive(Clone, Debug)]
-pub enum Pattern {
-    Wildcard,
-    Name(String),
-    Ctor(String, Vec<Pattern>),
-}
-
-/// Binary operators, from `||` (loosest) to `+ - % in`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BinOp {
-    Or,
-    And,
-    Eq,
-    Neq,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Add,
-    Sub,
-    Rem,
-    In,
-}
-
-/// One entry `key = value [where bindings]` of a map expression.
-#[derive(Clone, Debug)]
-pub struct MapPart {
-    pub key: Pattern,
-    pub value: Expr,
-    pub bindings: Vec<Binding>,
-}
-
-/// The expressions of hrg.md §3.4.
-#[derive(Clone, Debug)]
-pub enum ExprKind {
-    Name(String),
-    Ctor(String, Vec<Expr>),
-    Call(Box<Expr>, Vec<Expr>),
-    Access(Box<Expr>, Box<Expr>),
-    If(Box<Expr>, Box<Expr>, Box<Expr>),
-    Bin(BinOp, Box<Expr>, Box<Expr>),
-    Map(Option<Box<Expr>>, Vec<MapPart>),
-}
-
-/// An expression with its source span.
-#[derive(Clone, Debug)]
-pub struct Expr {
-    pub kind: ExprKind,
-    pub span: Span,
-}
-
-/// The statements of hrg.md §3.5: `AssignAny(var, indices, ty)` is `var[i]… = Ty(*)`,
-/// `Call(name, args)` a graph or built-in call, `Tag(symbols, artificial)` is `$ s` (`$_ s`).
-#[derive(Clone, Debug)]
-pub enum StmtKind {
-    AssignAny(String, Vec<Expr>, Type),
-    Assign(String, Vec<Expr>, Expr),
-    BranchIn(String, Type, Vec<Stmt>),
-    Branch(Vec<Vec<Stmt>>),
-    Call(String, Vec<Expr>),
-    If(Expr, Vec<Stmt>, Option<Vec<Stmt>>),
-    Loop(Vec<Stmt>),
-    RepeatIn(String, Type, Vec<Stmt>),
-    Repeat(u64, Vec<Stmt>),
-    While(Expr, Vec<Stmt>),
-    TagVar(String),
-    Tag(Vec<String>, bool),
-}
-
-/// A statement with its source span.
-#[derive(Clone, Debug)]
-pub struct Stmt {
-    pub kind: StmtKind,
-    pub span: Span,
-}
-
-/// `[reusable] graph name(params) { body }`.
-#[derive(Clone, Debug)]
-pub struct Graph {
-    pub name: String,
-    pub reusable: bool,
-    pub params: Vec<(String, Type)>,
-    pub body: Vec<Stmt>,
-    pub span: Span,
-}
-
-/// A function declaration `name : type` with its cases `name(patterns) = body`.
-#[derive(Clone, Debug)]
-pub struct Function {
-    pub name: String,
-    pub ty: Type,
-    pub cases: Vec<(Vec<Pattern>, Expr)>,
-    pub span: Span,
-}
-
-/// A top-level declaration: `Domain(name, elements, span)`, a function, `Variable(name, type,
-/// initial value, span)` or a graph.
-#[derive(Clone, Debug)]
-pub enum Decl {
-    Domain(String, Vec<Element>, Span),
-    Function(Function),
-    Variable(String, Type, Option<Expr>, Span),
-    Graph(Graph),
-}
+use super::ast::{
+    BinOp, Binding, Decl, Element, Expr, ExprKind, Function, Graph, MapPart, Pattern, Stmt,
+    StmtKind, Type, Values,
+};
+use super::lexer::{Tok, is_upper};
+use crate::error::{Code, HrgError, MAX_ERRORS};
+use rg_core::Span;
 
 pub(crate) struct Parser {
     toks: Vec<(Tok, Span)>,
+    /// Per token: whether it is the first of its line (statements and declarations are not
+    /// terminated, so recovery after an error resumes at a line that starts one).
+    line_start: Vec<bool>,
     pos: usize,
     /// How deep the syntax tree being built is at this point (see [`MAX_NESTING`]).
     depth: usize,
+    /// The errors recovered from so far.
+    errors: Vec<HrgError>,
+    /// Set when parsing stops early (too many errors, or nesting past [`MAX_NESTING`]): the
+    /// error being returned is then not recorded again on the way out.
+    aborted: bool,
 }
 
 /// How deep expressions, types, patterns and blocks may nest (an operator chain such as
@@ -368,11 +31,23 @@ pub const MAX_NESTING: usize = 1000;
 type PResult<T> = Result<T, HrgError>;
 
 impl Parser {
-    pub fn new(toks: Vec<(Tok, Span)>) -> Self {
+    /// A parser of the tokens of `text`.
+    pub fn new(toks: Vec<(Tok, Span)>, text: &str) -> Self {
+        let mut line_start = Vec::with_capacity(toks.len());
+        let mut prev_end = 0;
+        for (_, span) in &toks {
+            let start = (span.start as usize).min(text.len());
+            let gap = text.get(prev_end.min(start)..start).unwrap_or("");
+            line_start.push(prev_end == 0 || gap.contains('\n'));
+            prev_end = span.end as usize;
+        }
         Parser {
             toks,
+            line_start,
             pos: 0,
             depth: 0,
+            errors: Vec::new(),
+            aborted: false,
         }
     }
 
@@ -380,7 +55,9 @@ impl Parser {
     fn enter(&mut self) -> PResult<()> {
         self.depth += 1;
         if self.depth > MAX_NESTING {
+            self.depth -= 1;
             return Err(HrgError::new(
+                Code::TooDeep,
                 format!(
                     "nested deeper than {MAX_NESTING} (brackets, blocks or operators in a row)"
                 ),
@@ -424,6 +101,7 @@ impl Parser {
 
     fn unexpected(&self, expected: &str) -> HrgError {
         HrgError::new(
+            Code::UnexpectedToken,
             format!("unexpected {}, expected {expected}", self.peek().describe()),
             self.span(),
         )
@@ -464,12 +142,102 @@ impl Parser {
         }
     }
 
-    pub fn program(&mut self) -> PResult<Vec<Decl>> {
+    /// Every declaration of the program, or every syntax error: after an error the parser
+    /// resumes at the next statement (inside a block) or declaration, so independent errors
+    /// are all reported.
+    pub fn program(&mut self) -> Result<Vec<Decl>, Vec<HrgError>> {
         let mut out = Vec::new();
         while *self.peek() != Tok::Eof {
-            out.push(self.declaration()?);
+            let start = self.pos;
+            match self.declaration() {
+                Ok(d) => out.push(d),
+                Err(e) => {
+                    if !self.record(e) {
+                        break;
+                    }
+                    self.skip_to_declaration(start);
+                }
+            }
         }
-        Ok(out)
+        if self.errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(std::mem::take(&mut self.errors))
+        }
+    }
+
+    /// Records an error; whether parsing goes on (not after [`MAX_ERRORS`], nor after nesting
+    /// past [`MAX_NESTING`]: such input is not worth recovering in).
+    fn record(&mut self, e: HrgError) -> bool {
+        if self.aborted {
+            return false;
+        }
+        let fatal = e.code == Code::TooDeep;
+        self.errors.push(e);
+        if fatal || self.errors.len() > MAX_ERRORS {
+            self.aborted = true;
+        }
+        !self.aborted
+    }
+
+    /// Whether the current token starts a line with `domain D`, `graph g` or `reusable graph`:
+    /// a declaration, wherever the brackets before it left off.
+    fn at_declaration_keyword(&self) -> bool {
+        self.line_start[self.pos]
+            && ((self.is_word("reusable") && self.word_at(1, "graph"))
+                || ((self.is_word("domain") || self.is_word("graph"))
+                    && matches!(self.peek_at(1), Tok::Ident(_))))
+    }
+
+    /// Skips what is left of a declaration that failed to parse: to the next line that
+    /// starts with a declaration keyword, or with `name :` outside brackets.
+    fn skip_to_declaration(&mut self, start: usize) {
+        if self.pos <= start {
+            self.bump();
+        }
+        let mut depth = 0usize;
+        while *self.peek() != Tok::Eof {
+            if self.at_declaration_keyword()
+                || (depth == 0
+                    && self.line_start[self.pos]
+                    && matches!(self.peek(), Tok::Ident(_))
+                    && *self.peek_at(1) == Tok::Colon)
+            {
+                return;
+            }
+            match self.bump() {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+
+    /// Skips what is left of a statement that failed to parse: to the next line that starts
+    /// a statement outside brackets, or to the `}` that closes the block.
+    fn skip_to_statement(&mut self, start: usize) {
+        if self.pos <= start {
+            self.bump();
+        }
+        let mut depth = 0usize;
+        loop {
+            match self.peek() {
+                Tok::Eof => return,
+                Tok::RBrace if depth == 0 => return,
+                Tok::Ident(_) | Tok::Dollar | Tok::DollarUnderscore | Tok::DollarDollar
+                    if depth == 0 && self.line_start[self.pos] =>
+                {
+                    return;
+                }
+                _ if self.at_declaration_keyword() => return,
+                _ => {}
+            }
+            match self.bump() {
+                Tok::LParen | Tok::LBracket | Tok::LBrace => depth += 1,
+                Tok::RParen | Tok::RBracket | Tok::RBrace => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
     }
 
     fn declaration(&mut self) -> PResult<Decl> {
@@ -551,6 +319,10 @@ impl Parser {
             }));
         }
         let init = if self.eat(&Tok::Eq) {
+            // `y : T =` with nothing after it: the next line declares a name, it is no value.
+            if self.line_start[self.pos] && *self.peek_at(1) == Tok::Colon {
+                return Err(self.unexpected("an initial value"));
+            }
             Some(self.expr()?)
         } else {
             None
@@ -613,7 +385,11 @@ impl Parser {
                 let b = self.ident("an integer")?;
                 let parse = |s: &str| {
                     s.parse::<i64>().map_err(|_| {
-                        HrgError::new(format!("`{s}` is not an integer"), sp.to(self.prev_span()))
+                        HrgError::new(
+                            Code::BadInteger,
+                            format!("`{s}` is not an integer"),
+                            sp.to(self.prev_span()),
+                        )
                     })
                 };
                 Values::Range(parse(&a)?, parse(&b)?)
@@ -683,10 +459,19 @@ impl Parser {
         self.expect(Tok::LBrace)?;
         let mut out = Vec::new();
         while *self.peek() != Tok::RBrace {
-            if *self.peek() == Tok::Eof {
+            if *self.peek() == Tok::Eof || self.at_declaration_keyword() {
                 return Err(self.unexpected("`}`"));
             }
-            out.push(self.statement()?);
+            let start = self.pos;
+            match self.statement() {
+                Ok(s) => out.push(s),
+                Err(e) => {
+                    if !self.record(e.clone()) {
+                        return Err(e);
+                    }
+                    self.skip_to_statement(start);
+                }
+            }
         }
         self.bump();
         Ok(out)
@@ -747,7 +532,11 @@ impl Parser {
                     ("repeat", Tok::Ident(n)) => {
                         let sp = self.peek_at_span(1);
                         let n: u64 = n.parse().map_err(|_| {
-                            HrgError::new(format!("`{n}` is not a repetition count"), sp)
+                            HrgError::new(
+                                Code::BadInteger,
+                                format!("`{n}` is not a repetition count"),
+                                sp,
+                            )
                         })?;
                         self.bump();
                         self.bump();

@@ -54,6 +54,12 @@ pub mod pipeline;
 pub mod play;
 pub mod render;
 
+/// The stack a thread needs to run the pipeline on the deepest input it accepts. Parsers and
+/// walks over input are iterative or limited in depth (e.g. 1000 nested brackets); this leaves
+/// room for the deepest accepted input whatever the platform's default stack (`rgt` runs every
+/// command on a thread with this stack; embedders with deep inputs should too).
+pub const STACK_SIZE: usize = 512 << 20;
+
 pub use diag::{Diagnostic, LintConfig, Severity};
 pub use error::Error;
 pub use lang::Lang;

@@ -71,7 +71,7 @@ impl GameArgs {
 /// prints its warnings.
 pub fn load(session: &mut Session, args: &GameArgs) -> Result<Game, Failure> {
     let (mut game, _) = load_unoptimised(session, args)?;
-    optimise(session, &mut game, args.opt)?;
+    optimise(&mut game, args.opt)?;
     Ok(game)
 }
 
@@ -91,23 +91,8 @@ pub fn load_unoptimised(
     Ok((loaded.game, loaded.setup))
 }
 
-/// Translates, completes, checks and optimises a source text named `name` with the session's
-/// options; prints its warnings.
-pub fn load_text(
-    session: &mut Session,
-    lang: Lang,
-    name: String,
-    text: String,
-    opt: OptLevel,
-) -> Result<Game, Failure> {
-    let mut game = translate_text(session, lang, name, text)?;
-    optimise(session, &mut game, opt)?;
-    Ok(game)
-}
-
 /// Optimises a checked game at level `opt`.
-pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result<(), Failure> {
-    let _ = session;
+pub fn optimise(game: &mut Game, opt: OptLevel) -> Result<(), Failure> {
     rg_pipeline::optimise(game, opt).map(|_| ())
 }
 

@@ -70,7 +70,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let gdl_source = (lang == Lang::Kif).then(|| (name.clone(), text.clone()));
     let g0 = translate_text(session, lang, name, text)?;
     let mut g2 = g0.clone();
-    optimise(session, &mut g2, OptLevel::O2)?;
+    optimise(&mut g2, OptLevel::O2)?;
     let (p0, p2) = (compile(&g0, &args.interp)?, compile(&g2, &args.interp)?);
     let plies = match gdl_source {
         Some((name, text)) => {

@@ -165,7 +165,7 @@ fn translate(
     let (name, text) = read_input(&path)?;
     let mut g = translate_text(session, lang, name.clone(), text.clone())?;
     let before = Stats::of(&g);
-    optimise(session, &mut g, game.opt)?;
+    optimise(&mut g, game.opt)?;
     let after = Stats::of(&g);
     let output = match emit.game_format() {
         Some(format) => rg_fmt::emit_to_string(format.emitter(), &g),

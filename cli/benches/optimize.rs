@@ -4,9 +4,7 @@
 //! and 14 s for reversi and pentago) are added when ../shared/corpus is present.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rgt::lang::Lang;
-use rgt::pipeline::{OptLevel, optimise, translate_text};
-use rgt::report::{ColorChoice, Session};
+use rg_pipeline::{Lang, OptLevel, Pipeline, optimise};
 use std::hint::black_box;
 use std::path::Path;
 
@@ -23,7 +21,7 @@ const GAMES: &[(&str, &str)] = &[
 
 fn bench(c: &mut Criterion) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut session = Session::new(ColorChoice::Never);
+    let mut pipeline = Pipeline::default();
     let mut group = c.benchmark_group("optimise_O2");
     group.sample_size(10);
     for (name, rel) in GAMES {
@@ -32,12 +30,14 @@ fn bench(c: &mut Criterion) {
             continue; // a corpus game on a machine without the corpus
         };
         let lang = Lang::detect(rel, None).expect("a known extension");
-        let game = translate_text(&mut session, lang, rel.to_string(), text)
-            .unwrap_or_else(|_| panic!("{rel} translates"));
+        let game = pipeline
+            .translate_text(lang, *rel, text)
+            .unwrap_or_else(|_| panic!("{rel} translates"))
+            .game;
         group.bench_function(*name, |b| {
             b.iter(|| {
                 let mut g = game.clone();
-                optimise(&mut session, &mut g, OptLevel::O2).expect("optimises");
+                optimise(&mut g, OptLevel::O2).expect("optimises");
                 black_box(g)
             })
         });

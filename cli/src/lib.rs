@@ -1,16 +1,16 @@
 //! `rgt`: translate games written in any GGP language into checked Regular Games (RG).
 //!
-//! The binary is a thin wrapper around [`run`]; the library exposes the command-line definition
-//! (for completions and man pages), the loading pipeline and the diagnostic renderer (used by the
-//! integration tests so they snapshot exactly what users see).
+//! The binary is a thin wrapper around [`run`]: argument parsing, printing and exit codes over
+//! the `rg_pipeline` library, which owns loading, checking, optimising and rendering. This
+//! library exposes the command-line definition (for completions and man pages).
 #![allow(clippy::print_stdout, clippy::print_stderr)] // the CLI is where output happens
 
 pub mod cmd;
 pub mod io;
-pub mod lang;
-pub mod native;
 pub mod pipeline;
 pub mod report;
+
+pub use rg_pipeline::{lang, native};
 
 use clap::{Parser, Subcommand};
 use report::{ColorChoice, Session};
@@ -72,12 +72,12 @@ pub enum Command {
     View(cmd::view::Args),
     Passes(cmd::passes::Args),
     Completions(cmd::completions::Args),
+    #[command(name = "batch-worker", hide = true)]
+    BatchWorker(cmd::batch::worker::Args),
 }
 
-/// The stack of the thread that runs a command. Parsers and walks over input are iterative or
-/// limited in depth (e.g. 1000 nested brackets); this leaves room for the deepest input they
-/// accept, whatever the platform's default for the main thread.
-pub const STACK_SIZE: usize = 512 << 20;
+/// The stack of the thread that runs a command (see [`rg_pipeline::STACK_SIZE`]).
+pub const STACK_SIZE: usize = rg_pipeline::STACK_SIZE;
 
 /// Parses the command line, runs the command and returns the exit status.
 pub fn run() -> ExitCode {
@@ -117,6 +117,7 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::View(args) => cmd::view::run(&mut session, args),
         Command::Passes(args) => cmd::passes::run(args),
         Command::Completions(args) => cmd::completions::run(args),
+        Command::BatchWorker(args) => cmd::batch::worker::main(&mut session, args),
     }));
     match result {
         Ok(Ok(code)) => code,

@@ -693,7 +693,7 @@ fn a_crashing_game_is_an_internal_error_of_that_game_only() {
     let deadline = Instant::now() + Duration::from_secs(30);
     let worker = loop {
         let hanging = children(batch.id()).into_iter().find(|&c| {
-            std::fs::read(format!("/proc/{c}/environ"))
+            std::fs::read(format!("/proc/{c}/cmdline"))
                 .is_ok_and(|env| String::from_utf8_lossy(&env).contains("hangs.rg"))
         });
         if let Some(w) = hanging {

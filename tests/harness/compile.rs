@@ -7,9 +7,8 @@
 //! and goals). Skipped, with a message, when no C++ compiler runs on the machine.
 
 use rg_interp::{CompileOptions, Machine, Program, Summary};
-use rgt::lang::Lang;
-use rgt::native::{Toolchain, build};
-use rgt::pipeline::OptLevel;
+use rg_pipeline::native::{Toolchain, build};
+use rg_pipeline::{Lang, OptLevel};
 use rgt_tests::root;
 use std::path::Path;
 use std::process::Command;
@@ -132,10 +131,8 @@ fn compiled_models_count_and_play_as_the_interpreter() {
         let text = std::fs::read_to_string(&path).expect("fixture");
         let lang = Lang::detect(file, None).expect("known extension");
         for &level in levels {
-            let mut session = rgt::report::Session::plain();
-            let game =
-                rgt::pipeline::load_text(&mut session, lang, file.to_owned(), text.clone(), level)
-                    .unwrap_or_else(|f| panic!("{file}: {}", session.render_failure(&f)));
+            let game = rgt_tests::load_at(lang, file, &text, level)
+                .unwrap_or_else(|f| panic!("{file}: {f}"));
             let sources = rg_compile::compile(
                 &game,
                 &rg_compile::Options {
@@ -250,10 +247,7 @@ fn a_second_build_comes_from_the_cache() {
     let Some(tc) = toolchain() else { return };
     let cache = std::env::temp_dir().join(format!("rgt-cache-test-{}", std::process::id()));
     let text = std::fs::read_to_string(root().join("examples/nim.rg")).expect("example");
-    let mut session = rgt::report::Session::plain();
-    let game =
-        rgt::pipeline::load_text(&mut session, Lang::Rg, "nim.rg".into(), text, OptLevel::O2)
-            .expect("nim loads");
+    let game = rgt_tests::load_at(Lang::Rg, "nim.rg", &text, OptLevel::O2).expect("nim loads");
     let sources = rg_compile::compile(&game, &rg_compile::Options::default()).expect("compiles");
     let first = build(&sources, &tc, &cache).expect("first build");
     let second = build(&sources, &tc, &cache).expect("second build");
@@ -273,15 +267,7 @@ fn generated_sources_are_deterministic() {
     let text = std::fs::read_to_string(root().join("tests/fixtures/rg/valid/tictactoe.rg"))
         .expect("fixture");
     let generate = || {
-        let mut session = rgt::report::Session::plain();
-        let game = rgt::pipeline::load_text(
-            &mut session,
-            Lang::Rg,
-            "t.rg".into(),
-            text.clone(),
-            OptLevel::O2,
-        )
-        .expect("loads");
+        let game = rgt_tests::load_at(Lang::Rg, "t.rg", &text, OptLevel::O2).expect("loads");
         rg_compile::compile(&game, &rg_compile::Options::default()).expect("compiles")
     };
     assert_eq!(generate(), generate());
@@ -298,10 +284,7 @@ fn sources_in_several_units_count_as_the_interpreter() {
         ("tests/fixtures/interp/perft/reachability.rg", 4),
     ] {
         let text = std::fs::read_to_string(root().join(file)).expect("fixture");
-        let mut session = rgt::report::Session::plain();
-        let game =
-            rgt::pipeline::load_text(&mut session, Lang::Rg, file.into(), text, OptLevel::O2)
-                .expect("loads");
+        let game = rgt_tests::load_at(Lang::Rg, file, &text, OptLevel::O2).expect("loads");
         let opts = rg_compile::Options {
             unit_bytes: Some(2048),
             ..Default::default()

@@ -2,7 +2,7 @@
 //! independent error is reported, each with its specific code, on the source token, with a
 //! "did you mean" when a declared name is close; and the crates' `CODES` lists cover the codes.
 
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::load;
 
 fn settings() -> insta::Settings {

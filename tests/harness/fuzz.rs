@@ -11,9 +11,8 @@
 
 use rg_core::{FileId, LowerOptions};
 use rg_interp::{CompileOptions, Machine, Program, Rng};
-use rgt::lang::Lang;
-use rgt::pipeline::OptLevel;
-use rgt::report::Session;
+use rg_pipeline::Lang;
+use rg_pipeline::OptLevel;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -257,16 +256,14 @@ fn front_end(lang: Lang, text: &str) {
 /// Everything a user runs: translation, checks, `-O2`, rendering of the diagnostics, and the
 /// interpreter's first ply.
 fn pipeline(lang: Lang, text: &str) {
-    let mut session = Session::plain();
-    session.size_limit = Some(SIZE_LIMIT);
-    match rgt::pipeline::load_text(
-        &mut session,
-        lang,
-        "fuzz".to_owned(),
-        text.to_owned(),
-        OptLevel::O2,
-    ) {
-        Ok(game) => {
+    let mut p = rg_pipeline::Pipeline::new(rg_pipeline::Options {
+        opt: OptLevel::O2,
+        size_limit: Some(SIZE_LIMIT),
+        ..Default::default()
+    });
+    match p.load_text(lang, "fuzz", text) {
+        Ok(loaded) => {
+            let game = loaded.game;
             for e in rg_fmt::emitters() {
                 let _ = rg_fmt::emit_to_string(e, &game);
             }
@@ -277,7 +274,7 @@ fn pipeline(lang: Lang, text: &str) {
             }
         }
         Err(failure) => {
-            let _ = session.render_failure(&failure);
+            let _ = p.render_error(&failure);
         }
     }
 }
@@ -305,7 +302,7 @@ fn fuzz(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
     std::thread::scope(|s| {
         std::thread::Builder::new()
             .name(format!("fuzz-{name}"))
-            .stack_size(rgt::STACK_SIZE)
+            .stack_size(rg_pipeline::STACK_SIZE)
             .spawn_scoped(s, || fuzz_here(name, langs, target, default))
             .expect("a fuzz thread starts")
             .join()

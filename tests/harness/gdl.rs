@@ -34,7 +34,13 @@ fn named_code(path: &Path) -> Option<Code> {
 }
 
 fn render_all(diags: &[GdlDiagnostic], name: &str, text: &str) -> String {
-    diags.iter().map(|d| render(d, name, text)).collect()
+    let mut sources = rg_core::SourceMap::new();
+    let file = sources.add(name, text);
+    let diags: Vec<rg_pipeline::Diagnostic> = diags
+        .iter()
+        .flat_map(|d| rg_pipeline::Diagnostic::from_miette(d, Some(file)))
+        .collect();
+    rg_pipeline::render::Renderer::plain().render(&sources, &diags)
 }
 
 /// The codes of the reader and validator: those a fixture must exist for (the others belong to

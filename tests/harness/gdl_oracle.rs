@@ -924,7 +924,7 @@ fn translations_have_the_reasoners_perft() {
     for path in &files {
         let text = read(path);
         let want = reasoner_perft(path, &text);
-        let game = match rgt_tests::load(rgt::lang::Lang::Kif, &name(path), &text) {
+        let game = match rgt_tests::load(rg_pipeline::Lang::Kif, &name(path), &text) {
             Ok(g) => g,
             Err(d) => {
                 failures.push(format!("{}: not translated:\n{d}", path.display()));
@@ -940,7 +940,7 @@ fn translations_have_the_reasoners_perft() {
             ));
         }
         let mut opt = game.clone();
-        let pipeline = rgt::pipeline::OptLevel::O2.pipeline();
+        let pipeline = rg_pipeline::OptLevel::O2.pipeline();
         if let Err(e) = rg_passes::run(
             &mut opt,
             &pipeline,
@@ -990,7 +990,7 @@ fn invalid_games_are_rejected() {
     s.bind(|| {
         for (file, code) in expected {
             let text = read(&fixtures("kif/games-invalid").join(file));
-            let rendered = match rgt_tests::load(rgt::lang::Lang::Kif, file, &text) {
+            let rendered = match rgt_tests::load(rg_pipeline::Lang::Kif, file, &text) {
                 Ok(_) => panic!("{file} must be rejected"),
                 Err(d) => d,
             };
@@ -1040,8 +1040,8 @@ fn lifted_translations_have_the_reasoners_perft() {
     for path in &files {
         let text = read(path);
         let want = reasoner_perft(path, &text);
-        let mut session = rgt::report::Session::plain();
-        let file = session.sources.add(name(path), text.clone());
+        let mut pipeline = rg_pipeline::Pipeline::default();
+        let file = pipeline.sources.add(name(path), text.clone());
         let mut opts = front_gdl::TranslateOptions::default();
         opts.limits.lifting = front_gdl::Lifting::All;
         let mut game = match front_gdl::translate(file, &text, &opts, &mut |_| {}) {
@@ -1054,11 +1054,17 @@ fn lifted_translations_have_the_reasoners_perft() {
         if rg_core::print(&game).contains("lf_") {
             lifted += 1;
         }
-        if let Err(f) = rgt::pipeline::check(&session, &mut game, file, false) {
+        if let Err(f) = rg_pipeline::check(
+            &mut game,
+            file,
+            false,
+            &rg_pipeline::LintConfig::default(),
+            Vec::new(),
+        ) {
             failures.push(format!(
                 "{}: the lifted translation does not check:\n{}",
                 path.display(),
-                session.render_failure(&f)
+                pipeline.render_error(&f)
             ));
             continue;
         }

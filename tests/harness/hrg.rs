@@ -2,7 +2,7 @@
 //! hand-counted perft of its header at -O0 and -O2; invalid fixtures give located diagnostics;
 //! corpus HRG games match the reference perft; truncated corpus files never panic.
 
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{
     check_corpus_counts, corpus_files, fixture_files, load, name, perft, skip_without_corpus,
 };
@@ -21,7 +21,7 @@ fn settings() -> insta::Settings {
 }
 
 fn optimised(mut g: rg_core::Game) -> rg_core::Game {
-    let p = rgt::pipeline::OptLevel::O2.pipeline();
+    let p = rg_pipeline::OptLevel::O2.pipeline();
     rg_passes::run(&mut g, &p, &rg_passes::Options::default(), &mut |_, _| {
         Ok(())
     })

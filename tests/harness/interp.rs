@@ -4,7 +4,7 @@
 
 use rg_interp::equiv::{EquivOptions, check_equivalent, check_relabelled};
 use rg_interp::{CheckOptions, CompileOptions, Machine, PathError, Program};
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{corpus, fixture_files, load, name, render, skip_without_corpus};
 use std::path::Path;
 

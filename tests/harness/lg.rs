@@ -9,7 +9,7 @@
 use front_linegames::direction::Dir;
 use front_linegames::setup::Man;
 use rg_interp::{CheckOptions, CompileOptions, Machine, Program, State};
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{fixture_files, fixtures, load, name, perft, root};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ fn example(file: &str) -> PathBuf {
 }
 
 fn optimised(mut g: rg_core::Game) -> rg_core::Game {
-    let p = rgt::pipeline::OptLevel::O2.pipeline();
+    let p = rg_pipeline::OptLevel::O2.pipeline();
     rg_passes::run(&mut g, &p, &rg_passes::Options::default(), &mut |_, _| {
         Ok(())
     })

@@ -1,4 +1,4 @@
-//! Shared helpers of the integration tests: fixture and corpus discovery, rendering
+//! Shared helpers of the integration tests: fixture and corpus discovery, loading and rendering
 #![allow(clippy::print_stdout, clippy::print_stderr)] // tests report what they skip
 //! diagnostics exactly as the CLI does (fixed width, no colour), running the built binary.
 
@@ -63,29 +63,41 @@ pub fn name(path: &Path) -> String {
         .into_owned()
 }
 
-/// Renders a diagnostic about `text` (named `name`) as the CLI does without a terminal.
+/// Renders a diagnostic about `text` (named `name`) as the CLI does without a terminal: a group
+/// as its members, in source order, with the count at the end.
 pub fn render(diag: &dyn miette::Diagnostic, name: &str, text: &str) -> String {
-    let src = miette::NamedSource::new(name, text.to_owned());
-    rgt::report::render_with(diag, Some(&src), false, 100)
+    let mut sources = rg_core::SourceMap::new();
+    let file = sources.add(name, text);
+    let diags = rg_pipeline::Diagnostic::from_miette(diag, Some(file));
+    rg_pipeline::render::Renderer::plain().render(&sources, &diags)
 }
 
-/// Loads a game from text through the CLI's pipeline (front-end, builtins, checks) at `-O0`.
+/// Loads a game from text through the pipeline (front-end, builtins, checks) at `-O0`.
 /// On failure returns the diagnostics rendered exactly as the CLI prints them.
-pub fn load(lang: rgt::lang::Lang, name: &str, text: &str) -> Result<rg_core::Game, String> {
-    let mut session = rgt::report::Session::plain();
-    rgt::pipeline::load_text(
-        &mut session,
-        lang,
-        name.to_owned(),
-        text.to_owned(),
-        rgt::pipeline::OptLevel::O0,
-    )
-    .map_err(|f| session.render_failure(&f))
+pub fn load(lang: rg_pipeline::Lang, name: &str, text: &str) -> Result<rg_core::Game, String> {
+    load_at(lang, name, text, rg_pipeline::OptLevel::O0)
+}
+
+/// Loads a game from text through the pipeline and optimises it at `opt`. On failure returns
+/// the diagnostics rendered exactly as the CLI prints them.
+pub fn load_at(
+    lang: rg_pipeline::Lang,
+    name: &str,
+    text: &str,
+    opt: rg_pipeline::OptLevel,
+) -> Result<rg_core::Game, String> {
+    let mut p = rg_pipeline::Pipeline::new(rg_pipeline::Options {
+        opt,
+        ..Default::default()
+    });
+    p.load_text(lang, name, text)
+        .map(|loaded| loaded.game)
+        .map_err(|e| p.render_error(&e))
 }
 
 /// The lint warnings the game at `-O0` gets when it is translated again as RG (issue 22: rgt's
 /// own output must be lint-clean), rendered one per line.
-pub fn lints_at_o0(lang: rgt::lang::Lang, name: &str, text: &str) -> Vec<String> {
+pub fn lints_at_o0(lang: rg_pipeline::Lang, name: &str, text: &str) -> Vec<String> {
     let game = load(lang, name, text).unwrap_or_else(|d| panic!("{name}:\n{d}"));
     let again = rg_core::print(&game);
     let mut game = rg_core::parse(rg_core::FileId(0), &again)
@@ -140,7 +152,7 @@ pub fn expected_counts(prefix: &str) -> Option<Vec<(String, Vec<u64>)>> {
 /// `source(corpus path, text)`, is loaded as `lang` at `-O0` and must have the corpus's counts.
 /// Returns how many games were checked; `None` when the corpus is absent.
 pub fn check_corpus_counts(
-    lang: rgt::lang::Lang,
+    lang: rg_pipeline::Lang,
     prefix: &str,
     max_total: u64,
     source: impl Fn(&str, String) -> Option<String>,

@@ -8,7 +8,7 @@ use rg_interp::equiv::{
 };
 use rg_interp::{CompileOptions, Program, Verified, VerifyOptions, verify_pragmas};
 use rg_passes::{Options, PassPhase, Pipeline, Safety};
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{fixture_files, load, name};
 use std::collections::HashMap;
 use std::path::Path;
@@ -207,7 +207,7 @@ fn optimisation_levels_keep_the_game_tree_of_every_rg_fixture() {
 /// with the optimised game on the first difference.
 pub(crate) fn levels_keep_the_game_tree(before: &rg_core::Game, what: &str, oracle: &EquivOptions) {
     // `-O2` may relabel moves; without its relabelling passes the labels must stay.
-    let mut labels_kept = rgt::pipeline::OptLevel::O2.pipeline();
+    let mut labels_kept = rg_pipeline::OptLevel::O2.pipeline();
     for p in rg_passes::registry() {
         if p.safety() == Safety::Relabels {
             labels_kept.remove(p.name());
@@ -217,7 +217,7 @@ pub(crate) fn levels_keep_the_game_tree(before: &rg_core::Game, what: &str, orac
         ("-O1", Pipeline::local()),
         (
             "-O2",
-            rgt::pipeline::OptLevel::O2.pipeline(), // safe + pragmas
+            rg_pipeline::OptLevel::O2.pipeline(), // safe + pragmas
         ),
         ("-O2 without relabelling", labels_kept),
         ("every safe pass", everything_safe()),
@@ -385,12 +385,8 @@ fn a_100_000_edge_chain_optimises_at_o2_without_overflow() {
         let before = load(Lang::Rg, "chain.rg", &text).unwrap_or_else(|d| panic!("{d}"));
         assert!(before.edge_count() > N);
         let mut after = before.clone();
-        rgt::pipeline::optimise(
-            &mut rgt::report::Session::plain(),
-            &mut after,
-            rgt::pipeline::OptLevel::O2,
-        )
-        .unwrap_or_else(|f| panic!("{f:?}"));
+        rg_pipeline::optimise(&mut after, rg_pipeline::OptLevel::O2)
+            .unwrap_or_else(|f| panic!("{f:?}"));
         assert!(
             after.edge_count() < 100,
             "{} edges left",

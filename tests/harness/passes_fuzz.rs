@@ -15,7 +15,7 @@
 use crate::passes::{is_proper, levels_keep_the_game_tree};
 use rg_interp::Rng;
 use rg_interp::equiv::EquivOptions;
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::load;
 use std::fmt::Write;
 

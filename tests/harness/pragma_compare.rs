@@ -15,7 +15,7 @@
 
 use rg_core::{Game, NodeId, PragmaKind};
 use rg_interp::{Verified, VerifyOptions, verify_pragmas};
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{corpus, load, skip_without_corpus};
 use std::collections::BTreeSet;
 
@@ -80,7 +80,7 @@ fn unique_nodes_compared_with_the_reference_algorithm() {
                 continue;
             }
         };
-        let pipeline = rgt::pipeline::OptLevel::O2.pipeline();
+        let pipeline = rg_pipeline::OptLevel::O2.pipeline();
         let opts = rg_passes::Options {
             validate_each: false,
             ..Default::default()
@@ -254,7 +254,7 @@ fn pragma_kinds_compared_with_the_reference_algorithms() {
                 println!("| {name} | does not load |||||||||");
                 continue;
             };
-            let pipeline = rgt::pipeline::OptLevel::O2.pipeline();
+            let pipeline = rg_pipeline::OptLevel::O2.pipeline();
             let opts = rg_passes::Options {
                 validate_each: false,
                 ..Default::default()

@@ -3,7 +3,7 @@
 //! LL, where counts are small enough for a test); HL and LL versions of each corpus game agree;
 //! truncated corpus files never panic.
 
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{
     check_corpus_counts, corpus, corpus_files, fixture_files, load, name, perft,
     skip_without_corpus,
@@ -41,7 +41,7 @@ fn valid_fixtures_lower_and_have_their_hand_counted_perft() {
                 path.display()
             );
             let mut opt = game.clone();
-            let p = rgt::pipeline::OptLevel::O2.pipeline();
+            let p = rg_pipeline::OptLevel::O2.pipeline();
             rg_passes::run(&mut opt, &p, &rg_passes::Options::default(), &mut |_, _| {
                 Ok(())
             })

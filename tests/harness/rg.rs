@@ -3,7 +3,7 @@
 //! robustness against truncated input.
 
 use rg_core::{FileId, parse, print};
-use rgt::lang::Lang;
+use rg_pipeline::Lang;
 use rgt_tests::{corpus_files, fixture_files, load, name, skip_without_corpus};
 
 fn settings(suite: &str) -> insta::Settings {

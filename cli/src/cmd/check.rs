@@ -2,7 +2,7 @@
 
 use crate::cmd::perft::{InterpArgs, compile, compile_with, start_state};
 use crate::pipeline::{GameArgs, load};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Diagnostic, Failure, Session};
 use rg_interp::{CheckOptions, CompileOptions, Machine};
 use std::process::ExitCode;
 
@@ -102,12 +102,9 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         crate::io::write_output(None, summary.as_bytes(), None)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let diags: Vec<Diag> = found
-        .into_iter()
-        .map(|v| {
-            let file = v.span.map(|s| s.file);
-            Diag::new(v, file)
-        })
+    let diags: Vec<Diagnostic> = found
+        .iter()
+        .flat_map(|v| Diagnostic::from_miette(v, v.span.map(|s| s.file)))
         .collect();
     session.emit(&diags);
     crate::io::write_output(None, summary.as_bytes(), None)?;

@@ -2,7 +2,7 @@
 
 use crate::io::write_output;
 use crate::pipeline::{GameArgs, load};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Failure, Session};
 use rg_core::Game;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -50,7 +50,7 @@ pub fn generate(
     };
     rg_compile::compile(game, &opts).map_err(|e| {
         let file = e.span().map(|s| s.file);
-        Failure::Input(vec![Diag::new(e, file)])
+        Failure::input(&e, file)
     })
 }
 

@@ -3,7 +3,7 @@
 use crate::cmd::perft::{InterpArgs, compile};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, OptLevel, load};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Failure, Session};
 use rg_interp::equiv::{
     Compared, Divergence, EquivOptions, MAX_PLAY, compare_programs, compare_relabelled,
 };
@@ -84,13 +84,13 @@ fn game_args(input: &str, args: &Args) -> GameArgs {
 
 /// A divergence found between `who` as an error.
 pub(crate) fn divergence(who: &str, d: Divergence) -> Failure {
-    Failure::Input(vec![Diag::new(
-        Divergence {
+    Failure::input(
+        &Divergence {
             what: format!("{who}: {}", d.what),
             path: d.path,
         },
         None,
-    )])
+    )
 }
 
 /// What an oracle run compared, in words: `unit` names a playout's steps, `max` the steps after

@@ -2,7 +2,7 @@
 
 use crate::io::{read_input, write_atomically, write_output};
 use crate::lang::Lang;
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Diagnostic, Failure, Session};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -47,23 +47,20 @@ fn format(
     text: &str,
 ) -> Result<String, Failure> {
     match lang {
-        Lang::Rg => rg_core::format::format(file, text)
-            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
-        Lang::Hrg => front_hrg::format(file, text)
-            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+        Lang::Rg => rg_core::format::format(file, text).map_err(|e| Failure::input(&e, Some(file))),
+        Lang::Hrg => front_hrg::format(file, text).map_err(|e| Failure::input(&e, Some(file))),
         Lang::Kif => {
             let parsed = front_gdl::parse(file, text, &front_gdl::ParseOptions::default())
-                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
-            let warnings: Vec<Diag> = parsed
+                .map_err(|e| Failure::input(&e, Some(file)))?;
+            let warnings: Vec<Diagnostic> = parsed
                 .warnings
-                .into_iter()
-                .map(|w| Diag::new(w, Some(file)))
+                .iter()
+                .flat_map(|w| Diagnostic::from_miette(w, Some(file)))
                 .collect();
             session.emit(&warnings);
             Ok(front_gdl::print(&parsed.program))
         }
-        Lang::Lg => front_linegames::format(file, text)
-            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
+        Lang::Lg => front_linegames::format(file, text).map_err(|e| Failure::input(&e, Some(file))),
         other => Err(Failure::Usage(format!(
             "formatting {} files is not available in this build of rgt yet",
             other.name()
@@ -80,8 +77,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         if lang != Lang::Rbg {
             return Err(Failure::Usage("--lower is for RBG descriptions".into()));
         }
-        let ll = front_rbg::to_ll(file, &text)
-            .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+        let ll = front_rbg::to_ll(file, &text).map_err(|e| Failure::input(&e, Some(file)))?;
         write_output(None, ll.as_bytes(), None)?;
         return Ok(ExitCode::SUCCESS);
     }

@@ -4,7 +4,7 @@
 use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, load};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Diagnostic, Failure, Session};
 use front_gdl::reasoner::Reasoner;
 use rg_core::{FileId, Game};
 use rg_interp::{CompileOptions, Machine, PathError, Program, RuntimeError, State};
@@ -78,14 +78,14 @@ pub(crate) fn compile(game: &Game, args: &InterpArgs) -> Result<Program, Failure
 pub(crate) fn compile_with(game: &Game, opts: CompileOptions) -> Result<Program, Failure> {
     Program::new(game, opts).map_err(|e| {
         let file = e.span().map(|s| s.file);
-        Failure::Input(vec![Diag::new(e, file)])
+        Failure::input(&e, file)
     })
 }
 
 /// A run-time error as a failure.
 pub(crate) fn runtime_failure(e: RuntimeError) -> Failure {
     let file = e.span.map(|s| s.file);
-    Failure::Input(vec![Diag::new(e, file)])
+    Failure::input(&e, file)
 }
 
 /// The state after `path`.
@@ -93,7 +93,7 @@ pub(crate) fn start_state(m: &mut Machine<'_>, path: &str) -> Result<State, Fail
     m.follow(path).map_err(|e| match e {
         PathError::Runtime(r) => runtime_failure(*r),
         PathError::Format(_) => Failure::Usage(e.to_string()),
-        other => Failure::Input(vec![Diag::new(other, None)]),
+        other => Failure::input(&other, None),
     })
 }
 
@@ -124,15 +124,15 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
                 } else {
                     format!("{}{}", args.after.trim_end_matches('/'), path)
                 };
-                session.emit(&[Diag::new(
-                    DeadEndWarning {
+                session.emit(&Diagnostic::from_miette(
+                    &DeadEndWarning {
                         path,
                         node: program.node_name(dead.state.node).to_owned(),
                         player: program.name(m.player(&dead.state.data)).to_owned(),
                         depth: d,
                     },
                     None,
-                )]);
+                ));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -141,7 +141,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             report(args.depth, args.json, |d| {
                 reasoner
                     .perft(d)
-                    .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
+                    .map_err(|e| Failure::input(&e, Some(file)))
             })?;
             Ok(ExitCode::SUCCESS)
         }
@@ -165,16 +165,16 @@ fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId)
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
-        .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
-    let warnings: Vec<Diag> = loaded
+        .map_err(|e| Failure::input(&e, Some(file)))?;
+    let warnings: Vec<Diagnostic> = loaded
         .warnings
-        .into_iter()
-        .map(|w| Diag::new(w, Some(file)))
+        .iter()
+        .flat_map(|w| Diagnostic::from_miette(w, Some(file)))
         .collect();
-    session.emit(&warnings);
+    crate::pipeline::emit_warnings(session, &args.game, warnings)?;
     Reasoner::new(&loaded.program)
         .map(|r| (r, file))
-        .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
+        .map_err(|e| Failure::input(&e, Some(file)))
 }
 
 /// States searched for a dead end when perft counts 0 (about as many as a perft that takes a

@@ -2,7 +2,7 @@
 
 use crate::cmd::perft::{InterpArgs, compile, runtime_failure, start_state};
 use crate::pipeline::{GameArgs, load};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Failure, Session};
 use rg_interp::{Machine, PlayError, Summary};
 use std::process::ExitCode;
 
@@ -46,7 +46,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         .playouts(&start, args.plays, args.seed)
         .map_err(|e| match e {
             PlayError::Runtime(r) => runtime_failure(*r),
-            other => Failure::Input(vec![Diag::new(other, None)]),
+            other => Failure::input(&other, None),
         })?;
     let per_second = if stats.seconds > 0.0 {
         stats.plays as f64 / stats.seconds

@@ -101,22 +101,9 @@ pub struct Args {
 /// Runs `rgt translate`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     if let Some(out_dir) = &args.batch.out_dir {
-        use crate::cmd::batch::worker;
-        if let (Some(game), Some(output)) = (
-            std::env::var_os(worker::ENV_GAME),
-            std::env::var_os(worker::ENV_OUTPUT),
-        ) {
-            return worker::run(
-                session,
-                &args.game,
-                args.emit,
-                std::path::Path::new(&game),
-                std::path::Path::new(&output),
-            );
-        }
         let mut inputs = vec![args.game.input.clone()];
         inputs.extend(args.more_inputs.iter().cloned());
-        return crate::cmd::batch::run(&inputs, args.game.from, args.emit, out_dir, &args.batch);
+        return crate::cmd::batch::run(&inputs, &args.game, args.emit, out_dir, &args.batch);
     }
     if !args.more_inputs.is_empty() {
         return Err(Failure::Usage(

@@ -5,7 +5,7 @@ use crate::cmd::perft::{InterpArgs, compile};
 use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{OptLevel, optimise, translate_text};
-use crate::report::{Diag, Failure, Session};
+use crate::report::{Failure, Session};
 use front_gdl::reasoner::{Evaluated, GroundTerm, Reasoner, State as GdlState};
 use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled};
 use rg_interp::{Machine, Moves, Program, Rng, State};
@@ -65,12 +65,12 @@ const MAX_STEPS: usize = 10_000;
 /// Runs `rgt verify`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
-    session.size_limit = args.size_limit;
+    session.options.size_limit = args.size_limit;
     let (name, text) = read_input(&args.input)?;
     let gdl_source = (lang == Lang::Kif).then(|| (name.clone(), text.clone()));
     let g0 = translate_text(session, lang, name, text)?;
     let mut g2 = g0.clone();
-    optimise(session, &mut g2, OptLevel::O2)?;
+    optimise(&mut g2, OptLevel::O2)?;
     let (p0, p2) = (compile(&g0, &args.interp)?, compile(&g2, &args.interp)?);
     let plies = match gdl_source {
         Some((name, text)) => {
@@ -78,9 +78,9 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             let file = session.sources.add(name, text);
             let text = &session.sources.get(file).expect("just added").text;
             let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
-                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
-            let reasoner = Reasoner::new(&loaded.program)
-                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+                .map_err(|e| Failure::input(&e, Some(file)))?;
+            let reasoner =
+                Reasoner::new(&loaded.program).map_err(|e| Failure::input(&e, Some(file)))?;
             let steps = args.depth.unwrap_or(2);
             let plies = steps.saturating_mul(reasoner.roles().len());
             let opts = EquivOptions {
@@ -93,7 +93,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             let counts = (0..=plies)
                 .map(|d| counter.perft(d))
                 .collect::<Result<Vec<u64>, _>>()
-                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))?;
+                .map_err(|e| Failure::input(&e, Some(file)))?;
             let done = Lockstep::new(reasoner, &p0)
                 .compare(&counts, &opts)
                 .map_err(|d| divergence("the GDL reasoner and the interpreter at -O0", d))?;

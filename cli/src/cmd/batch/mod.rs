@@ -257,12 +257,14 @@ impl GameRecord {
 /// Runs library conversion.
 pub fn run(
     inputs: &[String],
-    from: Option<Lang>,
+    game: &crate::pipeline::GameArgs,
     emit: Output,
     out_dir: &Path,
     args: &BatchArgs,
 ) -> Result<ExitCode, Failure> {
     let started = Instant::now();
+    let from = game.from;
+    game.options()?; // an unknown --allow code is refused before any game is started
     let globs = args
         .glob
         .iter()
@@ -309,7 +311,7 @@ pub fn run(
     let supervisor = Supervisor {
         exe: std::env::current_exe()
             .map_err(|e| Failure::Io(format!("cannot find the rgt executable: {e}")))?,
-        args: std::env::args_os().skip(1).collect(),
+        args: worker::options(game, emit),
         timeout: (args.timeout > 0.0).then(|| Duration::from_secs_f64(args.timeout)),
         max_memory: args.max_memory,
     };

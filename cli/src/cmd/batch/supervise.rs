@@ -18,7 +18,7 @@
 
 use super::discover::Job;
 use super::worker::{
-    ENV_GAME, ENV_OUTPUT, PREFIX, WorkerRecord, WriteOutcome, plain_record, proc_status_kib,
+    PREFIX, SUBCOMMAND, WorkerRecord, WriteOutcome, plain_record, proc_status_kib,
 };
 use super::{GameRecord, Status};
 use std::ffi::OsString;
@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 pub struct Supervisor {
     /// The `rgt` executable.
     pub exe: PathBuf,
-    /// The command line of the batch (after the program name): workers parse the same options.
+    /// The options of every worker (see `worker::options`): the batch's loading options.
     pub args: Vec<OsString>,
     /// Per-game time limit.
     pub timeout: Option<Duration>,
@@ -50,9 +50,12 @@ impl Supervisor {
         let start = Instant::now();
         let mut record = GameRecord::new(job);
         let mut cmd = Command::new(&self.exe);
-        cmd.args(&self.args)
-            .env(ENV_GAME, &job.input)
-            .env(ENV_OUTPUT, &job.output)
+        cmd.arg(SUBCOMMAND)
+            .args(&self.args)
+            .arg("--output")
+            .arg(&job.output)
+            .arg("--")
+            .arg(&job.input)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

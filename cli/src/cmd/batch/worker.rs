@@ -1,4 +1,6 @@
-//! The worker side: one `rgt` child process translates one game.
+//! The worker side: one `rgt` child process translates one game. It is the hidden subcommand
+//! `rgt batch-worker [GAME OPTIONS] --output OUT [--emit FORMAT] -- GAME`, started by the
+//! supervisor (`supervise.rs`) with the options of the user's `rgt translate --out-dir`.
 //!
 //! Protocol (one JSON object per line on the worker's standard output, after the prefix
 //! [`PREFIX`]; other lines are ignored, so a stray print cannot be taken for a result):
@@ -18,14 +20,63 @@ use crate::io::{read_input, write_atomically};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, optimise, translate_text};
 use crate::report::{DiagRecord, Failure, Session};
+use std::ffi::OsString;
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// Environment variable naming the game a worker translates (set by the supervisor only).
-pub const ENV_GAME: &str = "RGT_BATCH_WORKER_GAME";
-/// Environment variable naming the worker's output file.
-pub const ENV_OUTPUT: &str = "RGT_BATCH_WORKER_OUTPUT";
+/// The name of the hidden subcommand.
+pub const SUBCOMMAND: &str = "batch-worker";
+
+/// Translate one game of a library conversion (internal: started by `rgt translate --out-dir`,
+/// which talks to it over standard input and output).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub game: GameArgs,
+
+    /// Where to write the result, once the supervisor says `commit`.
+    #[arg(long, value_name = "OUT")]
+    pub output: PathBuf,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Output::Rg)]
+    pub emit: Output,
+}
+
+/// The arguments that make a worker translate as `game` and `emit` ask (all but the game and
+/// the output file, which the supervisor adds per game).
+pub fn options(game: &GameArgs, emit: Output) -> Vec<OsString> {
+    let name = |v: Option<clap::builder::PossibleValue>| {
+        v.map(|v| v.get_name().to_owned()).unwrap_or_default()
+    };
+    let mut args: Vec<String> = vec![
+        "--emit".into(),
+        name(clap::ValueEnum::to_possible_value(&emit)),
+        "--opt-level".into(),
+        name(clap::ValueEnum::to_possible_value(&game.opt)),
+    ];
+    if let Some(lang) = game.from {
+        args.extend(["--from".into(), lang.name().into()]);
+    }
+    if let Some(n) = game.size_limit {
+        args.extend(["--size-limit".into(), n.to_string()]);
+    }
+    if game.deny == Some(crate::pipeline::Deny::Warnings) {
+        args.extend(["--deny".into(), "warnings".into()]);
+    }
+    for code in &game.allow {
+        args.extend(["--allow".into(), code.clone()]);
+    }
+    args.into_iter().map(OsString::from).collect()
+}
+
+/// Runs `rgt batch-worker`.
+pub fn main(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
+    let input = PathBuf::from(&args.game.input);
+    run(session, &args.game, args.emit, &input, &args.output)
+}
+
 /// The prefix of protocol lines.
 pub const PREFIX: &str = "@rgt-worker ";
 /// Exit status of a worker whose supervisor gave up on it.
@@ -110,11 +161,11 @@ fn translate(
 ) -> Result<(String, Stats, Stats), Failure> {
     let path = input.to_string_lossy().into_owned();
     let lang = Lang::detect(&path, game.from)?;
-    session.size_limit = game.size_limit;
+    session.options = game.options()?;
     let (name, text) = read_input(&path)?;
     let mut g = translate_text(session, lang, name.clone(), text.clone())?;
     let before = Stats::of(&g);
-    optimise(session, &mut g, game.opt)?;
+    optimise(&mut g, game.opt)?;
     let after = Stats::of(&g);
     let output = match emit.game_format() {
         Some(format) => rg_fmt::emit_to_string(format.emitter(), &g),
@@ -142,7 +193,7 @@ fn write(output: &Path, bytes: &[u8]) -> Result<(), String> {
 /// A failure as report records (the same text `rgt translate` prints for it).
 pub fn failure_records(session: &Session, failure: &Failure) -> Vec<DiagRecord> {
     match failure {
-        Failure::Input(diags) => diags.iter().flat_map(|d| session.records(d)).collect(),
+        Failure::Input(diags) => diags.iter().map(|d| session.record(d)).collect(),
         Failure::Io(m) => vec![plain_record("rgt::io", m)],
         Failure::Usage(m) => vec![plain_record("rgt::usage", m)],
     }

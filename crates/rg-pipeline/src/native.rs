@@ -6,7 +6,7 @@
 //! lookup, and a hash collision can never reuse a wrong binary (the material is compared, not
 //! only the hash). Builds go to a temporary directory that is renamed into place when complete.
 
-use crate::report::Failure;
+use crate::error::Error;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -26,7 +26,7 @@ impl Toolchain {
     /// The compiler named by `cxx`, else `$CXX`, else `c++`; flags from `flags`, else
     /// `$RGT_CXXFLAGS`, else [`DEFAULT_FLAGS`]. Fails with installation advice when the compiler
     /// does not run.
-    pub fn find(cxx: Option<&str>, flags: Option<&str>) -> Result<Toolchain, Failure> {
+    pub fn find(cxx: Option<&str>, flags: Option<&str>) -> Result<Toolchain, Error> {
         let cxx = cxx
             .map(str::to_owned)
             .or_else(|| std::env::var("CXX").ok().filter(|s| !s.trim().is_empty()))
@@ -36,14 +36,14 @@ impl Toolchain {
             .or_else(|| std::env::var("RGT_CXXFLAGS").ok())
             .unwrap_or_else(|| DEFAULT_FLAGS.to_owned());
         let out = Command::new(&cxx).arg("--version").output().map_err(|e| {
-            Failure::Usage(format!(
+            Error::Usage(format!(
                 "cannot run the C++ compiler `{cxx}` ({e}). Install one (Debian/Ubuntu: \
                  `apt-get install g++`; Fedora: `dnf install gcc-c++`; macOS: `xcode-select \
                  --install`) or name it with --cxx or the CXX environment variable"
             ))
         })?;
         if !out.status.success() {
-            return Err(Failure::Usage(format!(
+            return Err(Error::Usage(format!(
                 "the C++ compiler `{cxx}` does not answer `--version`; name a working one with \
                  --cxx or the CXX environment variable"
             )));
@@ -106,10 +106,10 @@ fn fnv(text: &str) -> u64 {
 }
 
 /// Waits for the compilation of one translation unit.
-fn finish_unit(tc: &Toolchain, what: &str, child: std::process::Child) -> Result<(), Failure> {
+fn finish_unit(tc: &Toolchain, what: &str, child: std::process::Child) -> Result<(), Error> {
     let out = child
         .wait_with_output()
-        .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
+        .map_err(|e| Error::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
     if out.status.success() {
         Ok(())
     } else {
@@ -118,11 +118,7 @@ fn finish_unit(tc: &Toolchain, what: &str, child: std::process::Child) -> Result
 }
 
 /// Builds (or finds in `cache`) the driver of `sources`.
-pub fn build(
-    sources: &rg_compile::Sources,
-    tc: &Toolchain,
-    cache: &Path,
-) -> Result<Built, Failure> {
+pub fn build(sources: &rg_compile::Sources, tc: &Toolchain, cache: &Path) -> Result<Built, Error> {
     let mut material = format!(
         "rgt {}\ncompiler {}\nversion {}\nflags {}\n",
         env!("CARGO_PKG_VERSION"),
@@ -153,7 +149,7 @@ pub fn build(
         });
     }
     let io = |what: &str, p: &Path, e: std::io::Error| {
-        Failure::Io(format!("cannot {what} `{}`: {e}", p.display()))
+        Error::Io(format!("cannot {what} `{}`: {e}", p.display()))
     };
     std::fs::create_dir_all(cache).map_err(|e| io("create", cache, e))?;
     let tmp = tempfile::Builder::new()
@@ -174,7 +170,7 @@ pub fn build(
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
-            .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))
+            .map_err(|e| Error::Io(format!("cannot run `{}`: {e}", tc.cxx)))
     };
     // The translation units in parallel, as many at a time as the machine has cores.
     let units = sources.units();
@@ -216,7 +212,7 @@ pub fn build(
         .current_dir(tmp.path())
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| Failure::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
+        .map_err(|e| Error::Io(format!("cannot run `{}`: {e}", tc.cxx)))?;
     if !out.status.success() {
         return Err(compiler_failure(tc, "the driver (link)", &out.stderr));
     }
@@ -239,10 +235,10 @@ pub fn build(
     })
 }
 
-fn compiler_failure(tc: &Toolchain, what: &str, stderr: &[u8]) -> Failure {
+fn compiler_failure(tc: &Toolchain, what: &str, stderr: &[u8]) -> Error {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text.lines().take(30).collect();
-    Failure::Io(format!(
+    Error::Io(format!(
         "`{}` could not compile {what} of the generated model (this is a bug in rgt: please \
          report it with the game):\n{}",
         tc.cxx,

@@ -1,11 +1,13 @@
 //! Input languages and the dispatch to their front-ends (static dispatch: one `match`).
 
-use crate::report::{Diag, Failure};
+use crate::diag::Diagnostic;
+use crate::error::Error;
 use rg_core::{FileId, FrontEnd, LowerOptions, Lowered};
 use std::path::Path;
 
 /// An input language.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Lang {
     /// Regular Games (.rg)
     Rg,
@@ -14,7 +16,7 @@ pub enum Lang {
     /// Regular Boardgames, high- or low-level (.rbg)
     Rbg,
     /// Game Description Language in KIF, incl. GDL-II (.kif, .gdl); `gdl` is accepted too
-    #[value(alias = "gdl")]
+    #[cfg_attr(feature = "clap", value(alias = "gdl"))]
     Kif,
     /// LineGames (.lg)
     Lg,
@@ -55,7 +57,7 @@ impl Lang {
     }
 
     /// The language of `path`, or a usage error naming the known extensions.
-    pub fn detect(path: &str, from: Option<Lang>) -> Result<Lang, Failure> {
+    pub fn detect(path: &str, from: Option<Lang>) -> Result<Lang, Error> {
         if let Some(l) = from {
             return Ok(l);
         }
@@ -71,7 +73,7 @@ impl Lang {
                 .extension()
                 .and_then(|e| e.to_str())
                 .and_then(|e| closest_extension(&e.to_ascii_lowercase()));
-            Failure::Usage(match guess {
+            Error::Usage(match guess {
                 Some(ext) => format!(
                     "cannot tell the language of `{path}` from its extension: did you mean \
                      `.{ext}`? (known: {}; or name the language with --from)",
@@ -86,7 +88,7 @@ impl Lang {
     }
 
     /// Lowers a source text to a game (without builtins).
-    pub fn lower(self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, Failure> {
+    pub fn lower(self, file: FileId, text: &str, opts: &LowerOptions) -> Result<Lowered, Error> {
         match self {
             Lang::Rg => lower_with(&RgFrontEnd, file, text, opts),
             Lang::Hrg => lower_with(&front_hrg::HrgFrontEnd, file, text, opts),
@@ -102,15 +104,18 @@ impl Lang {
         self,
         file: FileId,
         text: &str,
-    ) -> Result<(String, Vec<miette::Report>), Failure> {
+    ) -> Result<(String, Vec<Diagnostic>), Error> {
         match self {
             Lang::Lg => front_linegames::load(file, text)
                 .map(|(game, warnings)| {
-                    let warnings = warnings.into_iter().map(miette::Report::new).collect();
+                    let warnings = warnings
+                        .iter()
+                        .flat_map(|w| Diagnostic::from_miette(w, Some(file)))
+                        .collect();
                     (front_linegames::hrg_text(&game), warnings)
                 })
-                .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))])),
-            other => Err(Failure::Usage(format!(
+                .map_err(|e| Error::input(&e, Some(file))),
+            other => Err(Error::Usage(format!(
                 "--emit hrg prints the HRG generated from a LineGames (.lg) file, not from {} input",
                 other.name()
             ))),
@@ -160,15 +165,16 @@ fn osa_distance(a: &[char], b: &[char]) -> usize {
     d[a.len()][b.len()]
 }
 
-/// Runs a front-end, turning its typed error into a diagnostic located in `file`.
+/// Runs a front-end, converting its typed error into diagnostics located in `file` (the
+/// boundary of the diagnostics model, see [`crate::diag`]).
 pub fn lower_with<F: FrontEnd>(
     fe: &F,
     file: FileId,
     text: &str,
     opts: &LowerOptions,
-) -> Result<Lowered, Failure> {
+) -> Result<Lowered, Error> {
     fe.lower(file, text, opts)
-        .map_err(|e| Failure::Input(vec![Diag::new(e, Some(file))]))
+        .map_err(|e| Error::input(&e, Some(file)))
 }
 
 /// RG itself, as a front-end: parse.

@@ -2,7 +2,9 @@
 //! `rgt perft --engine gdl` (gdl.md §8.6).
 //!
 //! It is deliberately simple and shares no code with the grounder, so that the two can prove each
-//! other: a state is a set of ground fluents, and `legal`, `next`, `terminal`, `goal` and `sees`
+//! other: this crate depends on `front-gdl-syntax` (the reader, the normalised rules, their
+//! validation and the RG spelling of terms) but not on `front-gdl`, and `.ci/run` checks that it
+//! stays so. A state is a set of ground fluents, and `legal`, `next`, `terminal`, `goal` and `sees`
 //! are read off the stratified model of the (normalised, validated) rules over the state's `true`
 //! facts and the joint move's `does` facts, computed bottom-up.
 //!
@@ -26,7 +28,7 @@
 //!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
 //!   built lazily and kept up to date as facts are appended.
 
-use crate::ast::{Literal, Program, RelId, Sym, Term, TermId};
+use front_gdl_syntax::ast::{Literal, Program, RelId, Sym, Term, TermId};
 use rg_core::{EntityId, Span};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -1011,10 +1013,13 @@ impl Reasoner {
             if !out.is_empty() {
                 out.push('_');
             }
-            crate::names::mangle_into(&self.game.names[self.terms.functor(t).0 as usize], &mut out);
+            front_gdl_syntax::names::mangle_into(
+                &self.game.names[self.terms.functor(t).0 as usize],
+                &mut out,
+            );
             stack.extend(self.terms.args(t).iter().rev());
         }
-        crate::names::value_name(out)
+        front_gdl_syntax::names::value_name(out)
     }
 
     /// Computes the model of a state: terminal, legal moves, goals.
@@ -1198,10 +1203,10 @@ fn pattern(program: &Program, t: TermId, terms: &mut Terms) -> Pat {
 
 fn compile_rule(
     program: &Program,
-    rule: &crate::ast::Rule,
+    rule: &front_gdl_syntax::ast::Rule,
     terms: &mut Terms,
 ) -> Result<CRule, ReasonerError> {
-    let pats = |args: crate::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
+    let pats = |args: front_gdl_syntax::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
         program
             .args(args)
             .iter()
@@ -1683,8 +1688,12 @@ mod tests {
     use super::*;
 
     fn reasoner(text: &str) -> Reasoner {
-        let loaded = crate::load(rg_core::FileId(0), text, &crate::ParseOptions::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         Reasoner::new(&loaded.program).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -1795,8 +1804,12 @@ mod tests {
              (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
              (<= (legal p go) (big 1 1 1 1))"
         );
-        let loaded = crate::load(rg_core::FileId(0), &text, &crate::ParseOptions::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         match Reasoner::with_limit(&loaded.program, 100) {
             Err(ReasonerError::Limit { limit: 100 }) => {}
             other => panic!("expected the limit, got {:?}", other.map(|_| ())),

@@ -595,10 +595,21 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// §4.3 and S4: arities, relation/function names, undefined relations.
+    /// Names: a relation or a function used with two arities (a warning: they are treated as
+    /// different symbols), a name used both as a relation and as a function, a relation used in
+    /// a body that no rule defines, and a fluent tested with `true` that no `init` or `next`
+    /// rule makes (both always false, so probably misspelt).
     fn names(&mut self, rules_of: &[Vec<u32>]) {
+        let first_arity = self.relation_arities();
+        self.undefined_relations(rules_of);
+        self.unmade_fluents();
+        self.function_names(&first_arity);
+    }
+
+    /// Reports the relations used with two arities; returns the first relation of each name
+    /// (keywords and relations without a source location aside).
+    fn relation_arities(&mut self) -> FxHashMap<Sym, RelId> {
         let p = self.p;
-        // Relations: a name with two arities; a body relation defined nowhere.
         let mut first_arity: FxHashMap<Sym, RelId> = FxHashMap::default();
         for rel in p.relations() {
             let name = p.rel_name(rel);
@@ -633,7 +644,12 @@ impl Validator<'_, '_> {
                 }
             }
         }
-        // Body relations that no rule defines, at their first use.
+        first_arity
+    }
+
+    /// Reports the relations used in a body that no rule defines, at their first use.
+    fn undefined_relations(&mut self, rules_of: &[Vec<u32>]) {
+        let p = self.p;
         let mut reported = vec![false; p.relation_count()];
         for lit in p.rules().iter().flat_map(|r| &r.body) {
             let Some(a) = lit.atom() else {
@@ -659,9 +675,13 @@ impl Validator<'_, '_> {
                 )),
             );
         }
-        // Fluents tested with `true` that no `init` or `next` head can produce (issue 22:
-        // `(true (cel …))` for `cell` was silently always false). A head whose fluent is a
-        // variable may produce anything; then nothing is reported.
+    }
+
+    /// Reports the fluents tested with `true` that no `init` or `next` head can produce
+    /// (issue 22: `(true (cel …))` for `cell` was silently always false). A head whose fluent
+    /// is a variable may produce anything; then nothing is reported.
+    fn unmade_fluents(&mut self) {
+        let p = self.p;
         let mut made: FxHashSet<(Sym, usize)> = FxHashSet::default();
         let mut anything = false;
         for rule in p.rules() {
@@ -713,7 +733,12 @@ impl Validator<'_, '_> {
                 )),
             );
         }
-        // Functions: two arities; a name that is also a relation.
+    }
+
+    /// Reports the functions used with two arities, and the names used both as a relation
+    /// (`first_arity`: the first relation of each name) and inside terms.
+    fn function_names(&mut self, first_arity: &FxHashMap<Sym, RelId>) {
+        let p = self.p;
         let mut functions: FxHashMap<Sym, (usize, Span)> = FxHashMap::default();
         let mut order: Vec<(Sym, usize, Span)> = Vec::new();
         for rule in p.rules() {

@@ -53,8 +53,7 @@ use rg_core::FileId;
 /// Which concrete syntax a text is in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Syntax {
-    /// Decide from the first significant character: `(` is prefix, anything else infix
-    /// (gdl.md §2.7).
+    /// Decide from the first significant character: `(` is prefix, anything else infix.
     #[default]
     Auto,
     /// Prefix KIF.
@@ -70,7 +69,7 @@ pub struct ParseOptions {
     /// The concrete syntax.
     pub syntax: Syntax,
     /// Compare constants and variables exactly instead of case-insensitively (keywords are
-    /// always case-insensitive; gdl.md §2.6).
+    /// always case-insensitive).
     pub case_sensitive: bool,
 }
 
@@ -103,7 +102,7 @@ pub struct Loaded {
     pub warnings: Vec<GdlDiagnostic>,
 }
 
-/// Reads a GDL description (either syntax) and normalises it (gdl.md §2). Fails with every
+/// Reads a GDL description (either syntax) and normalises it (see [`ast`]). Fails with every
 /// syntax error found (and the warnings so far); spans refer to `file`.
 pub fn parse(file: FileId, text: &str, opts: &ParseOptions) -> Result<Parsed, GdlErrors> {
     let mut sink = Sink::default();
@@ -130,7 +129,7 @@ pub fn parse(file: FileId, text: &str, opts: &ParseOptions) -> Result<Parsed, Gd
     finish(sink.diags, |warnings| Parsed { program, warnings })
 }
 
-/// Validates a parsed program (gdl.md §4) and computes its [`Analysis`]. Fails with every
+/// Validates a parsed program (see [`validate`]) and computes its [`Analysis`]. Fails with every
 /// error found (and the warnings).
 pub fn check(program: &Program) -> Result<Checked, GdlErrors> {
     let mut sink = Sink::default();

@@ -1,4 +1,5 @@
-//! RG names for ground GDL terms (gdl.md §8.4.1).
+//! RG names for ground GDL terms: the one convention the translation and the reasoner share,
+//! so that a move of the reasoner and a move of the translated game can be compared by name.
 //!
 //! A constant keeps its letters, digits and `_`; `+ - < >` become `add_ sub_ lt_ gt_` (as the
 //! reference spells them) and any other character `xHH` per UTF-8 byte. A compound term is its

@@ -1,4 +1,4 @@
-//! Grounding (gdl.md §7.3): from the normalised rules to a finite propositional program.
+//! Grounding: from the normalised rules to a finite propositional program.
 //!
 //! 1. The rules are read into the grounder's form with every ground sub-term interned
 //!    ([`terms`]), and the relations are classified on the dependency graph ([`rules`]):
@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use table::Table;
 use terms::TermStore;
 
-/// Limits of the grounder (gdl.md §7.3.2). Exceeding one is error E-GND-050.
+/// Limits of the grounder, which keep a game whose grounding explodes (or whose terms grow
+/// without bound from turn to turn) from exhausting memory or time. Exceeding one is error
+/// E-GND-050.
 #[derive(Clone, Debug)]
 pub struct GroundLimits {
     /// Ground atoms (exact facts and M⁺ atoms together).

@@ -1,5 +1,5 @@
-//! The ground program as a propositional network, simplified to a fixpoint (gdl.md §7.3 steps
-//! 5–7).
+//! The ground program as a propositional network, simplified to a fixpoint, with its ground
+//! SCCs (the recursion the lowering must loop over).
 //!
 //! Atoms are the grounding's atoms. *Inputs* are `true(f)` (the current state) and `does(r, a)`
 //! (the joint move); every other atom is defined by its ground rules. Simplification is
@@ -1313,7 +1313,7 @@ mod tests {
 
     #[test]
     fn a_next_fact_makes_its_fluent_hold_after_the_first_step() {
-        // gdl.md §9 (test_case_5b/5e): `(next done)` is a fact; `done` is false initially.
+        // GGP-Base's test_case_5b/5e: `(next done)` is a fact; `done` is false initially.
         let text = "(role a) (init s0) (next done)
             (<= (legal a go) (true s0))
             (<= terminal (true done)) (<= (goal a 100) (true done))";
@@ -1324,7 +1324,7 @@ mod tests {
 
     #[test]
     fn sign_aware_simplification() {
-        // gdl.md §9.2 negconst / negimpossible: `blocked` is a derived constant, `q` undefined.
+        // A derived constant (`blocked`) and an undefined relation (`q`) under negation.
         let text = "(role a) (init s0) (base_fact 1)
             (<= blocked (base_fact 1))
             (<= (legal a go) (true s0))
@@ -1383,7 +1383,7 @@ mod tests {
 
     #[test]
     fn recursion_through_the_state_is_kept_as_components() {
-        // gdl.md §9.2 cyclic: reachability over open nodes (linear recursion).
+        // Reachability over open nodes: linear recursion through the state.
         let text = "(role a)
             (init (open 1)) (init (open 2)) (init (open 3))
             (adj 1 2) (adj 2 1) (adj 2 3) (adj 3 2)

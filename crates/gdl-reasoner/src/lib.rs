@@ -1,5 +1,7 @@
-//! An independent GDL reasoner (gdl.md §5): the test oracle of the translation and the engine of
-//! `rgt perft --engine gdl` (gdl.md §8.6).
+//! An independent GDL reasoner, implementing the game semantics of GDL directly (a state is the
+//! set of its fluents; the model of the rules over it gives the legal moves, the next state,
+//! termination, goals and percepts): the test oracle of the translation and the engine of
+//! `rgt perft --engine gdl`, whose counts equal the RG perft of the translation.
 //!
 //! It is deliberately simple and shares no code with the grounder, so that the two can prove each
 //! other: this crate depends on `front-gdl-syntax` (the reader, the normalised rules, their
@@ -18,7 +20,7 @@
 //!   joins at least one literal against the previous round's new facts); negation over lower
 //!   components is negation as failure against their complete extension.
 //! * A component with a negative edge inside (relation-level stratification fails, e.g.
-//!   `(<= (goal r 100) (not (goal r 0)))`, gdl.md §4.5) is evaluated by the alternating fixpoint
+//!   `(<= (goal r 100) (not (goal r 0)))`, which may still be stratified atom by atom) is evaluated by the alternating fixpoint
 //!   (the well-founded model). If the ground program is stratified the result is total and equals
 //!   the stratified model; otherwise some atom stays undefined and the reasoner reports the ground
 //!   negation cycle.
@@ -63,7 +65,8 @@ pub enum ReasonerError {
         /// The rule.
         span: Span,
     },
-    /// The ground program has a cycle through negation (gdl.md §4.5, E-VAL-031).
+    /// The ground program has a cycle through negation (E-VAL-031): an atom that depends on its
+    /// own negation has no stratified meaning.
     NegationCycle {
         /// An atom of the cycle.
         atom: String,
@@ -1001,7 +1004,7 @@ impl Reasoner {
     }
 
     /// The RG value name the translation gives a ground term (a role, an action, a goal value)
-    /// when no other term of its namespace flattens to the same name (gdl.md §8.4.1): symbols
+    /// when no other term of its namespace flattens to the same name: symbols
     /// mangled, a compound term's functor and arguments joined by `_`, reserved names prefixed
     /// with `v_`. Terms whose names collide are renamed by the translation (warning W-LOW-060),
     /// so a caller pairing actions by name must check that the names it compares are distinct.
@@ -1104,8 +1107,9 @@ impl Reasoner {
         Ok(Transition { state, percepts })
     }
 
-    /// Perft from the initial state (gdl.md §8.6): the number of move sequences of length
-    /// `depth`, joint moves sequentialised in role-fact order.
+    /// Perft from the initial state ([`Reasoner::perft_from`]): the number of move sequences of
+    /// length `depth`, joint moves sequentialised in role-fact order as the translation does
+    /// (one RG move per role), so that it equals the RG perft of the translation.
     pub fn perft(&mut self, depth: usize) -> Result<u64, ReasonerError> {
         let s = self.init.clone();
         self.perft_from(&s, depth)
@@ -1248,7 +1252,7 @@ fn compile_rule(
             }
         }
     }
-    // Safety (gdl.md §4.4): everything must be bound by the positive literals.
+    // Safety: every variable must be bound by the positive literals.
     let mut bound = vec![false; rule.vars.len()];
     for l in &pos {
         for &v in &l.vars {

@@ -1,4 +1,5 @@
-//! Join planning and execution for one rule (gdl.md §7.3.1).
+//! Join planning and execution for one rule, in semi-naive evaluation: each round joins at
+//! least one literal (the pivot) against the atoms the previous round found.
 //!
 //! A [`Plan`] orders a rule's body for evaluation: the semi-naive pivot first, then greedily
 //! the positive literal with the fewest expected matches given the variables bound so far

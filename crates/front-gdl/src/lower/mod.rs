@@ -1,20 +1,21 @@
-//! Lowering of the simplified ground game to RG (gdl.md §8.4, normative).
+//! Lowering of the simplified ground game to RG.
 //!
 //! One GDL step becomes, in role-fact order, one RG move per role (the chance role `random`
 //! included, as `player = random`), each made while only that role's `visible` entry is 1 so
 //! that simultaneous choices stay hidden; then one keeper move that reveals the joint move
 //! (GDL-I) or hands out the percepts (GDL-II), computes the next state into `n_` variables,
 //! commits it, resets the scratch variables (so equal GDL states are equal RG states), and
-//! tests `terminal`. The initial state is tested too (D1), every condition and its negation
-//! are exclusive so keeper walks are unique (D2, D15), and goals fall back to the lowest score
-//! (D15).
+//! tests `terminal`. The initial state is tested too (a game may be over before any move),
+//! every condition and its negation are exclusive so that the keeper always has exactly one
+//! way on (RG requires keeper walks to be unique), and a player none of whose goals holds gets
+//! the lowest score (every player has a score at the end).
 //!
 //! Conditions over ground atoms are RG reachability checks into one sub-automaton per atom
 //! (`d_<atom>_in` → `d_<atom>_out`, one path per rule, comparisons first), except that
 //! constant conditions become skips or missing edges, literals over `true`/`does` become
 //! comparisons, and a positive literal over an atom with one short rule is inlined as a chain.
 //! Ground recursion (non-trivial SCCs) is lowered as graph reachability when linear and
-//! materialised in Boolean variables otherwise (gdl.md §8.4.4).
+//! materialised in Boolean variables otherwise, computed by a fixpoint loop.
 
 pub(crate) mod lifted;
 
@@ -1452,8 +1453,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Emits the fixpoint loop of a non-linear SCC after `at` (gdl.md §8.4.4); returns the
-    /// node after it.
+    /// Emits the fixpoint loop of a non-linear SCC after `at` (its `r_` variables are
+    /// recomputed from their rules until none changes); returns the node after it.
     fn materialise(&mut self, s: u32, at: NodeId, changed: ExprId) -> NodeId {
         let net = self.net;
         let members = net.sccs[s as usize].clone();

@@ -1,6 +1,6 @@
-//! Static checks of linegames.md §3.4 over the whole file, collecting every error: statement
-//! order and counts (LG002–LG004, LG014, LG016), then the board (§4) and, when the board is
-//! sound, the initial position (§5). The result is the checked game the lowering works from.
+//! Static checks over the whole file, collecting every error: statement order and counts
+//! (LG002–LG004, LG014, LG016), then the board and, when the board is sound, the initial
+//! position. The result is the checked game the lowering works from.
 
 use crate::ast::{
     Continuation, File, LimitKind, Obligation, Selector, Shape, Side, Spanned, Stmt, StmtKind,
@@ -10,7 +10,7 @@ use crate::error::{LgError, LgErrors, LgWarning};
 use crate::setup::{Man, place};
 use rg_core::Span;
 
-/// The cap on limits (§3.4 LG016).
+/// The cap on limits (LG016 beyond).
 pub const MAX_LIMIT: u64 = 100_000;
 
 /// A checked LineGames game: everything the lowering needs.

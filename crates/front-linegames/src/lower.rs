@@ -1,7 +1,8 @@
-//! Lowering to HRG (linegames.md §7): the checked game becomes an HRG syntax tree, built
+//! Lowering to HRG: the checked game becomes an HRG syntax tree, built
 //! directly (no HRG text is parsed), with every node spanned by the `.lg` statement it comes
 //! from, so that anything reported about the generated program points into the user's file.
-//! The declarations follow the layout of §7.2 and the templates of §7.3–§7.4.
+//! The program is laid out as domains, direction maps and the step table, side and material
+//! helpers, counters, state variables, then graphs (see [`to_hrg`]).
 
 use crate::ast::{Continuation, Obligation};
 use crate::check::LineGame;
@@ -184,13 +185,15 @@ fn k_pattern(ctor: &str) -> Pattern {
     Pattern::Ctor(ctor.to_owned(), vec![pat("K")])
 }
 
-/// The HRG program of a checked game (§7.2 layout, without the title comment).
+/// The HRG program of a checked game (without the title comment): domains, one map per
+/// direction and the `step` table, side and material helpers, counters for the limits present,
+/// state variables, then the graphs.
 pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
     let o = &g.origins;
     let (game, board, setup, rules) = (At(o.game), At(o.board), At(o.setup), At(o.capture));
     let mut out = Vec::new();
 
-    // Domains (§7.3.1).
+    // Domains.
     out.push(game.domain("Player", &["white", "black"]));
     out.push(game.domain("Score", &["0", "50", "100"]));
     out.push(game.domain("Cell", &["empty", "whiteMan", "blackMan", "border"]));
@@ -202,7 +205,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
     let dirs = g.board.directions();
     out.push(board.counter_domain("Dir", "S", dirs.len() as u64 - 1));
 
-    // Direction maps and the step table (§7.3.2).
+    // Direction maps and the step table.
     for &d in dirs {
         let mut cases: Vec<(Vec<Pattern>, Expr)> = order
             .iter()
@@ -224,7 +227,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         .collect();
     out.push(board.function("step", &["Dir", "PointOrNull", "PointOrNull"], steps));
 
-    // Sides and material (§7.3.3).
+    // Sides and material.
     let swap = |a: &str, b: &str| (vec![pat(a)], game.name(b));
     out.push(game.function(
         "other",
@@ -267,7 +270,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         ));
     }
 
-    // Counters (§7.3.4).
+    // Counters, only for the limits present.
     let counters = [
         (g.turns, o.turns, "Turns", "T", "nextTurn", "turns"),
         (g.quiet, o.quiet, "Quiet", "Q", "nextQuiet", "quiet"),
@@ -280,7 +283,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         }
     }
 
-    // State variables (§7.3.5).
+    // State variables.
     let mut entries = vec![MapPart {
         key: pat("null"),
         value: setup.name("border"),

@@ -14,7 +14,7 @@
 //!    negation, the recursion restriction, what may depend on `true` and `does`) plus the
 //!    analysis later stages need (relation dependency graph, strata, static / state / move
 //!    classification, roles) — [`check`];
-//! 5. [`print`]: normalised KIF (`rgt fmt x.kif`) — [`format`].
+//! 5. [`print`](mod@print): normalised KIF (`rgt fmt x.kif`) — [`format()`].
 //!
 //! [`names`] holds the RG spelling of ground GDL terms: the one convention the translation and
 //! the reasoner must agree on, so that their moves can be compared by name.
@@ -159,7 +159,7 @@ pub fn load(file: FileId, text: &str, opts: &ParseOptions) -> Result<Loaded, Gdl
     }
 }
 
-/// The normalised KIF text of a description (`rgt fmt`): [`parse`] then [`print`].
+/// The normalised KIF text of a description (`rgt fmt`): [`parse`] then [`print()`].
 pub fn format(file: FileId, text: &str, opts: &ParseOptions) -> Result<String, GdlErrors> {
     parse(file, text, opts).map(|p| print(&p.program))
 }

@@ -1,7 +1,7 @@
 //! Grounding: from the normalised rules to a finite propositional program.
 //!
 //! 1. The rules are read into the grounder's form with every ground sub-term interned
-//!    ([`terms`]), and the relations are classified on the dependency graph ([`rules`]):
+//!    (`terms`), and the relations are classified on the dependency graph (`rules`):
 //!    *exact* relations (static and stratified: `role`, `init`, tables such as `succ`) are
 //!    computed completely; every other relation is *relaxed*: evaluated in the relaxed program
 //!    R⁺ (negative literals over relaxed relations dropped, `true ⇐ init`, `true ⇐ next`,
@@ -9,7 +9,7 @@
 //!    reachable state. Existential variables of relaxed literals are projected into auxiliary
 //!    relations first.
 //! 2. Both are one stratified semi-naive bottom-up evaluation over the components of the
-//!    dependency graph in topological order ([`join`] plans and runs each rule). Every instance
+//!    dependency graph in topological order (`join` plans and runs each rule). Every instance
 //!    of a rule with a relaxed head is recorded as it is found: the exact literals are already
 //!    decided, the relaxed ones become literals over ground atoms. A negative relaxed literal
 //!    whose atom never enters M⁺ is true and disappears.
@@ -17,7 +17,7 @@
 //!    naming the relation that grew most and the rule producing it, instead of running out of
 //!    memory; a progress callback sees the counts while it runs.
 //!
-//! The result, [`Grounding`], is simplified and lowered by [`crate::propnet`].
+//! The result, `Grounding`, is simplified and lowered by `propnet`.
 
 mod hash;
 pub(crate) mod join;
@@ -64,7 +64,7 @@ impl Default for GroundLimits {
     }
 }
 
-/// Which relations and rule bodies the grounder leaves to the lowering (see [`lift`]).
+/// Which relations and rule bodies the grounder leaves to the lowering (see `lift`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Lifting {

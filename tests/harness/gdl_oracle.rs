@@ -4,7 +4,7 @@
 //! counts and perft — checked with the independent reasoner; the invalid games are rejected with
 //! snapshotted diagnostics.
 
-use front_gdl::reasoner::{Evaluated, GroundTerm, Reasoner, ReasonerError};
+use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, ReasonerError};
 use rgt_tests::{fixtures, name};
 use std::collections::{BTreeSet, HashSet, VecDeque};
 use std::path::Path;

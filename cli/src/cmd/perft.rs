@@ -5,7 +5,7 @@ use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, load};
 use crate::report::{Diagnostic, Failure, Session};
-use front_gdl::reasoner::Reasoner;
+use gdl_reasoner::Reasoner;
 use rg_core::{FileId, Game};
 use rg_interp::{CompileOptions, Machine, PathError, Program, RuntimeError, State};
 use std::io::Write;

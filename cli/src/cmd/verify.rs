@@ -6,7 +6,7 @@ use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{OptLevel, optimise, translate_text};
 use crate::report::{Failure, Session};
-use front_gdl::reasoner::{Evaluated, GroundTerm, Reasoner, State as GdlState};
+use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, State as GdlState};
 use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled};
 use rg_interp::{Machine, Moves, Program, Rng, State};
 use std::io::Write;
@@ -171,7 +171,7 @@ impl<'p> Lockstep<'p> {
     }
 
     /// A reasoner failure during a playout (e.g. its fact limit) as a divergence.
-    fn reasoner_failed(e: front_gdl::reasoner::ReasonerError, path: &[Vec<String>]) -> Divergence {
+    fn reasoner_failed(e: gdl_reasoner::ReasonerError, path: &[Vec<String>]) -> Divergence {
         diverge(format!("the GDL reasoner fails: {e}"), path)
     }
 

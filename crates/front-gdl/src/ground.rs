@@ -1,7 +1,7 @@
-//! Grounding (gdl.md §7.3): from the normalised rules to a finite propositional program.
+//! Grounding: from the normalised rules to a finite propositional program.
 //!
 //! 1. The rules are read into the grounder's form with every ground sub-term interned
-//!    ([`terms`]), and the relations are classified on the dependency graph ([`rules`]):
+//!    (`terms`), and the relations are classified on the dependency graph (`rules`):
 //!    *exact* relations (static and stratified: `role`, `init`, tables such as `succ`) are
 //!    computed completely; every other relation is *relaxed*: evaluated in the relaxed program
 //!    R⁺ (negative literals over relaxed relations dropped, `true ⇐ init`, `true ⇐ next`,
@@ -9,7 +9,7 @@
 //!    reachable state. Existential variables of relaxed literals are projected into auxiliary
 //!    relations first.
 //! 2. Both are one stratified semi-naive bottom-up evaluation over the components of the
-//!    dependency graph in topological order ([`join`] plans and runs each rule). Every instance
+//!    dependency graph in topological order (`join` plans and runs each rule). Every instance
 //!    of a rule with a relaxed head is recorded as it is found: the exact literals are already
 //!    decided, the relaxed ones become literals over ground atoms. A negative relaxed literal
 //!    whose atom never enters M⁺ is true and disappears.
@@ -17,7 +17,7 @@
 //!    naming the relation that grew most and the rule producing it, instead of running out of
 //!    memory; a progress callback sees the counts while it runs.
 //!
-//! The result, [`Grounding`], is simplified and lowered by [`crate::propnet`].
+//! The result, `Grounding`, is simplified and lowered by `propnet`.
 
 mod hash;
 pub(crate) mod join;
@@ -35,7 +35,9 @@ use std::time::{Duration, Instant};
 use table::Table;
 use terms::TermStore;
 
-/// Limits of the grounder (gdl.md §7.3.2). Exceeding one is error E-GND-050.
+/// Limits of the grounder, which keep a game whose grounding explodes (or whose terms grow
+/// without bound from turn to turn) from exhausting memory or time. Exceeding one is error
+/// E-GND-050.
 #[derive(Clone, Debug)]
 pub struct GroundLimits {
     /// Ground atoms (exact facts and M⁺ atoms together).
@@ -62,7 +64,7 @@ impl Default for GroundLimits {
     }
 }
 
-/// Which relations and rule bodies the grounder leaves to the lowering (see [`lift`]).
+/// Which relations and rule bodies the grounder leaves to the lowering (see `lift`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Lifting {
@@ -309,31 +311,15 @@ fn instantiate(
     start: Instant,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Grounding, Failure> {
-    let comps = rules::classify(&mut rels, &rules);
-    // Rules with an exact head only compute facts.
-    for r in &mut rules {
-        if rels[r.rel as usize].mode == Mode::Exact {
-            r.record = false;
-        }
-    }
-    let mut comp_of = vec![0u32; rels.len()];
-    for (c, m) in comps.iter().enumerate() {
-        for &r in m {
-            comp_of[r as usize] = c as u32;
-        }
-    }
-    // Rules of lifted relations are never instantiated.
-    let mut rules_of_comp: Vec<Vec<u32>> = vec![Vec::new(); comps.len()];
-    for (i, r) in rules.iter().enumerate() {
-        if rels[r.rel as usize].mode != Mode::Lifted {
-            rules_of_comp[comp_of[r.rel as usize] as usize].push(i as u32);
-        }
-    }
+    let (comps, comp_of, rules_of_comp) = component_rules(&mut rels, &mut rules);
     let mut tables: Vec<Table> = rels.iter().map(|r| Table::new(r.arity)).collect();
-    let mut atoms: Vec<(u32, u32)> = Vec::new();
-    let mut inst = Instances::default();
+    let mut found = Found {
+        atoms: Vec::new(),
+        inst: Instances::default(),
+        pending: Vec::new(),
+        per_rule: vec![0u64; rules.len()],
+    };
     let mut neg = NegAtoms::default();
-    let mut per_rule = vec![0u64; rules.len()];
     let mut guard = Guard {
         limits,
         start,
@@ -344,7 +330,6 @@ fn instantiate(
         timed_out: false,
     };
     let mut out = Emitted::default();
-    let mut pending_lits: Vec<u32> = Vec::new();
 
     for (c, members) in comps.iter().enumerate() {
         let crules = &rules_of_comp[c];
@@ -370,22 +355,7 @@ fn instantiate(
         };
         let mut round = 0;
         loop {
-            let mut jobs: Vec<(u32, Option<usize>)> = Vec::new();
-            for &ri in crules {
-                let rec = recursive(&rules[ri as usize]);
-                if round == 0 {
-                    if rec.is_empty() {
-                        jobs.push((ri, None));
-                    }
-                } else {
-                    for i in rec {
-                        let t = &tables[rules[ri as usize].body[i].rel as usize];
-                        if t.frontier > t.stable {
-                            jobs.push((ri, Some(i)));
-                        }
-                    }
-                }
-            }
+            let jobs = round_jobs(crules, round, &rules, &tables, recursive);
             if round > 0 && jobs.is_empty() {
                 break;
             }
@@ -418,47 +388,25 @@ fn instantiate(
                     Ok(()) => {}
                     Err(stop) => {
                         return Err(Failure::Hard(limit_error(
-                            p, &rels, &rules, &tables, &per_rule, ri, stop, limits, &guard, &store,
+                            p,
+                            &rels,
+                            &rules,
+                            &tables,
+                            &found.per_rule,
+                            ri,
+                            stop,
+                            limits,
+                            &guard,
+                            &store,
                         )));
                     }
                 }
-                // Insert the heads and record the instances.
                 let arity = rels[rule.rel as usize].arity;
-                let mut lit_start = 0usize;
-                for k in 0..out.count {
-                    let head = &out.heads[k * arity..(k + 1) * arity];
-                    let (row, new) = tables[rule.rel as usize].insert(head, atoms.len() as u32);
-                    if new {
-                        atoms.push((rule.rel, row));
-                    }
-                    if rule.record {
-                        let end = out.ends[k] as usize;
-                        inst.head.push(tables[rule.rel as usize].atom(row));
-                        inst.rule.push(ri);
-                        pending_lits.extend_from_slice(&out.lits[lit_start..end]);
-                        inst.ends.push(pending_lits.len() as u32);
-                        lit_start = end;
-                    }
-                }
-                if rule.record {
-                    per_rule[ri as usize] += out.count as u64;
-                }
-                guard.atoms = atoms.len() as u64;
-                guard.instances = inst.head.len() as u64;
+                found.record(rule, ri, arity, &out, &mut tables);
+                guard.atoms = found.atoms.len() as u64;
+                guard.instances = found.inst.head.len() as u64;
                 if let Some(soft) = soft {
-                    let head = rule.rel;
-                    let over = if tables[head as usize].len() > soft.relation_atoms {
-                        Some(lift::Overflow::Relation(head))
-                    } else if per_rule[ri as usize] > soft.rule_instances
-                        || guard.instances > soft.total_instances
-                    {
-                        let worst = (0..per_rule.len())
-                            .max_by_key(|&i| (per_rule[i], std::cmp::Reverse(i)))
-                            .unwrap_or(ri as usize);
-                        rules[worst].origin.map(lift::Overflow::Rule)
-                    } else {
-                        None
-                    };
+                    let over = soft_overflow(soft, &rules, ri, &tables, &found.per_rule, &guard);
                     if let Some(o) = over {
                         return Err(Failure::Soft(o, rels, rules));
                     }
@@ -469,7 +417,7 @@ fn instantiate(
                         &rels,
                         &rules,
                         &tables,
-                        &per_rule,
+                        &found.per_rule,
                         ri,
                         Stop::Guard,
                         limits,
@@ -492,39 +440,7 @@ fn instantiate(
         }
     }
 
-    // Negative literals over relaxed relations: an atom outside M⁺ is false, so the literal
-    // is true and disappears; otherwise it refers to the atom. Literals over lifted relations
-    // become call atoms.
-    let mut lits = Vec::with_capacity(pending_lits.len());
-    let mut ends = Vec::with_capacity(inst.ends.len());
-    let mut a = 0usize;
-    for &e in &inst.ends {
-        for &l in &pending_lits[a..e as usize] {
-            match Pending::decode(l) {
-                (Pending::Atom, atom) => lits.push(atom << 1),
-                (Pending::Negated, n) => {
-                    let key = neg.get(n);
-                    if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
-                        lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
-                    }
-                }
-                (call, n) => {
-                    let key = neg.get(n);
-                    let rel = key[0];
-                    let (row, new) = tables[rel as usize].insert(&key[1..], atoms.len() as u32);
-                    if new {
-                        atoms.push((rel, row));
-                    }
-                    let atom = tables[rel as usize].atom(row);
-                    lits.push(atom << 1 | u32::from(call == Pending::NegatedCall));
-                }
-            }
-        }
-        ends.push(lits.len() as u32);
-        a = e as usize;
-    }
-    inst.lits = lits;
-    inst.ends = ends;
+    let (atoms, inst) = found.resolve(&neg, &mut tables);
     Ok(Grounding {
         store,
         rels,
@@ -533,6 +449,175 @@ fn instantiate(
         atoms,
         inst,
     })
+}
+
+/// Classifies the relations (exact, relaxed or lifted) and splits them into the components of
+/// their dependency graph, in evaluation order. Returns the components, the component of each
+/// relation, and the rules to instantiate for each component: rules of lifted relations never
+/// are, and rules with an exact head only compute facts (they record no instances).
+fn component_rules(
+    rels: &mut [Rel],
+    rules: &mut [IRule],
+) -> (Vec<Vec<u32>>, Vec<u32>, Vec<Vec<u32>>) {
+    let comps = rules::classify(rels, rules);
+    // Rules with an exact head only compute facts.
+    for r in rules.iter_mut() {
+        if rels[r.rel as usize].mode == Mode::Exact {
+            r.record = false;
+        }
+    }
+    let mut comp_of = vec![0u32; rels.len()];
+    for (c, m) in comps.iter().enumerate() {
+        for &r in m {
+            comp_of[r as usize] = c as u32;
+        }
+    }
+    // Rules of lifted relations are never instantiated.
+    let mut rules_of_comp: Vec<Vec<u32>> = vec![Vec::new(); comps.len()];
+    for (i, r) in rules.iter().enumerate() {
+        if rels[r.rel as usize].mode != Mode::Lifted {
+            rules_of_comp[comp_of[r.rel as usize] as usize].push(i as u32);
+        }
+    }
+    (comps, comp_of, rules_of_comp)
+}
+
+/// The jobs of one semi-naive round of a component, as (rule, pivot literal): in round 0 each
+/// rule without a `recursive` literal (one inside the component); in later rounds each
+/// recursive literal whose relation got new atoms in the previous round, as the pivot that
+/// must match one of them.
+fn round_jobs(
+    crules: &[u32],
+    round: usize,
+    rules: &[IRule],
+    tables: &[Table],
+    recursive: impl Fn(&IRule) -> Vec<usize>,
+) -> Vec<(u32, Option<usize>)> {
+    let mut jobs: Vec<(u32, Option<usize>)> = Vec::new();
+    for &ri in crules {
+        let rec = recursive(&rules[ri as usize]);
+        if round == 0 {
+            if rec.is_empty() {
+                jobs.push((ri, None));
+            }
+        } else {
+            for i in rec {
+                let t = &tables[rules[ri as usize].body[i].rel as usize];
+                if t.frontier > t.stable {
+                    jobs.push((ri, Some(i)));
+                }
+            }
+        }
+    }
+    jobs
+}
+
+/// The soft limit that rule `ri`'s latest instances exceed, if any: the atoms of its head
+/// relation (lift that relation), or the instances of one rule or of all rules (lift the
+/// rule with the most instances).
+fn soft_overflow(
+    soft: lift::Soft,
+    rules: &[IRule],
+    ri: u32,
+    tables: &[Table],
+    per_rule: &[u64],
+    guard: &Guard<'_>,
+) -> Option<lift::Overflow> {
+    let head = rules[ri as usize].rel;
+    if tables[head as usize].len() > soft.relation_atoms {
+        Some(lift::Overflow::Relation(head))
+    } else if per_rule[ri as usize] > soft.rule_instances || guard.instances > soft.total_instances
+    {
+        let worst = (0..per_rule.len())
+            .max_by_key(|&i| (per_rule[i], std::cmp::Reverse(i)))
+            .unwrap_or(ri as usize);
+        rules[worst].origin.map(lift::Overflow::Rule)
+    } else {
+        None
+    }
+}
+
+/// The atoms and rule instances grounding has found so far.
+struct Found {
+    /// Every atom, as its relation and its row in the relation's table.
+    atoms: Vec<(u32, u32)>,
+    /// The recorded instances; their body literals are in `pending` until [`Found::resolve`].
+    inst: Instances,
+    /// The body literals of the instances, [`Pending`]-encoded.
+    pending: Vec<u32>,
+    /// The number of instances recorded of each rule.
+    per_rule: Vec<u64>,
+}
+
+impl Found {
+    /// Inserts the heads of rule `ri`'s new instances (`out`) into its relation's table and,
+    /// when the rule records instances, records them (head atom, rule, body literals).
+    fn record(&mut self, rule: &IRule, ri: u32, arity: usize, out: &Emitted, tables: &mut [Table]) {
+        let mut lit_start = 0usize;
+        for k in 0..out.count {
+            let head = &out.heads[k * arity..(k + 1) * arity];
+            let (row, new) = tables[rule.rel as usize].insert(head, self.atoms.len() as u32);
+            if new {
+                self.atoms.push((rule.rel, row));
+            }
+            if rule.record {
+                let end = out.ends[k] as usize;
+                self.inst.head.push(tables[rule.rel as usize].atom(row));
+                self.inst.rule.push(ri);
+                self.pending.extend_from_slice(&out.lits[lit_start..end]);
+                self.inst.ends.push(self.pending.len() as u32);
+                lit_start = end;
+            }
+        }
+        if rule.record {
+            self.per_rule[ri as usize] += out.count as u64;
+        }
+    }
+
+    /// The atoms and the instances with their body literals resolved to atoms.
+    ///
+    /// Negative literals over relaxed relations: an atom outside M⁺ is false, so the literal
+    /// is true and disappears; otherwise it refers to the atom. Literals over lifted relations
+    /// become call atoms.
+    fn resolve(self, neg: &NegAtoms, tables: &mut [Table]) -> (Vec<(u32, u32)>, Instances) {
+        let Found {
+            mut atoms,
+            mut inst,
+            pending,
+            ..
+        } = self;
+        let mut lits = Vec::with_capacity(pending.len());
+        let mut ends = Vec::with_capacity(inst.ends.len());
+        let mut a = 0usize;
+        for &e in &inst.ends {
+            for &l in &pending[a..e as usize] {
+                match Pending::decode(l) {
+                    (Pending::Atom, atom) => lits.push(atom << 1),
+                    (Pending::Negated, n) => {
+                        let key = neg.get(n);
+                        if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
+                            lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
+                        }
+                    }
+                    (call, n) => {
+                        let key = neg.get(n);
+                        let rel = key[0];
+                        let (row, new) = tables[rel as usize].insert(&key[1..], atoms.len() as u32);
+                        if new {
+                            atoms.push((rel, row));
+                        }
+                        let atom = tables[rel as usize].atom(row);
+                        lits.push(atom << 1 | u32::from(call == Pending::NegatedCall));
+                    }
+                }
+            }
+            ends.push(lits.len() as u32);
+            a = e as usize;
+        }
+        inst.lits = lits;
+        inst.ends = ends;
+        (atoms, inst)
+    }
 }
 
 /// The span to blame for a rule of the grounder.

@@ -1,5 +1,5 @@
-//! The ground program as a propositional network, simplified to a fixpoint (gdl.md §7.3 steps
-//! 5–7).
+//! The ground program as a propositional network, simplified to a fixpoint, with its ground
+//! SCCs (the recursion the lowering must loop over).
 //!
 //! Atoms are the grounding's atoms. *Inputs* are `true(f)` (the current state) and `does(r, a)`
 //! (the joint move); every other atom is defined by its ground rules. Simplification is
@@ -824,8 +824,20 @@ impl Net {
     /// Keeps the cone of influence, deduplicates rules, computes ground SCCs (E-VAL-031 for a
     /// negative edge inside one) and which atoms depend on the moves.
     fn finish(&mut self, p: &Program, g: &Grounding) -> Result<(), GdlDiagnostic> {
-        let n = self.val.len();
-        // Keyword atoms read by the lowering.
+        self.read_keywords(g);
+        self.compute_does_sets();
+        let (needed, fluent_used) = self.cone_of_influence(g);
+        let mut rules_of = self.live_rules(&needed);
+        self.drop_subsumed(&mut rules_of);
+        self.rules_of = rules_of;
+        self.needed = needed;
+        self.fluent_used = fluent_used;
+        self.ground_sccs(p, g)
+    }
+
+    /// Reads the keyword atoms the lowering uses: each role's `goal` and `sees` atoms and the
+    /// `terminal` atom.
+    fn read_keywords(&mut self, g: &Grounding) {
         let role_term: Vec<GTerm> = self.roles.iter().map(|r| r.term).collect();
         let by_role = |rel: RelId| -> Vec<Vec<(GTerm, u32)>> {
             let t = &g.tables[rel.index()];
@@ -842,8 +854,13 @@ impl Net {
         self.sees = by_role(RelId::SEES);
         let tt = &g.tables[RelId::TERMINAL.index()];
         self.terminal = tt.find(&[]).map(|r| tt.atom(r));
-        self.compute_does_sets();
-        // Cone of influence.
+    }
+
+    /// The cone of influence: the atoms that the legality of a move, `terminal`, a goal or a
+    /// percept of a player depends on (through rules, the next state of fluents they read, and
+    /// what lifted relations may read), and the fluents among them. Returns both as flags.
+    fn cone_of_influence(&self, g: &Grounding) -> (Vec<bool>, Vec<bool>) {
+        let n = self.val.len();
         let mut needed = vec![false; n];
         let mut fluent_used = vec![false; self.fluents.len()];
         let mut stack: Vec<u32> = Vec::new();
@@ -910,8 +927,14 @@ impl Net {
                 }
             }
         }
-        // Live rules of needed atoms, without decided literals and duplicates (the first of
-        // equal rules stays).
+        (needed, fluent_used)
+    }
+
+    /// Drops the rules of atoms outside the cone of influence (`needed`) or already decided,
+    /// the decided literals of the others, and duplicate rules (the first of equal rules
+    /// stays). Returns the live rules of each atom.
+    fn live_rules(&mut self, needed: &[bool]) -> Vec<Vec<u32>> {
+        let n = self.val.len();
         let val = &self.val;
         for (i, r) in self.rules.iter().enumerate() {
             if !self.alive[i] || !needed[r.head as usize] || val[r.head as usize] != Val::Unknown {
@@ -938,8 +961,12 @@ impl Net {
         for i in duplicates {
             self.alive[i] = false;
         }
-        // A rule whose body is a superset of another rule's body for the same head adds
-        // nothing; drop it (cheap for the short rule lists GDL produces).
+        rules_of
+    }
+
+    /// A rule whose body is a superset of another rule's body for the same head adds nothing;
+    /// drops it (cheap for the short rule lists GDL produces).
+    fn drop_subsumed(&mut self, rules_of: &mut [Vec<u32>]) {
         for rs in rules_of.iter_mut() {
             if rs.len() < 2 || rs.len() > 64 {
                 continue;
@@ -961,10 +988,12 @@ impl Net {
             }
             *rs = keep;
         }
-        self.rules_of = rules_of;
-        self.needed = needed;
-        self.fluent_used = fluent_used;
-        // Ground SCCs over the needed atoms.
+    }
+
+    /// The ground SCCs over the needed atoms (an error for a negative edge inside one), and
+    /// which atoms depend on the moves (`does`, directly or through rules or lifted calls).
+    fn ground_sccs(&mut self, p: &Program, g: &Grounding) -> Result<(), GdlDiagnostic> {
+        let n = self.val.len();
         let needed = &self.needed;
         let (
             Sccs {
@@ -1284,7 +1313,7 @@ mod tests {
 
     #[test]
     fn a_next_fact_makes_its_fluent_hold_after_the_first_step() {
-        // gdl.md §9 (test_case_5b/5e): `(next done)` is a fact; `done` is false initially.
+        // GGP-Base's test_case_5b/5e: `(next done)` is a fact; `done` is false initially.
         let text = "(role a) (init s0) (next done)
             (<= (legal a go) (true s0))
             (<= terminal (true done)) (<= (goal a 100) (true done))";
@@ -1295,7 +1324,7 @@ mod tests {
 
     #[test]
     fn sign_aware_simplification() {
-        // gdl.md §9.2 negconst / negimpossible: `blocked` is a derived constant, `q` undefined.
+        // A derived constant (`blocked`) and an undefined relation (`q`) under negation.
         let text = "(role a) (init s0) (base_fact 1)
             (<= blocked (base_fact 1))
             (<= (legal a go) (true s0))
@@ -1354,7 +1383,7 @@ mod tests {
 
     #[test]
     fn recursion_through_the_state_is_kept_as_components() {
-        // gdl.md §9.2 cyclic: reachability over open nodes (linear recursion).
+        // Reachability over open nodes: linear recursion through the state.
         let text = "(role a)
             (init (open 1)) (init (open 2)) (init (open 3))
             (adj 1 2) (adj 2 1) (adj 2 3) (adj 3 2)

@@ -1,4 +1,4 @@
-//! The LineGames syntax tree (linegames.md §3.2): one statement per line, every part spanned.
+//! The LineGames syntax tree: one statement per line, every part spanned.
 
 use crate::direction::Dir;
 use rg_core::Span;
@@ -11,7 +11,7 @@ pub struct Spanned<T> {
 }
 
 /// A number as written; `value` saturates at `u64::MAX` (the checker reports numbers beyond
-/// its caps, §3.4 LG016).
+/// its caps, LG016).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Num {
     pub value: u64,
@@ -34,7 +34,8 @@ pub struct Stmt {
     pub span: Span,
 }
 
-/// The statements of §3.3.
+/// The statements: the title, the board (base shape, triangles, extra points, lines), the
+/// initial position (`white`, `black`, `empty` placements), the capture rule and the limits.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StmtKind {
     /// `game "Title"`.
@@ -68,7 +69,8 @@ pub enum StmtKind {
     },
 }
 
-/// A generated base shape (§4.3).
+/// A generated base shape (`point`, `alquerque`, `grid`, `crossed` or `circle`), whose points
+/// are named `cy<row>x<column>`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Shape {
     /// `point`.
@@ -120,7 +122,8 @@ pub struct Range {
     pub span: Span,
 }
 
-/// A selector of §5.
+/// A selector of the initial position: named points, rows, columns, spokes, rings or a
+/// triangle's rows, alone or as ranges.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Selector {
     /// A point by name.
@@ -157,14 +160,15 @@ impl Selector {
     }
 }
 
-/// `mandatory` or `optional` (§6.2).
+/// `mandatory` or `optional`: whether a side that can capture must capture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Obligation {
     Mandatory,
     Optional,
 }
 
-/// `single`, `chain` or `split` (§6.4).
+/// `single`, `chain` or `split`: after a jump the capture ends, goes on with further jumps of the
+/// same man in one move, or goes on in further moves of the same side (each tagged `CONTINUE`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Continuation {
     Single,
@@ -172,7 +176,8 @@ pub enum Continuation {
     Split,
 }
 
-/// `turns` or `quiet` (§6.5).
+/// `turns` or `quiet`: the game ends (scored by material) after that many turns, or after that
+/// many turns in a row without a capture.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LimitKind {
     Turns,

@@ -1,4 +1,4 @@
-//! Boards (linegames.md §4): the base-shape generators, triangles, extra points and lines, the
+//! Boards: the base-shape generators, triangles, extra points and lines, the
 //! links they create (both halves, conflicts reported, LG007), and the direction table.
 
 use crate::ast::{Ident, Num, RectKind, Shape, Spanned};
@@ -8,11 +8,11 @@ use rg_core::Span;
 use rg_core::suggest::closest;
 use std::collections::HashMap;
 
-/// Caps on board numbers (§3.4 LG016).
+/// Caps on board numbers (LG016 beyond).
 pub const MAX_DIMENSION: u64 = 255;
 
-/// Names a declared point may not take besides the keywords (§7.2): names of the generated HRG
-/// and built-in names of HRG and RG.
+/// Names a declared point may not take besides the keywords: names of the generated HRG
+/// and built-in names of HRG and RG (a point so named would be read as them).
 pub const RESERVED: &[&str] = &[
     "null",
     "border",
@@ -99,7 +99,9 @@ impl Base {
         }
     }
 
-    /// The base direction list (§4.3).
+    /// The base direction list, which starts the direction table whatever the links: the four
+    /// orthogonal directions for `grid`, the eight compass directions for the other
+    /// rectangular shapes and `point`, a circle's spokes then `clockwise anticlockwise`.
     fn directions(self) -> Vec<Dir> {
         match self {
             Base::Rect {
@@ -116,7 +118,8 @@ impl Base {
     }
 }
 
-/// `spoke(k)` for a circle of `spokes` spokes (§4.3); empty for an unsupported count.
+/// The directions of the spokes of a circle of `spokes` spokes (2, 4, 6 or 8, clockwise from
+/// north); empty for an unsupported count.
 fn spoke_directions(spokes: u32) -> &'static [Dir] {
     use Dir::*;
     match spokes {
@@ -526,7 +529,8 @@ impl Board {
         }
     }
 
-    /// Warnings about a board that is valid but probably not what was meant (§3.4).
+    /// Warnings about a board that is valid but probably not what was meant: a point without
+    /// links, a board that is not connected.
     pub(crate) fn warnings(&self, whole: Span) -> Vec<LgWarning> {
         let mut out = Vec::new();
         for (p, l) in self.links.iter().enumerate() {
@@ -605,7 +609,8 @@ impl Board {
         &self.triangles
     }
 
-    /// The direction table (§4.6): `S__k` is the move along `directions()[k]`.
+    /// The direction table: the base shape's direction list, then every other direction some
+    /// link uses, in canonical order. `S__k` is the move along `directions()[k]`.
     pub fn directions(&self) -> &[Dir] {
         &self.directions
     }

@@ -1,14 +1,16 @@
-//! Static checks of linegames.md §3.4 over the whole file, collecting every error: statement
-//! order and counts (LG002–LG004, LG014, LG016), then the board (§4) and, when the board is
-//! sound, the initial position (§5). The result is the checked game the lowering works from.
+//! Static checks over the whole file, collecting every error: statement order and counts
+//! (LG002–LG004, LG014, LG016), then the board and, when the board is sound, the initial
+//! position. The result is the checked game the lowering works from.
 
-use crate::ast::{Continuation, File, LimitKind, Obligation, StmtKind};
+use crate::ast::{
+    Continuation, File, LimitKind, Obligation, Selector, Shape, Side, Spanned, Stmt, StmtKind,
+};
 use crate::board::{Board, Part, too_large};
 use crate::error::{LgError, LgErrors, LgWarning};
 use crate::setup::{Man, place};
 use rg_core::Span;
 
-/// The cap on limits (§3.4 LG016).
+/// The cap on limits (LG016 beyond).
 pub const MAX_LIMIT: u64 = 100_000;
 
 /// A checked LineGames game: everything the lowering needs.
@@ -50,6 +52,114 @@ impl LineGame {
 pub fn check(file: &File, whole: Span) -> Result<(LineGame, Vec<LgWarning>), LgErrors> {
     let mut errors = Vec::new();
     let stmts = &file.stmts;
+    let Statements {
+        game,
+        board,
+        capture,
+        limits,
+        parts,
+        placements,
+    } = statements(stmts, &mut errors);
+    let first_span = stmts.first().map_or(whole, |s| s.span);
+    if game.is_none() {
+        errors.push(LgError::MissingGame {
+            span: Span::new(
+                whole.file,
+                first_span.start as usize,
+                first_span.start as usize,
+            )
+            .into(),
+        });
+    }
+    let head = game.as_ref().map_or(first_span, |(_, s)| *s);
+    if capture.is_none() {
+        errors.push(LgError::MissingCapture { span: head.into() });
+    }
+    if limits.iter().all(Option::is_none) {
+        errors.push(LgError::MissingLimit { span: head.into() });
+    }
+
+    let before = errors.len();
+    let built = Board::build(board, &parts, head, &mut errors);
+    let board_errors = errors.len() > before;
+    let cells = if board_errors {
+        Vec::new()
+    } else {
+        place(
+            &built,
+            placements.iter().map(|(side, sels, _)| (*side, *sels)),
+            &mut errors,
+        )
+    };
+    let (Some((title, game_span)), Some(((obligation, continuation), capture_span)), true) =
+        (game, capture, errors.is_empty())
+    else {
+        return Err(LgErrors::new(errors));
+    };
+    let board_span = board.map_or_else(
+        || {
+            parts
+                .iter()
+                .find_map(|p| match p {
+                    Part::Points(n) => n.first().map(|n| n.span),
+                    Part::Line { span, .. } | Part::Triangle { span, .. } => Some(*span),
+                })
+                .unwrap_or(game_span)
+        },
+        |(_, s)| s,
+    );
+    let setup = placements
+        .iter()
+        .map(|(_, _, s)| *s)
+        .reduce(Span::to)
+        .unwrap_or(game_span);
+    let mut warnings = built.warnings(board_span);
+    let lg = LineGame {
+        title,
+        board: built,
+        cells,
+        obligation,
+        continuation,
+        turns: limits[0].map(|(v, _)| v),
+        quiet: limits[1].map(|(v, _)| v),
+        origins: Origins {
+            game: game_span,
+            board: board_span,
+            setup,
+            capture: capture_span,
+            turns: limits[0].map(|(_, s)| s),
+            quiet: limits[1].map(|(_, s)| s),
+        },
+    };
+    for (man, side) in [(Man::White, "white"), (Man::Black, "black")] {
+        if lg.men(man) == 0 {
+            warnings.push(LgWarning::NoMen {
+                side,
+                span: game_span.into(),
+            });
+        }
+    }
+    Ok((lg, warnings))
+}
+
+/// The statements of a file by kind: the first `game`, `board` and `capture` statement and the
+/// first limit of each kind (with where each was written), and every board part and placement
+/// in source order.
+struct Statements<'f> {
+    game: Option<(String, Span)>,
+    board: Option<(&'f Shape, Span)>,
+    capture: Option<((Obligation, Continuation), Span)>,
+    /// `limit turns`, then `limit quiet`.
+    limits: [Option<(u32, Span)>; 2],
+    parts: Vec<Part<'f>>,
+    placements: Vec<(&'f Spanned<Side>, &'f [Selector], Span)>,
+}
+
+/// Sorts the statements by kind, reporting a `game` statement that is not the first
+/// statement, a second `game`, `board`, `capture` or limit of one kind (as a repetition or a
+/// contradiction of the first), and a limit that is zero or over [`MAX_LIMIT`] (which is then
+/// used in its place).
+fn statements<'f>(stmts: &'f [Stmt], errors: &mut Vec<LgError>) -> Statements<'f> {
     let mut game = None;
     let mut board = None;
     let mut capture = None;
@@ -138,86 +248,14 @@ pub fn check(file: &File, whole: Span) -> Result<(LineGame, Vec<LgWarning>), LgE
             }
         }
     }
-    let first_span = stmts.first().map_or(whole, |s| s.span);
-    if game.is_none() {
-        errors.push(LgError::MissingGame {
-            span: Span::new(
-                whole.file,
-                first_span.start as usize,
-                first_span.start as usize,
-            )
-            .into(),
-        });
+    Statements {
+        game,
+        board,
+        capture,
+        limits,
+        parts,
+        placements,
     }
-    let head = game.as_ref().map_or(first_span, |(_, s)| *s);
-    if capture.is_none() {
-        errors.push(LgError::MissingCapture { span: head.into() });
-    }
-    if limits.iter().all(Option::is_none) {
-        errors.push(LgError::MissingLimit { span: head.into() });
-    }
-
-    let before = errors.len();
-    let built = Board::build(board, &parts, head, &mut errors);
-    let board_errors = errors.len() > before;
-    let cells = if board_errors {
-        Vec::new()
-    } else {
-        place(
-            &built,
-            placements.iter().map(|(side, sels, _)| (*side, *sels)),
-            &mut errors,
-        )
-    };
-    let (Some((title, game_span)), Some(((obligation, continuation), capture_span)), true) =
-        (game, capture, errors.is_empty())
-    else {
-        return Err(LgErrors::new(errors));
-    };
-    let board_span = board.map_or_else(
-        || {
-            parts
-                .iter()
-                .find_map(|p| match p {
-                    Part::Points(n) => n.first().map(|n| n.span),
-                    Part::Line { span, .. } | Part::Triangle { span, .. } => Some(*span),
-                })
-                .unwrap_or(game_span)
-        },
-        |(_, s)| s,
-    );
-    let setup = placements
-        .iter()
-        .map(|(_, _, s)| *s)
-        .reduce(Span::to)
-        .unwrap_or(game_span);
-    let mut warnings = built.warnings(board_span);
-    let lg = LineGame {
-        title,
-        board: built,
-        cells,
-        obligation,
-        continuation,
-        turns: limits[0].map(|(v, _)| v),
-        quiet: limits[1].map(|(v, _)| v),
-        origins: Origins {
-            game: game_span,
-            board: board_span,
-            setup,
-            capture: capture_span,
-            turns: limits[0].map(|(_, s)| s),
-            quiet: limits[1].map(|(_, s)| s),
-        },
-    };
-    for (man, side) in [(Man::White, "white"), (Man::Black, "black")] {
-        if lg.men(man) == 0 {
-            warnings.push(LgWarning::NoMen {
-                side,
-                span: game_span.into(),
-            });
-        }
-    }
-    Ok((lg, warnings))
 }
 
 fn repeated(what: &str, span: Span, first: Span, same: bool, help: &str) -> LgError {

@@ -1,9 +1,11 @@
-//! The ten directions of LineGames (linegames.md §4.1): names, opposites, rotations and the
+//! The ten directions of LineGames (the eight compass directions, `clockwise` and
+//! `anticlockwise` around a ring): names, opposites, rotations and the
 //! canonical order that fixes the direction table of boards without a base shape.
 
 use std::fmt;
 
-/// A direction. The declaration order is the canonical order (§4.1, last column).
+/// A direction. The declaration order is the canonical order: `north east south west`, the
+/// four diagonals, then `clockwise anticlockwise`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dir {
     North,
@@ -18,7 +20,7 @@ pub enum Dir {
     Anticlockwise,
 }
 
-/// The compass directions clockwise from north (§4.1: rotating by 45° follows this cycle).
+/// The compass directions clockwise from north (rotating by 45° follows this cycle).
 const CYCLE: [Dir; 8] = [
     Dir::North,
     Dir::Northeast,
@@ -119,7 +121,7 @@ mod tests {
 
     #[test]
     fn rotations_follow_the_compass_cycle() {
-        // §4.4: for `south` the rays are southwest, south, southeast and `across` is east.
+        // A triangle to the `south` has rays southwest, south, southeast, and `across` is east.
         assert_eq!(Dir::South.rotated(1), Dir::Southwest);
         assert_eq!(Dir::South.rotated(-1), Dir::Southeast);
         assert_eq!(Dir::South.rotated(-2), Dir::East);

@@ -1,6 +1,6 @@
-//! The LineGames front-end's diagnostics: one error enum whose codes carry the numbers of
-//! linegames.md §3.4 (`lg::LG007::link_conflict`), the wrapper that reports several errors at
-//! once, and the warnings of §3.4.
+//! The LineGames front-end's diagnostics: one error enum whose codes carry a stable number and
+//! a name (`lg::LG007::link_conflict`), the wrapper that reports several errors at once, and
+//! the warnings (a game that is playable but probably not what was meant).
 
 use miette::{Diagnostic, SourceSpan};
 use std::fmt;
@@ -435,7 +435,7 @@ impl Diagnostic for LgErrors {
     }
 }
 
-/// A warning of §3.4: the game is playable but probably not what was meant.
+/// A warning: the game is playable but probably not what was meant.
 #[derive(Clone, Debug, Error, Diagnostic, PartialEq, Eq)]
 #[diagnostic(severity(Warning))]
 pub enum LgWarning {

@@ -2,7 +2,7 @@
 //! tokens separated by single spaces (none around `..` or before `,`), lines that continue a
 //! selector list indented by two spaces, every comment kept (a trailing comment one space after
 //! its statement), runs of blank lines reduced to one, no blank lines at the ends, LF line ends.
-//! Only the syntax is checked: a file that parses is formatted without the checks of §3.4.
+//! Only the syntax is checked: a file that parses is formatted without the static checks.
 
 use crate::error::LgErrors;
 use crate::lexer::{Tok, tokens};

@@ -1,4 +1,4 @@
-//! The LineGames lexer (linegames.md §3.1): a logos scanner for the raw words, numbers, strings
+//! The LineGames lexer: a logos scanner for the raw words, numbers, strings
 //! and punctuation, and an adapter that turns words into keywords or point names and feeds
 //! LALRPOP with `(start, token, end)` triples.
 //!
@@ -12,7 +12,7 @@ use std::fmt;
 
 macro_rules! keywords {
     ($($kw:ident => $text:literal,)*) => {
-        /// A keyword of §3.1 (reserved: never a point name).
+        /// A keyword (reserved: never a point name).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum Kw {
             $($kw,)*

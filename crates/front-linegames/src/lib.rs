@@ -1,9 +1,10 @@
-//! LineGames (`.lg`) front-end (linegames.md): a line-oriented format for Alquerque-like games.
+//! LineGames (`.lg`) front-end: a line-oriented format for Alquerque-like games (two sides,
+//! men that step along the lines of a board and capture by jumping).
 //!
 //! Stages, each usable alone: [`parse`] (logos lexer + LALRPOP grammar, every syntax error of
-//! the file reported) → [`check`] (the static checks of §3.4, the board generators of §4 and the
-//! initial position of §5, all errors at once) → [`to_hrg`] (an HRG syntax tree built directly,
-//! spans pointing into the `.lg` file, §7) → `front_hrg::lower_ast` (RG). [`hrg_text`] prints
+//! the file reported) → [`check`] (the static checks, the board generators and the initial
+//! position, all errors at once) → [`to_hrg`] (an HRG syntax tree built directly, spans
+//! pointing into the `.lg` file) → `front_hrg::lower_ast` (RG). [`hrg_text`] prints
 //! the generated HRG (`rgt translate x.lg --emit hrg`).
 
 pub mod ast;
@@ -31,7 +32,8 @@ pub fn load(file: FileId, text: &str) -> Result<(LineGame, Vec<LgWarning>), LgEr
     check(&ast, Span::new(file, 0, text.len()))
 }
 
-/// The generated HRG program as text: the title comment of §7.2, then the canonical layout of
+/// The generated HRG program as text: a title comment `// «title» (lowered from LineGames)`,
+/// then the canonical layout of
 /// `rgt fmt` (so formatting the output changes nothing).
 pub fn hrg_text(game: &LineGame) -> String {
     format!(

@@ -1,7 +1,8 @@
-//! Lowering to HRG (linegames.md §7): the checked game becomes an HRG syntax tree, built
+//! Lowering to HRG: the checked game becomes an HRG syntax tree, built
 //! directly (no HRG text is parsed), with every node spanned by the `.lg` statement it comes
 //! from, so that anything reported about the generated program points into the user's file.
-//! The declarations follow the layout of §7.2 and the templates of §7.3–§7.4.
+//! The program is laid out as domains, direction maps and the step table, side and material
+//! helpers, counters, state variables, then graphs (see [`to_hrg`]).
 
 use crate::ast::{Continuation, Obligation};
 use crate::check::LineGame;
@@ -184,13 +185,15 @@ fn k_pattern(ctor: &str) -> Pattern {
     Pattern::Ctor(ctor.to_owned(), vec![pat("K")])
 }
 
-/// The HRG program of a checked game (§7.2 layout, without the title comment).
+/// The HRG program of a checked game (without the title comment): domains, one map per
+/// direction and the `step` table, side and material helpers, counters for the limits present,
+/// state variables, then the graphs.
 pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
     let o = &g.origins;
     let (game, board, setup, rules) = (At(o.game), At(o.board), At(o.setup), At(o.capture));
     let mut out = Vec::new();
 
-    // Domains (§7.3.1).
+    // Domains.
     out.push(game.domain("Player", &["white", "black"]));
     out.push(game.domain("Score", &["0", "50", "100"]));
     out.push(game.domain("Cell", &["empty", "whiteMan", "blackMan", "border"]));
@@ -202,7 +205,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
     let dirs = g.board.directions();
     out.push(board.counter_domain("Dir", "S", dirs.len() as u64 - 1));
 
-    // Direction maps and the step table (§7.3.2).
+    // Direction maps and the step table.
     for &d in dirs {
         let mut cases: Vec<(Vec<Pattern>, Expr)> = order
             .iter()
@@ -224,7 +227,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         .collect();
     out.push(board.function("step", &["Dir", "PointOrNull", "PointOrNull"], steps));
 
-    // Sides and material (§7.3.3).
+    // Sides and material.
     let swap = |a: &str, b: &str| (vec![pat(a)], game.name(b));
     out.push(game.function(
         "other",
@@ -267,7 +270,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         ));
     }
 
-    // Counters (§7.3.4).
+    // Counters, only for the limits present.
     let counters = [
         (g.turns, o.turns, "Turns", "T", "nextTurn", "turns"),
         (g.quiet, o.quiet, "Quiet", "Q", "nextQuiet", "quiet"),
@@ -280,7 +283,7 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
         }
     }
 
-    // State variables (§7.3.5).
+    // State variables.
     let mut entries = vec![MapPart {
         key: pat("null"),
         value: setup.name("border"),
@@ -314,58 +317,132 @@ pub fn to_hrg(g: &LineGame) -> Vec<Decl> {
     out
 }
 
-/// The graphs of §7.4.
-fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
-    let o = &g.origins;
-    let cell = |e: Expr| r.index("board", [e]);
-    let step_d = |e: Expr| r.index("step", [r.name("d"), e]);
-    let own = || r.index("manOf", [r.name("me")]);
-    let enemy = || r.index("manOf", [r.index("other", [r.name("me")])]);
-    let eq = |a: Expr, b: Expr| r.bin(BinOp::Eq, a, b);
-    let at = || r.name("at");
-    let pick = || vec![r.any("at", "Point"), r.check(eq(cell(at()), own()))];
-    let can_step = || r.each_dir(vec![r.check(eq(cell(step_d(at())), r.name("empty")))]);
-    let quiet = o.quiet.map(At);
-    let mut out = Vec::new();
+/// The lowering's vocabulary: expressions and statements over the generated game's variables
+/// (`board`, `at`, `me`, the direction `d` of `each_dir`), all with the span of `self`.
+impl At {
+    /// `board[e]`: the cell at point `e`.
+    fn cell(self, e: Expr) -> Expr {
+        self.index("board", [e])
+    }
 
+    /// `step[d][e]`: the neighbour of point `e` in direction `d`.
+    fn step_d(self, e: Expr) -> Expr {
+        self.index("step", [self.name("d"), e])
+    }
+
+    /// `manOf[me]`: a man of the side to move.
+    fn own(self) -> Expr {
+        self.index("manOf", [self.name("me")])
+    }
+
+    /// `manOf[other[me]]`: a man of the opponent.
+    fn enemy(self) -> Expr {
+        self.index("manOf", [self.index("other", [self.name("me")])])
+    }
+
+    /// `a == b`.
+    fn eq(self, a: Expr, b: Expr) -> Expr {
+        self.bin(BinOp::Eq, a, b)
+    }
+
+    /// `at`: the point of the man that moves.
+    fn at(self) -> Expr {
+        self.name("at")
+    }
+
+    /// Chooses a point `at` holding a man of the side to move.
+    fn pick(self) -> Vec<Stmt> {
+        vec![
+            self.any("at", "Point"),
+            self.check(self.eq(self.cell(self.at()), self.own())),
+        ]
+    }
+
+    /// Some direction leads from `at` to an empty point.
+    fn can_step(self) -> Stmt {
+        self.each_dir(vec![self.check(
+            self.eq(self.cell(self.step_d(self.at())), self.name("empty")),
+        )])
+    }
+
+    /// The keeper takes over and the man is put down at `at`.
+    fn put_down(self) -> Vec<Stmt> {
+        vec![
+            self.set("player", Vec::new(), self.name("keeper")),
+            self.set("board", vec![self.at()], self.own()),
+        ]
+    }
+
+    /// The man is lifted from `at`.
+    fn lift(self) -> Stmt {
+        self.set("board", vec![self.at()], self.name("empty"))
+    }
+
+    /// `at` moves one step in direction `d`.
+    fn move_on(self) -> Stmt {
+        self.set("at", Vec::new(), self.step_d(self.at()))
+    }
+
+    /// The side to move keeps moving (`player = me`).
+    fn same_side(self) -> Stmt {
+        self.set("player", Vec::new(), self.name("me"))
+    }
+}
+
+/// The graphs of the generated game: the move searches, the moves, the limits and the turn
+/// loop `rules`.
+fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
+    let mut out = search_graphs(r);
+    out.extend(move_graphs(g, r));
+    out.push(limits_graph(g, r));
+    out.extend(turn_graphs(g, r));
+    out
+}
+
+/// `jumpFrom` (a jump is possible from `at`), `anyJump`, `anyStep`, `anyMove` (the side to
+/// move has a man that can jump, step, or do either) and `pickMan` (chooses that man and tags
+/// its point).
+fn search_graphs(r: At) -> Vec<Decl> {
+    let mut out = Vec::new();
     out.push(r.graph(
         "jumpFrom",
         vec![r.each_dir(vec![
-            r.check(eq(cell(step_d(at())), enemy())),
-            r.check(eq(cell(step_d(step_d(at()))), r.name("empty"))),
+            r.check(r.eq(r.cell(r.step_d(r.at())), r.enemy())),
+            r.check(r.eq(r.cell(r.step_d(r.step_d(r.at()))), r.name("empty"))),
         ])],
     ));
-    let mut any_jump = pick();
+    let mut any_jump = r.pick();
     any_jump.push(r.call("jumpFrom"));
     out.push(r.graph("anyJump", any_jump));
-    let mut any_step = pick();
-    any_step.push(can_step());
+    let mut any_step = r.pick();
+    any_step.push(r.can_step());
     out.push(r.graph("anyStep", any_step));
-    let mut any_move = pick();
-    any_move.push(r.branch(vec![vec![can_step()], vec![r.call("jumpFrom")]]));
+    let mut any_move = r.pick();
+    any_move.push(r.branch(vec![vec![r.can_step()], vec![r.call("jumpFrom")]]));
     out.push(r.graph("anyMove", any_move));
-    let mut pick_man = pick();
+    let mut pick_man = r.pick();
     pick_man.push(r.stmt(StmtKind::TagVar("at".to_owned())));
     out.push(r.graph("pickMan", pick_man));
+    out
+}
 
-    let put_down = || {
-        vec![
-            r.set("player", Vec::new(), r.name("keeper")),
-            r.set("board", vec![at()], own()),
-        ]
-    };
-    let lift = || r.set("board", vec![at()], r.name("empty"));
-    let move_on = || r.set("at", Vec::new(), step_d(at()));
+/// `stepOn` (a step to an empty neighbour, which advances the quiet-move counter),
+/// `jumpOnce` (one jump over an enemy man, which changes the material margin) and
+/// `captureOn` (jumps chained as the game's obligation and continuation say, which resets the
+/// quiet-move counter).
+fn move_graphs(g: &LineGame, r: At) -> Vec<Decl> {
+    let quiet = g.origins.quiet.map(At);
+    let mut out = Vec::new();
     let mut step_on = vec![
         r.tag("NORMAL"),
-        lift(),
+        r.lift(),
         r.each_dir(vec![
-            move_on(),
-            r.check(eq(cell(at()), r.name("empty"))),
+            r.move_on(),
+            r.check(r.eq(r.cell(r.at()), r.name("empty"))),
             r.tag("d"),
         ]),
     ];
-    step_on.extend(put_down());
+    step_on.extend(r.put_down());
     if let Some(q) = quiet {
         step_on.push(q.set("quiet", Vec::new(), q.index("nextQuiet", [q.name("quiet")])));
     }
@@ -375,11 +452,11 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
         "jumpOnce",
         vec![
             r.each_dir(vec![
-                move_on(),
-                r.check(eq(cell(at()), enemy())),
-                lift(),
-                move_on(),
-                r.check(eq(cell(at()), r.name("empty"))),
+                r.move_on(),
+                r.check(r.eq(r.cell(r.at()), r.enemy())),
+                r.lift(),
+                r.move_on(),
+                r.check(r.eq(r.cell(r.at()), r.name("empty"))),
                 r.tag("d"),
             ]),
             r.set(
@@ -397,7 +474,6 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
             None,
         )
     };
-    let same_side = || r.set("player", Vec::new(), r.name("me"));
     let chain = match (g.obligation, g.continuation) {
         (_, Continuation::Single) => vec![r.call("jumpOnce")],
         (Obligation::Mandatory, Continuation::Chain) => {
@@ -411,23 +487,29 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
             r.call("jumpOnce"),
             stop_unless_jump(),
             r.tag("CONTINUE"),
-            same_side(),
+            r.same_side(),
         ]))],
         (Obligation::Optional, Continuation::Split) => vec![r.stmt(StmtKind::Loop(vec![
             r.call("jumpOnce"),
             stop_unless_jump(),
             r.branch(vec![vec![r.tag("CONTINUE")], vec![r.call("break")]]),
-            same_side(),
+            r.same_side(),
         ]))],
     };
-    let mut capture_on = vec![r.tag("CAPTURE"), lift()];
+    let mut capture_on = vec![r.tag("CAPTURE"), r.lift()];
     capture_on.extend(chain);
-    capture_on.extend(put_down());
+    capture_on.extend(r.put_down());
     if let Some(q) = quiet {
         capture_on.push(q.set("quiet", Vec::new(), q.ctor("Q", vec![q.int(0)])));
     }
     out.push(r.graph("captureOn", capture_on));
+    out
+}
 
+/// `limits`: when the turn or quiet-move limit is reached, the game ends with goals read from
+/// the material margin.
+fn limits_graph(g: &LineGame, r: At) -> Decl {
+    let o = &g.origins;
     let limit_test = |span: Option<Span>, var: &str, ctor: &str, max: Option<u32>| {
         let (span, max) = (span?, max?);
         let l = At(span);
@@ -463,8 +545,14 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
         Some(c) => vec![l.if_(c, material, None)],
         None => Vec::new(),
     };
-    out.push(l.graph("limits", limits));
+    l.graph("limits", limits)
+}
 
+/// `stuck` (the side to move loses) and `rules`: the turn loop — a side that cannot move is
+/// stuck; otherwise the limits are tested, a man picked and moved (a capture first when
+/// capturing is mandatory), the turn counter advanced and the other side is to move.
+fn turn_graphs(g: &LineGame, r: At) -> Vec<Decl> {
+    let mut out = Vec::new();
     out.push(r.graph(
         "stuck",
         vec![
@@ -477,7 +565,7 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
     let start = |then: &str| {
         vec![
             r.call("limits"),
-            same_side(),
+            r.same_side(),
             r.call("pickMan"),
             r.call(then),
         ]
@@ -499,12 +587,12 @@ fn graphs(g: &LineGame, r: At) -> Vec<Decl> {
                 None,
             ),
             r.call("limits"),
-            same_side(),
+            r.same_side(),
             r.call("pickMan"),
             r.branch(vec![vec![r.call("stepOn")], vec![r.call("captureOn")]]),
         ],
     };
-    if let Some(span) = o.turns {
+    if let Some(span) = g.origins.turns {
         let t = At(span);
         turn.push(t.set("turns", Vec::new(), t.index("nextTurn", [t.name("turns")])));
     }

@@ -1,4 +1,4 @@
-//! The initial position (linegames.md §5): selectors resolved against the board (LG010–LG013)
+//! The initial position: selectors resolved against the board (LG010–LG013)
 //! and placements applied in source order, later ones overriding earlier ones.
 
 use crate::ast::{Range, Selector, Side, Spanned};

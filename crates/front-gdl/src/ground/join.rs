@@ -1,4 +1,5 @@
-//! Join planning and execution for one rule (gdl.md §7.3.1).
+//! Join planning and execution for one rule, in semi-naive evaluation: each round joins at
+//! least one literal (the pivot) against the atoms the previous round found.
 //!
 //! A [`Plan`] orders a rule's body for evaluation: the semi-naive pivot first, then greedily
 //! the positive literal with the fewest expected matches given the variables bound so far
@@ -152,6 +153,11 @@ fn split(
 /// Plans `rule` with `pivot` (the literal reading the delta), given the component `comp` of
 /// each relation: literals over the head's component read old rows before the pivot and all
 /// rows after it. Creates the indexes the plan needs (not yet refreshed).
+///
+/// The pivot comes first. Then, in two phases, filters and fully bound literals are scheduled
+/// as soon as they can be, and otherwise the cheapest remaining positive literal: phase 0 takes
+/// the literals that bind a variable of the head or of a relaxed or lifted literal (those that
+/// make instances differ), phase 1 the rest, which only test that some binding exists.
 pub(crate) fn plan(
     rule: &IRule,
     pivot: Option<usize>,
@@ -159,57 +165,124 @@ pub(crate) fn plan(
     comp: &[u32],
     tables: &mut [Table],
 ) -> Result<Plan, String> {
-    let head_comp = comp[rule.rel as usize];
-    let range_of = |i: usize| -> Range {
-        let l = &rule.body[i];
-        if comp[l.rel as usize] != head_comp {
+    let mut pl = Planner::new(rule, pivot, rels, comp, tables);
+    let mut exists_from = usize::MAX;
+    if let Some(p) = pivot {
+        pl.schedule(p);
+        pl.done[p] = true;
+    }
+    for phase in 0..2 {
+        if phase == 1 {
+            exists_from = pl.steps.len();
+        }
+        loop {
+            pl.schedule_ready();
+            match pl.cheapest(phase) {
+                Some(i) => {
+                    pl.schedule(i);
+                    pl.done[i] = true;
+                }
+                None => break,
+            }
+        }
+    }
+    pl.check_safety()?;
+    let memo = memo_inputs(&pl.steps, rule.nvars);
+    Ok(Plan {
+        memo,
+        steps: pl.steps,
+        exists_from,
+        indexes: pl.indexes,
+    })
+}
+
+/// The state of [`plan`] for one rule: which variables are bound and which literals are
+/// scheduled so far.
+struct Planner<'r, 't> {
+    rule: &'r IRule,
+    pivot: Option<usize>,
+    rels: &'r [Rel],
+    comp: &'r [u32],
+    tables: &'t mut [Table],
+    /// Local variables: in neither the head nor a relaxed or lifted literal.
+    local: Vec<bool>,
+    /// The variables bound by the steps so far.
+    bound: Vec<bool>,
+    /// The body literals scheduled so far.
+    done: Vec<bool>,
+    steps: Vec<Step>,
+    /// The indexes the steps use, as (relation, index).
+    indexes: Vec<(u32, usize)>,
+}
+
+impl<'r, 't> Planner<'r, 't> {
+    /// Nothing scheduled yet.
+    fn new(
+        rule: &'r IRule,
+        pivot: Option<usize>,
+        rels: &'r [Rel],
+        comp: &'r [u32],
+        tables: &'t mut [Table],
+    ) -> Self {
+        let mut pl = Planner {
+            rule,
+            pivot,
+            rels,
+            comp,
+            tables,
+            local: vec![true; rule.nvars],
+            bound: vec![false; rule.nvars],
+            done: vec![false; rule.body.len()],
+            steps: Vec::new(),
+            indexes: Vec::new(),
+        };
+        for h in rule.head.iter() {
+            h.for_each_var(&mut |v| pl.local[v as usize] = false);
+        }
+        for (i, l) in rule.body.iter().enumerate() {
+            if pl.is_relaxed(i) || pl.is_lifted(i) {
+                l.args
+                    .iter()
+                    .for_each(|a| a.for_each_var(&mut |v| pl.local[v as usize] = false));
+            }
+        }
+        pl
+    }
+
+    /// The rows literal `i` reads: literals over the head's component read old rows before
+    /// the pivot, the delta at the pivot and all rows after it; the others all rows.
+    fn range_of(&self, i: usize) -> Range {
+        let l = &self.rule.body[i];
+        if self.comp[l.rel as usize] != self.comp[self.rule.rel as usize] {
             return Range::All;
         }
-        match pivot {
+        match self.pivot {
             Some(p) if i < p => Range::Old,
             Some(p) if i == p => Range::Delta,
             _ => Range::All,
         }
-    };
-    // Relaxed literals that end up in ground instances (domain literals never do).
-    let is_relaxed = |i: usize| {
-        matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
-            && rels[rule.body[i].rel as usize].mode == Mode::Relaxed
-    };
-    // Literals over lifted relations: recorded as calls once their variables are bound, never
-    // enumerated (they hold in M⁺).
-    let is_lifted = |i: usize| {
-        matches!(rule.body[i].kind, LitKind::Pos | LitKind::Neg)
-            && rels[rule.body[i].rel as usize].mode == Mode::Lifted
-    };
-    // Local variables: in neither the head nor a relaxed or lifted literal.
-    let mut local = vec![true; rule.nvars];
-    for h in rule.head.iter() {
-        h.for_each_var(&mut |v| local[v as usize] = false);
     }
-    for (i, l) in rule.body.iter().enumerate() {
-        if is_relaxed(i) || is_lifted(i) {
-            l.args
-                .iter()
-                .for_each(|a| a.for_each_var(&mut |v| local[v as usize] = false));
-        }
-    }
-    let mut bound = vec![false; rule.nvars];
-    let mut done = vec![false; rule.body.len()];
-    let mut steps = Vec::new();
-    let mut indexes = Vec::new();
-    let mut exists_from = usize::MAX;
 
-    // Schedules a positive literal as a scan or probe.
-    let schedule = |i: usize,
-                    bound: &mut Vec<bool>,
-                    steps: &mut Vec<Step>,
-                    indexes: &mut Vec<(u32, usize)>,
-                    tables: &mut [Table]| {
-        let l = &rule.body[i];
-        let range = range_of(i);
-        if l.args.iter().all(|a| bound_pat(a, bound)) {
-            steps.push(Step::Probe {
+    /// Relaxed literals that end up in ground instances (domain literals never do).
+    fn is_relaxed(&self, i: usize) -> bool {
+        matches!(self.rule.body[i].kind, LitKind::Pos | LitKind::Neg)
+            && self.rels[self.rule.body[i].rel as usize].mode == Mode::Relaxed
+    }
+
+    /// Literals over lifted relations: recorded as calls once their variables are bound, never
+    /// enumerated (they hold in M⁺).
+    fn is_lifted(&self, i: usize) -> bool {
+        matches!(self.rule.body[i].kind, LitKind::Pos | LitKind::Neg)
+            && self.rels[self.rule.body[i].rel as usize].mode == Mode::Lifted
+    }
+
+    /// Schedules positive literal `i` as a probe (all its arguments bound) or a scan (through
+    /// an index on its bound positions when it has any).
+    fn schedule(&mut self, i: usize) {
+        let l = &self.rule.body[i];
+        let range = self.range_of(i);
+        if l.args.iter().all(|a| bound_pat(a, &self.bound)) {
+            self.steps.push(Step::Probe {
                 lit: i as u16,
                 rel: l.rel,
                 range,
@@ -218,26 +291,34 @@ pub(crate) fn plan(
             });
             return;
         }
-        let before = bound.clone();
+        let before = self.bound.clone();
         let mut spec = IndexSpec::default();
         let mut key = Vec::new();
         let mut rest = Vec::new();
         let mut path = Vec::new();
         for (p, a) in l.args.iter().enumerate() {
             path.push(p as u32);
-            split(a, &mut path, &before, bound, &mut spec, &mut key, &mut rest);
+            split(
+                a,
+                &mut path,
+                &before,
+                &mut self.bound,
+                &mut spec,
+                &mut key,
+                &mut rest,
+            );
             path.pop();
         }
         let index = if spec.is_trivial() {
             None
         } else {
-            let ix = tables[l.rel as usize].index_for(&spec);
-            if !indexes.contains(&(l.rel, ix)) {
-                indexes.push((l.rel, ix));
+            let ix = self.tables[l.rel as usize].index_for(&spec);
+            if !self.indexes.contains(&(l.rel, ix)) {
+                self.indexes.push((l.rel, ix));
             }
             Some(ix)
         };
-        steps.push(Step::Scan {
+        self.steps.push(Step::Scan {
             lit: i as u16,
             rel: l.rel,
             range,
@@ -245,108 +326,101 @@ pub(crate) fn plan(
             key: key.into(),
             rest: rest.into(),
         });
-    };
+    }
 
-    if let Some(p) = pivot {
-        schedule(p, &mut bound, &mut steps, &mut indexes, tables);
-        done[p] = true;
-    }
-    for phase in 0..2 {
-        if phase == 1 {
-            exists_from = steps.len();
-        }
-        loop {
-            // Filters and fully bound literals as soon as possible.
-            let mut progress = true;
-            while progress {
-                progress = false;
-                for (i, l) in rule.body.iter().enumerate() {
-                    if done[i] || !l.args.iter().all(|a| bound_pat(a, &bound)) {
-                        continue;
-                    }
-                    match l.kind {
-                        LitKind::Distinct => {
-                            steps.push(Step::Distinct(l.args[0].clone(), l.args[1].clone()))
-                        }
-                        _ if is_lifted(i) => {}
-                        LitKind::Neg => {
-                            if !is_relaxed(i) {
-                                steps.push(Step::Probe {
-                                    lit: i as u16,
-                                    rel: l.rel,
-                                    range: Range::All,
-                                    args: l.args.clone(),
-                                    negated: true,
-                                });
-                            }
-                        }
-                        LitKind::Pos | LitKind::Domain => {
-                            schedule(i, &mut bound, &mut steps, &mut indexes, tables)
-                        }
-                    }
-                    done[i] = true;
-                    progress = true;
-                }
-            }
-            // The cheapest remaining positive literal of this phase.
-            let mut best: Option<(f64, usize)> = None;
+    /// Schedules filters and fully bound literals, until none is left whose variables are
+    /// all bound (negations over relaxed relations and literals over lifted ones produce no
+    /// step: they end up in the instances).
+    fn schedule_ready(&mut self) {
+        let rule = self.rule;
+        let mut progress = true;
+        while progress {
+            progress = false;
             for (i, l) in rule.body.iter().enumerate() {
-                if done[i] || !matches!(l.kind, LitKind::Pos | LitKind::Domain) || is_lifted(i) {
+                if self.done[i] || !l.args.iter().all(|a| bound_pat(a, &self.bound)) {
                     continue;
                 }
-                let mut has_main_var = false;
-                l.args.iter().for_each(|a| {
-                    a.for_each_var(&mut |v| {
-                        if !bound[v as usize] && !local[v as usize] {
-                            has_main_var = true;
+                match l.kind {
+                    LitKind::Distinct => self
+                        .steps
+                        .push(Step::Distinct(l.args[0].clone(), l.args[1].clone())),
+                    _ if self.is_lifted(i) => {}
+                    LitKind::Neg => {
+                        if !self.is_relaxed(i) {
+                            self.steps.push(Step::Probe {
+                                lit: i as u16,
+                                rel: l.rel,
+                                range: Range::All,
+                                args: l.args.clone(),
+                                negated: true,
+                            });
                         }
-                    })
-                });
-                if phase == 0 && !has_main_var && !is_relaxed(i) {
-                    continue;
-                }
-                let t = &tables[l.rel as usize];
-                let (lo, hi) = range_of(i).bounds(t);
-                let mut est = f64::from(hi.saturating_sub(lo));
-                for (p, a) in l.args.iter().enumerate() {
-                    if bound_pat(a, &bound) {
-                        est /= t.distinct_in(p).max(1) as f64;
                     }
+                    LitKind::Pos | LitKind::Domain => self.schedule(i),
                 }
-                if best.is_none_or(|(b, _)| est < b) {
-                    best = Some((est, i));
-                }
-            }
-            match best {
-                Some((_, i)) => {
-                    schedule(i, &mut bound, &mut steps, &mut indexes, tables);
-                    done[i] = true;
-                }
-                None => break,
+                self.done[i] = true;
+                progress = true;
             }
         }
     }
-    // Safety: every literal scheduled and every head variable bound.
-    for (i, l) in rule.body.iter().enumerate() {
-        if !done[i] && (l.kind != LitKind::Neg || !is_relaxed(i)) {
-            return Err("a variable of a negative or `distinct` literal is not bound by any positive literal".into());
+
+    /// The cheapest remaining positive literal of `phase` (the fewest rows expected after the
+    /// bound positions are fixed), if any. Phase 0 skips the literals that bind only local
+    /// variables (unless relaxed).
+    fn cheapest(&self, phase: usize) -> Option<usize> {
+        let mut best: Option<(f64, usize)> = None;
+        for (i, l) in self.rule.body.iter().enumerate() {
+            if self.done[i]
+                || !matches!(l.kind, LitKind::Pos | LitKind::Domain)
+                || self.is_lifted(i)
+            {
+                continue;
+            }
+            let mut has_main_var = false;
+            l.args.iter().for_each(|a| {
+                a.for_each_var(&mut |v| {
+                    if !self.bound[v as usize] && !self.local[v as usize] {
+                        has_main_var = true;
+                    }
+                })
+            });
+            if phase == 0 && !has_main_var && !self.is_relaxed(i) {
+                continue;
+            }
+            let t = &self.tables[l.rel as usize];
+            let (lo, hi) = self.range_of(i).bounds(t);
+            let mut est = f64::from(hi.saturating_sub(lo));
+            for (p, a) in l.args.iter().enumerate() {
+                if bound_pat(a, &self.bound) {
+                    est /= t.distinct_in(p).max(1) as f64;
+                }
+            }
+            if best.is_none_or(|(b, _)| est < b) {
+                best = Some((est, i));
+            }
         }
-        if l.kind == LitKind::Neg && !l.args.iter().all(|a| bound_pat(a, &bound)) {
-            return Err(
-                "a variable of a negative literal is not bound by any positive literal".into(),
-            );
+        best.map(|(_, i)| i)
+    }
+
+    /// Safety: every literal scheduled (but negations over relaxed relations, which go to the
+    /// instances) and every variable of a negation or of the head bound.
+    fn check_safety(&self) -> Result<(), String> {
+        let rule = self.rule;
+        for (i, l) in rule.body.iter().enumerate() {
+            if !self.done[i] && (l.kind != LitKind::Neg || !self.is_relaxed(i)) {
+                return Err("a variable of a negative or `distinct` literal is not bound by any positive literal".into());
+            }
+            if l.kind == LitKind::Neg && !l.args.iter().all(|a| bound_pat(a, &self.bound)) {
+                return Err(
+                    "a variable of a negative literal is not bound by any positive literal".into(),
+                );
+            }
         }
+        if !rule.head.iter().all(|a| bound_pat(a, &self.bound)) {
+            return Err("a variable of the head is not bound by any positive literal".into());
+        }
+        Ok(())
     }
-    if !rule.head.iter().all(|a| bound_pat(a, &bound)) {
-        return Err("a variable of the head is not bound by any positive literal".into());
-    }
-    let memo = memo_inputs(&steps, rule.nvars);
-    Ok(Plan {
-        memo,
-        steps,
-        exists_from,
-        indexes,
-    })
 }
 
 /// [`Plan::memo`] for `steps`: scans after the first with a later step, keyed by their inputs.

@@ -1,6 +1,6 @@
-//! The grounder's own rule form, built from the normalised program (gdl.md §3), and the
-//! analyses on it: relation classification (gdl.md §7.3 step 1) and projection of existential
-//! variables (§7.3.1).
+//! The grounder's own rule form, built from the normalised program, and the analyses on it:
+//! relation classification (exact, relaxed or lifted) and projection of existential variables
+//! (variables used in one component of a body only, which would multiply the instances).
 //!
 //! Ground sub-terms are interned as soon as the rules are read, so a pattern is either a
 //! variable, a ground term id, or a function applied to patterns of which at least one is not
@@ -231,7 +231,8 @@ pub(crate) fn read(
             record: true,
         });
     }
-    // The relaxed program's bridges (gdl.md §7.3 step 3).
+    // The relaxed program's bridges: `true ⇐ init`, `true ⇐ next`, `does ⇐ legal`, so that its
+    // model contains everything that can hold in a reachable state.
     let bridge = |head: RelId, body: RelId, arity: usize| IRule {
         rel: head.index() as u32,
         head: (0..arity as u16).map(Pat::Var).collect(),
@@ -355,7 +356,7 @@ pub(crate) fn classify(rels: &mut [Rel], rules: &[IRule]) -> Vec<Vec<u32>> {
 }
 
 /// Rewrites recorded rules so that ground instances are sums instead of products
-/// (gdl.md §7.3.1), with new auxiliary relations (relaxed, shared between equal uses):
+/// with new auxiliary relations (relaxed, shared between equal uses):
 ///
 /// * *components*: body literals connected through variables that are not in the head form a
 ///   component; once the head variables are fixed, components are independent, so a component
@@ -842,7 +843,7 @@ fn project(
 /// Relevance (run before classification): rules of relations that nothing the game reads
 /// depends on are dropped, and a relation every body occurrence of which has ground arguments
 /// at some positions is restricted to those argument values: its rules get a literal over a
-/// new table of the demanded values (gdl.md §7.3: only atoms that can matter).
+/// new table of the demanded values (only atoms that can matter are ground).
 pub(crate) fn restrict(rels: &mut Vec<Rel>, rules: &mut Vec<IRule>) {
     let n = rels.len();
     // Backwards from what the lowering reads.

@@ -97,7 +97,8 @@ impl TermStore {
         self.intern(&[name])
     }
 
-    /// The total order of gdl.md §8.4.1 on terms: constants before compound terms, constants by
+    /// The canonical order on terms (it orders the RG declarations and decides which of two
+    /// colliding names is renamed): constants before compound terms, constants by
     /// `name_cmp` of their names, compound terms by functor name, arity, then arguments.
     pub(crate) fn cmp(
         &self,

@@ -1,20 +1,21 @@
-//! Lowering of the simplified ground game to RG (gdl.md §8.4, normative).
+//! Lowering of the simplified ground game to RG.
 //!
 //! One GDL step becomes, in role-fact order, one RG move per role (the chance role `random`
 //! included, as `player = random`), each made while only that role's `visible` entry is 1 so
 //! that simultaneous choices stay hidden; then one keeper move that reveals the joint move
 //! (GDL-I) or hands out the percepts (GDL-II), computes the next state into `n_` variables,
 //! commits it, resets the scratch variables (so equal GDL states are equal RG states), and
-//! tests `terminal`. The initial state is tested too (D1), every condition and its negation
-//! are exclusive so keeper walks are unique (D2, D15), and goals fall back to the lowest score
-//! (D15).
+//! tests `terminal`. The initial state is tested too (a game may be over before any move),
+//! every condition and its negation are exclusive so that the keeper always has exactly one
+//! way on (RG requires keeper walks to be unique), and a player none of whose goals holds gets
+//! the lowest score (every player has a score at the end).
 //!
 //! Conditions over ground atoms are RG reachability checks into one sub-automaton per atom
 //! (`d_<atom>_in` → `d_<atom>_out`, one path per rule, comparisons first), except that
 //! constant conditions become skips or missing edges, literals over `true`/`does` become
 //! comparisons, and a positive literal over an atom with one short rule is inlined as a chain.
 //! Ground recursion (non-trivial SCCs) is lowered as graph reachability when linear and
-//! materialised in Boolean variables otherwise (gdl.md §8.4.4).
+//! materialised in Boolean variables otherwise, computed by a fixpoint loop.
 
 pub(crate) mod lifted;
 
@@ -105,6 +106,44 @@ enum Unit {
 
 /// A rule body in evaluation order, with the rule's span.
 type Body = (Vec<PLit>, Option<Span>);
+
+/// The roles as the lowering names them.
+struct RoleNames {
+    /// The RG name of every role (`random` included), in role order.
+    names: Vec<String>,
+    /// The roles that are players (not `random`), by role number.
+    players: Vec<usize>,
+    /// The RG symbol of each player, in `players` order.
+    player_syms: Vec<Symbol>,
+    /// Where the roles are declared.
+    span: Option<Span>,
+}
+
+/// The members of the type `Score`.
+struct Scores {
+    /// The goal values a player may get, in canonical term order.
+    values: Vec<GTerm>,
+    /// Their RG symbols (the lone `0` when there is no value).
+    syms: Vec<Symbol>,
+    /// Where the goals are defined.
+    span: Option<Span>,
+}
+
+/// A fluent in the state: its number, its `f_` variable, and its `n_` next-state variable or
+/// (`Err`) its constant next value.
+type StateVar = (usize, ExprId, Result<ExprId, bool>);
+
+/// The expressions every turn of the automaton assigns with.
+struct TurnVars {
+    /// The constant 0.
+    zero: ExprId,
+    /// The `keeper` player.
+    keeper: ExprId,
+    /// The variable `player`: who moves.
+    player: ExprId,
+    /// The array `visible`: who sees the next move.
+    visible: ExprId,
+}
 
 /// Lowers a simplified ground game.
 pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiagnostic>) {
@@ -272,30 +311,91 @@ impl Lowerer<'_> {
         self.game.type_name(s)
     }
 
+    /// Declares the game's types and variables, then builds its automaton: the per-turn
+    /// evaluation and terminal test, one move per role, the keeper's reveal or percepts, the
+    /// next state, the commit and the goals.
     fn run(&mut self) {
-        let net = self.net;
         let wk = *self.game.well_known();
         let bool_ty = self.game.type_name(wk.bool_type);
-        let zero_sym = wk.zero;
-        let zero = self.game.expr_ref(zero_sym);
-        let one = self.one;
+        let zero = self.game.expr_ref(wk.zero);
+        let roles = self.declare_roles();
+        let scores = self.declare_scores(&roles.players);
+        self.declare_actions(&roles);
+        let state = self.declare_fluents(bool_ty);
+        let changed = self.declare_recursion(bool_ty);
 
-        // ---- roles ----
+        // ---- automaton ----
+        let begin = self.node("begin");
+        let eval = self.node("m_eval");
+        self.edge(begin, eval, Label::Skip, None);
+        // Shared atoms and non-linear recursion that depend on the state only, evaluated once
+        // per turn; then the terminal test.
+        let units = self.units(bool_ty, wk.zero);
+        let mut at = eval;
+        for &u in &units {
+            if !self.unit_move_dep(u) {
+                at = self.emit_unit(u, at, changed);
+            }
+        }
+        let mut mats: Vec<u32> = self.mat_vars.keys().copied().collect();
+        mats.sort_unstable();
+        let check = self.node("m_check");
+        self.edge(at, check, Label::Skip, None);
+        let turn = self.node("m_turn");
+        let goals_start = self.node("m_goals");
+        self.emit_terminal_test(check, turn, goals_start);
+
+        let keeper = self.game.expr_ref(wk.keeper);
+        let player = self.game.expr_ref(wk.player);
+        let visible = self.game.expr_ref(wk.visible);
+        let turn_vars = TurnVars {
+            zero,
+            keeper,
+            player,
+            visible,
+        };
+        let mut at = self.emit_role_moves(turn, &roles, &turn_vars);
+        // The same for what depends on the moves.
+        for &u in &units {
+            if self.unit_move_dep(u) {
+                at = self.emit_unit(u, at, changed);
+            }
+        }
+        at = self.emit_perception(at, &roles, &turn_vars);
+        at = self.emit_next_state(at, &state);
+        at = self.emit_commit(at, &state, &mats, zero);
+        self.edge(at, eval, Label::Skip, None);
+        let at = self.emit_goals(goals_start, &roles, &scores);
+        let end = self.node("end");
+        let lab = self.assign(player, keeper);
+        self.edge(at, end, lab, None);
+    }
+
+    /// Names the roles and declares the type `Player` of those that are not `random`.
+    fn declare_roles(&mut self) -> RoleNames {
+        let net = self.net;
         let role_terms: Vec<GTerm> = net.roles.iter().map(|r| r.term).collect();
-        let role_names = self.name_terms(&role_terms, true, "roles");
+        let names = self.name_terms(&role_terms, true, "roles");
         let players: Vec<usize> = (0..net.roles.len())
             .filter(|&i| !net.roles[i].random)
             .collect();
-        let player_syms: Vec<Symbol> = players
-            .iter()
-            .map(|&i| self.game.sym(&role_names[i]))
-            .collect();
-        let role_span = self.span_of_rel(crate::ast::RelId::ROLE);
-        self.typedef("Player", player_syms.clone(), role_span);
+        let player_syms: Vec<Symbol> = players.iter().map(|&i| self.game.sym(&names[i])).collect();
+        let span = self.span_of_rel(crate::ast::RelId::ROLE);
+        self.typedef("Player", player_syms.clone(), span);
+        RoleNames {
+            names,
+            players,
+            player_syms,
+            span,
+        }
+    }
 
-        // ---- scores ----
+    /// Declares the type `Score`: every goal value a player may get, in canonical term order
+    /// (`0` alone when there is none).
+    fn declare_scores(&mut self, players: &[usize]) -> Scores {
+        let net = self.net;
         let mut values: Vec<GTerm> = Vec::new();
-        for &i in &players {
+        for &i in players {
             for &(v, a) in &net.goals[i] {
                 if net.cond(Some(a)) != Cond::False && !values.contains(&v) {
                     values.push(v);
@@ -308,11 +408,16 @@ impl Lowerer<'_> {
         } else {
             self.name_terms(&values, true, "goal values")
         };
-        let value_syms: Vec<Symbol> = value_names.iter().map(|n| self.game.sym(n)).collect();
-        let goal_span = self.span_of_rel(crate::ast::RelId::GOAL);
-        self.typedef("Score", value_syms.clone(), goal_span);
+        let syms: Vec<Symbol> = value_names.iter().map(|n| self.game.sym(n)).collect();
+        let span = self.span_of_rel(crate::ast::RelId::GOAL);
+        self.typedef("Score", syms.clone(), span);
+        Scores { values, syms, span }
+    }
 
-        // ---- actions and does variables ----
+    /// Names every role's possible actions and declares its `does_<role>` variable (of a type
+    /// of its own); a role without any possible action gets no variable and a W-LOW warning.
+    fn declare_actions(&mut self, roles: &RoleNames) {
+        let net = self.net;
         let legal_span = self.span_of_rel(crate::ast::RelId::LEGAL);
         for (ri, role) in net.roles.iter().enumerate() {
             let mut acts: Vec<usize> = (0..role.actions.len())
@@ -329,7 +434,7 @@ impl Lowerer<'_> {
                 let d = GdlDiagnostic::new(
                     Code::NoLegalMove,
                     legal_span
-                        .or(role_span)
+                        .or(roles.span)
                         .unwrap_or(Span::new(self.p.file(), 0, 0)),
                     format!(
                         "role `{}` never has a legal move",
@@ -342,12 +447,12 @@ impl Lowerer<'_> {
             } else {
                 let members: Vec<Symbol> = acts.iter().map(|&k| syms[k].expect("named")).collect();
                 let ty = self.typedef(
-                    &format!("does_{}_type", role_names[ri]),
+                    &format!("does_{}_type", roles.names[ri]),
                     members.clone(),
                     legal_span,
                 );
                 let v = self.declare_var(
-                    &format!("does_{}", role_names[ri]),
+                    &format!("does_{}", roles.names[ri]),
                     ty,
                     members[0],
                     legal_span,
@@ -356,8 +461,13 @@ impl Lowerer<'_> {
             }
             self.action_sym.push(syms);
         }
+    }
 
-        // ---- fluents ----
+    /// Declares the Boolean `f_<fluent>` variable of every fluent that is used and not
+    /// constant, and its `n_<fluent>` next-state variable unless its next value is constant.
+    fn declare_fluents(&mut self, bool_ty: rg_core::TypeId) -> Vec<StateVar> {
+        let net = self.net;
+        let wk = *self.game.well_known();
         let mut fl: Vec<usize> = (0..net.fluents.len())
             .filter(|&f| {
                 net.fluent_used[f] && net.val[net.fluents[f].atom as usize] == Val::Unknown
@@ -368,14 +478,13 @@ impl Lowerer<'_> {
         let fnames = self.name_terms(&fterms, false, "fluents");
         let init_span = self.span_of_rel(crate::ast::RelId::INIT);
         let next_span = self.span_of_rel(crate::ast::RelId::NEXT);
-        // (fluent, f var, n var or constant next value)
-        let mut state: Vec<(usize, ExprId, Result<ExprId, bool>)> = Vec::new();
+        let mut state: Vec<StateVar> = Vec::new();
         for (j, &f) in fl.iter().enumerate() {
             let init = net.cond(net.fluents[f].init) == Cond::True;
             let fv = self.declare_var(
                 &format!("f_{}", fnames[j]),
                 bool_ty,
-                if init { wk.one } else { zero_sym },
+                if init { wk.one } else { wk.zero },
                 init_span,
             );
             self.fluent_var[f] = Some(fv);
@@ -383,13 +492,20 @@ impl Lowerer<'_> {
                 Cond::True => Err(true),
                 Cond::False => Err(false),
                 Cond::Lit(_) => {
-                    Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, zero_sym, next_span))
+                    Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, wk.zero, next_span))
                 }
             };
             state.push((f, fv, next));
         }
+        state
+    }
 
-        // ---- materialised recursion variables ----
+    /// Decides how each ground SCC is read (graph reachability when linear) and declares the
+    /// `r_<scc>_<i>` variables of the materialised ones, and `r_changed` (their fixpoint loop's
+    /// flag) when there is any.
+    fn declare_recursion(&mut self, bool_ty: rg_core::TypeId) -> Option<ExprId> {
+        let net = self.net;
+        let zero_sym = self.game.well_known().zero;
         for (s, members) in net.sccs.iter().enumerate() {
             if self.is_linear(s as u32) {
                 for (i, &a) in members.iter().enumerate() {
@@ -405,32 +521,17 @@ impl Lowerer<'_> {
             }
         }
         let needs_changed = !self.mat_vars.is_empty();
-        let changed = if needs_changed {
+        if needs_changed {
             Some(self.declare_var("r_changed", bool_ty, zero_sym, None))
         } else {
             None
-        };
-
-        // ---- automaton ----
-        let begin = self.node("begin");
-        let eval = self.node("m_eval");
-        self.edge(begin, eval, Label::Skip, None);
-        // Shared atoms and non-linear recursion that depend on the state only, evaluated once
-        // per turn; then the terminal test.
-        let units = self.units(bool_ty, zero_sym);
-        let mut at = eval;
-        for &u in &units {
-            if !self.unit_move_dep(u) {
-                at = self.emit_unit(u, at, changed);
-            }
         }
-        let mut mats: Vec<u32> = self.mat_vars.keys().copied().collect();
-        mats.sort_unstable();
-        let check = self.node("m_check");
-        self.edge(at, check, Label::Skip, None);
-        let turn = self.node("m_turn");
-        let goals_start = self.node("m_goals");
-        let term_cond = net.cond(net.terminal);
+    }
+
+    /// The terminal test at `check`: on to the roles' moves at `turn` when `terminal` does not
+    /// hold, to the goals at `goals_start` when it does (with a warning when it always holds).
+    fn emit_terminal_test(&mut self, check: NodeId, turn: NodeId, goals_start: NodeId) {
+        let term_cond = self.net.cond(self.net.terminal);
         let term_span = self.span_of_rel(crate::ast::RelId::TERMINAL);
         if term_cond == Cond::True {
             // Translated faithfully, but perft 1 0 0 … without a word puzzled users (issue 22).
@@ -445,34 +546,38 @@ impl Lowerer<'_> {
         }
         self.cond_edge(check, turn, term_cond, false, "m_check_c", term_span);
         self.cond_edge(check, goals_start, term_cond, true, "m_check_t", term_span);
+    }
 
-        // Role blocks.
-        let keeper = self.game.expr_ref(wk.keeper);
-        let player = self.game.expr_ref(wk.player);
-        let visible = self.game.expr_ref(wk.visible);
-        let mut at = turn;
+    /// One move per role from `at`, in role order: only the role's own `visible` entry is set,
+    /// the role (or `random`) chooses one of its legal actions into `does_<role>` and tags it,
+    /// and the keeper takes over. Returns the node after the last role.
+    fn emit_role_moves(&mut self, mut at: NodeId, roles: &RoleNames, v: &TurnVars) -> NodeId {
+        let net = self.net;
+        let one = self.one;
+        let legal_span = self.span_of_rel(crate::ast::RelId::LEGAL);
         for (ri, role) in net.roles.iter().enumerate() {
-            let rn = role_names[ri].clone();
-            for (j, &pi) in players.iter().enumerate() {
+            let rn = roles.names[ri].clone();
+            for (j, &pi) in roles.players.iter().enumerate() {
                 let n = self.node(&format!("m_vis_{j}_{rn}"));
                 self.edge(at, n, Label::Skip, None);
-                let q = self.game.expr_ref(player_syms[j]);
-                let lhs = self.game.expr_access(visible, q);
-                let rhs = if pi == ri { one } else { zero };
+                let q = self.game.expr_ref(roles.player_syms[j]);
+                let lhs = self.game.expr_access(v.visible, q);
+                let rhs = if pi == ri { one } else { v.zero };
                 let nn = self.node(&format!("m_vis_{}_{rn}", j + 1));
                 let lab = self.assign(lhs, rhs);
-                self.edge(n, nn, lab, role_span);
+                self.edge(n, nn, lab, roles.span);
                 at = nn;
             }
             let choose = self.node(&format!("m_choose_{rn}"));
             let who = if role.random {
-                self.game.expr_ref(wk.random)
+                let random = self.game.well_known().random;
+                self.game.expr_ref(random)
             } else {
-                self.game
-                    .expr_ref(player_syms[players.iter().position(|&x| x == ri).expect("player")])
+                let j = roles.players.iter().position(|&x| x == ri).expect("player");
+                self.game.expr_ref(roles.player_syms[j])
             };
-            let lab = self.assign(player, who);
-            self.edge(at, choose, lab, role_span);
+            let lab = self.assign(v.player, who);
+            self.edge(at, choose, lab, roles.span);
             let done = self.node(&format!("m_done_{rn}"));
             let mut acts: Vec<usize> = (0..role.actions.len())
                 .filter(|&k| self.action_sym[ri][k].is_some())
@@ -497,70 +602,81 @@ impl Lowerer<'_> {
                 self.edge(set, done, Label::Tag(a), legal_span);
             }
             let next = self.node(&format!("m_after_{rn}"));
-            let lab = self.assign(player, keeper);
-            self.edge(done, next, lab, role_span);
+            let lab = self.assign(v.player, v.keeper);
+            self.edge(done, next, lab, roles.span);
             at = next;
         }
-        // The same for what depends on the moves.
-        for &u in &units {
-            if self.unit_move_dep(u) {
-                at = self.emit_unit(u, at, changed);
-            }
-        }
-        // Perception.
+        at
+    }
+
+    /// What the players learn of the joint move, from `at`. In GDL-I (no `random`, no `sees`)
+    /// every player sees everything: all `visible` entries are set and every `does_<role>` is
+    /// revealed as a tag. In GDL-II each player in turn is made the only one to see, and gets a
+    /// tag for every percept (`sees`) that holds. Returns the node after them.
+    fn emit_perception(&mut self, mut at: NodeId, roles: &RoleNames, v: &TurnVars) -> NodeId {
+        let net = self.net;
+        let one = self.one;
         let gdl2 = net.roles.iter().any(|r| r.random) || net.sees.iter().any(|s| !s.is_empty());
         if !gdl2 {
-            for (j, &q) in player_syms.iter().enumerate() {
+            for (j, &q) in roles.player_syms.iter().enumerate() {
                 let n = self.node(&format!("m_reveal_{}", j + 1));
                 let qe = self.game.expr_ref(q);
-                let lhs = self.game.expr_access(visible, qe);
+                let lhs = self.game.expr_access(v.visible, qe);
                 let lab = self.assign(lhs, one);
                 self.edge(at, n, lab, None);
                 at = n;
             }
             for ri in 0..net.roles.len() {
-                if let Some(v) = self.does_var[ri] {
+                if let Some(d) = self.does_var[ri] {
                     let n = self.node(&format!("m_reveal_tag_{ri}"));
-                    let s = self.game.expr_root(v);
+                    let s = self.game.expr_root(d);
                     self.edge(at, n, Label::TagVar(s), None);
                     at = n;
                 }
             }
-        } else {
-            let sees_span = self.span_of_rel(crate::ast::RelId::SEES);
-            for (pj, &ri) in players.iter().enumerate() {
-                let rn = role_names[ri].clone();
-                for (j, &q) in player_syms.iter().enumerate() {
-                    let n = self.node(&format!("m_seevis_{j}_{rn}"));
-                    self.edge(at, n, Label::Skip, None);
-                    let qe = self.game.expr_ref(q);
-                    let lhs = self.game.expr_access(visible, qe);
-                    let nn = self.node(&format!("m_seevis_{}_{rn}", j + 1));
-                    let lab = self.assign(lhs, if j == pj { one } else { zero });
-                    self.edge(n, nn, lab, None);
-                    at = nn;
-                }
-                let mut percepts: Vec<(GTerm, u32)> = net.sees[ri]
-                    .iter()
-                    .copied()
-                    .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
-                    .collect();
-                percepts.sort_by(|a, b| self.term_cmp(a.0, b.0));
-                let pterms: Vec<GTerm> = percepts.iter().map(|x| x.0).collect();
-                let pnames = self.name_terms(&pterms, false, "percepts");
-                for (k, &(_, a)) in percepts.iter().enumerate() {
-                    let c = net.cond(Some(a));
-                    let t = self.node(&format!("m_seet_{k}_{rn}"));
-                    let nx = self.node(&format!("m_see_{}_{rn}", k + 1));
-                    self.cond_edge(at, t, c, true, &format!("m_seec_{k}_{rn}"), sees_span);
-                    let ps = self.game.sym(&pnames[k]);
-                    self.edge(t, nx, Label::Tag(ps), sees_span);
-                    self.cond_edge(at, nx, c, false, &format!("m_seen_{k}_{rn}"), sees_span);
-                    at = nx;
-                }
+            return at;
+        }
+        let sees_span = self.span_of_rel(crate::ast::RelId::SEES);
+        for (pj, &ri) in roles.players.iter().enumerate() {
+            let rn = roles.names[ri].clone();
+            for (j, &q) in roles.player_syms.iter().enumerate() {
+                let n = self.node(&format!("m_seevis_{j}_{rn}"));
+                self.edge(at, n, Label::Skip, None);
+                let qe = self.game.expr_ref(q);
+                let lhs = self.game.expr_access(v.visible, qe);
+                let nn = self.node(&format!("m_seevis_{}_{rn}", j + 1));
+                let lab = self.assign(lhs, if j == pj { one } else { v.zero });
+                self.edge(n, nn, lab, None);
+                at = nn;
+            }
+            let mut percepts: Vec<(GTerm, u32)> = net.sees[ri]
+                .iter()
+                .copied()
+                .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
+                .collect();
+            percepts.sort_by(|a, b| self.term_cmp(a.0, b.0));
+            let pterms: Vec<GTerm> = percepts.iter().map(|x| x.0).collect();
+            let pnames = self.name_terms(&pterms, false, "percepts");
+            for (k, &(_, a)) in percepts.iter().enumerate() {
+                let c = net.cond(Some(a));
+                let t = self.node(&format!("m_seet_{k}_{rn}"));
+                let nx = self.node(&format!("m_see_{}_{rn}", k + 1));
+                self.cond_edge(at, t, c, true, &format!("m_seec_{k}_{rn}"), sees_span);
+                let ps = self.game.sym(&pnames[k]);
+                self.edge(t, nx, Label::Tag(ps), sees_span);
+                self.cond_edge(at, nx, c, false, &format!("m_seen_{k}_{rn}"), sees_span);
+                at = nx;
             }
         }
-        // Next state.
+        at
+    }
+
+    /// From `at`, sets each `n_<fluent>` to 1 when its `next` condition holds (a short
+    /// disjunction as a decision chain, anything else as a check). Returns the node after them.
+    fn emit_next_state(&mut self, mut at: NodeId, state: &[StateVar]) -> NodeId {
+        let net = self.net;
+        let one = self.one;
+        let next_span = self.span_of_rel(crate::ast::RelId::NEXT);
         for (k, &(f, _, next)) in state.iter().enumerate() {
             let nv = match next {
                 Ok(nv) => nv,
@@ -579,9 +695,23 @@ impl Lowerer<'_> {
             }
             at = nx;
         }
-        // Commit, then reset the scratch variables.
+        at
+    }
+
+    /// From `at`, a chain of assignments: the next state into the `f_` variables, then every
+    /// scratch variable (`n_`, `does_`, the materialised recursion's `r_`, the held atoms' `h_`)
+    /// back to its initial value, so that equal GDL states are equal RG states. Returns the
+    /// node after them.
+    fn emit_commit(
+        &mut self,
+        mut at: NodeId,
+        state: &[StateVar],
+        mats: &[u32],
+        zero: ExprId,
+    ) -> NodeId {
+        let one = self.one;
         let mut commit: Vec<Label> = Vec::new();
-        for &(_, fv, next) in &state {
+        for &(_, fv, next) in state {
             let rhs = match next {
                 Ok(nv) => nv,
                 Err(true) => one,
@@ -589,12 +719,12 @@ impl Lowerer<'_> {
             };
             commit.push(Label::Assign { lhs: fv, rhs });
         }
-        for &(_, _, next) in &state {
+        for &(_, _, next) in state {
             if let Ok(nv) = next {
                 commit.push(Label::Assign { lhs: nv, rhs: zero });
             }
         }
-        for ri in 0..net.roles.len() {
+        for ri in 0..self.net.roles.len() {
             if let Some(v) = self.does_var[ri] {
                 let first = self
                     .game
@@ -611,7 +741,7 @@ impl Lowerer<'_> {
                 }
             }
         }
-        for s in &mats {
+        for s in mats {
             for &v in &self.mat_vars[s].clone() {
                 commit.push(Label::Assign { lhs: v, rhs: zero });
             }
@@ -624,21 +754,27 @@ impl Lowerer<'_> {
             self.edge(at, n, lab, None);
             at = n;
         }
-        self.edge(at, eval, Label::Skip, None);
+        at
+    }
 
-        // Goals: per player, values in descending order, the first that holds; else the
-        // lowest score.
-        let goals_var = self.game.expr_ref(wk.goals);
-        let fallback = self.game.expr_ref(value_syms[0]);
-        let mut at = goals_start;
-        for (pj, &ri) in players.iter().enumerate() {
-            let rn = role_names[ri].clone();
-            let q = self.game.expr_ref(player_syms[pj]);
+    /// The goals, from `at` (reached when `terminal` holds): per player, its values in
+    /// descending order, the first that holds; else the lowest score. Returns the node after
+    /// them.
+    fn emit_goals(&mut self, mut at: NodeId, roles: &RoleNames, scores: &Scores) -> NodeId {
+        let net = self.net;
+        let goals_var = {
+            let goals = self.game.well_known().goals;
+            self.game.expr_ref(goals)
+        };
+        let fallback = self.game.expr_ref(scores.syms[0]);
+        for (pj, &ri) in roles.players.iter().enumerate() {
+            let rn = roles.names[ri].clone();
+            let q = self.game.expr_ref(roles.player_syms[pj]);
             let slot = self.game.expr_access(goals_var, q);
             let after = self.node(&format!("m_goaled_{rn}"));
             let mut vals: Vec<(usize, u32)> = net.goals[ri]
                 .iter()
-                .filter_map(|&(v, a)| values.iter().position(|&x| x == v).map(|i| (i, a)))
+                .filter_map(|&(v, a)| scores.values.iter().position(|&x| x == v).map(|i| (i, a)))
                 .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
                 .collect();
             vals.sort_by_key(|x| std::cmp::Reverse(x.0));
@@ -647,26 +783,24 @@ impl Lowerer<'_> {
                 let c = net.cond(Some(a));
                 let t = self.node(&format!("m_goalt_{k}_{rn}"));
                 let nx = self.node(&format!("m_goal_{}_{rn}", k + 1));
-                self.cond_edge(at, t, c, true, &format!("m_goalc_{k}_{rn}"), goal_span);
-                let v = self.game.expr_ref(value_syms[vi]);
+                self.cond_edge(at, t, c, true, &format!("m_goalc_{k}_{rn}"), scores.span);
+                let v = self.game.expr_ref(scores.syms[vi]);
                 let lab = self.assign(slot, v);
-                self.edge(t, after, lab, goal_span);
+                self.edge(t, after, lab, scores.span);
                 if c == Cond::True {
                     settled = true;
                     break;
                 }
-                self.cond_edge(at, nx, c, false, &format!("m_goaln_{k}_{rn}"), goal_span);
+                self.cond_edge(at, nx, c, false, &format!("m_goaln_{k}_{rn}"), scores.span);
                 at = nx;
             }
             if !settled {
                 let lab = self.assign(slot, fallback);
-                self.edge(at, after, lab, goal_span);
+                self.edge(at, after, lab, scores.span);
             }
             at = after;
         }
-        let end = self.node("end");
-        let lab = self.assign(player, keeper);
-        self.edge(at, end, lab, None);
+        at
     }
 
     /// The derived atoms and calls an atom reads (aliases resolved by the simplification); a
@@ -1319,8 +1453,8 @@ impl Lowerer<'_> {
         }
     }
 
-    /// Emits the fixpoint loop of a non-linear SCC after `at` (gdl.md §8.4.4); returns the
-    /// node after it.
+    /// Emits the fixpoint loop of a non-linear SCC after `at` (its `r_` variables are
+    /// recomputed from their rules until none changes); returns the node after it.
     fn materialise(&mut self, s: u32, at: NodeId, changed: ExprId) -> NodeId {
         let net = self.net;
         let members = net.sccs[s as usize].clone();

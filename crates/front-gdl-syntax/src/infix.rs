@@ -1,4 +1,4 @@
-//! The infix syntax of gdl.md §2.7 (`h :- b1 & ~b2`, variables are capitalised names), read
+//! The infix syntax of GDL (`h :- b1 & ~b2`, variables are capitalised names), read
 //! into the same S-expression trees as prefix KIF:
 //!
 //! | infix | tree |
@@ -271,7 +271,7 @@ pub(crate) fn read<'a>(file: FileId, text: &'a str, sink: &mut Sink) -> Vec<Sexp
 }
 
 /// Whether `text` is infix GDL: its first significant character (after white space and `;`
-/// comments) is not `(` (gdl.md §2.7). An empty text counts as prefix.
+/// comments) is not `(`. An empty text counts as prefix.
 pub fn looks_infix(text: &str) -> bool {
     let mut rest = text;
     loop {

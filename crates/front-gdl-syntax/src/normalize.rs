@@ -1,17 +1,19 @@
-//! From S-expressions to the normalised [`Program`] (gdl.md §2.3, §2.5):
+//! From S-expressions to the normalised [`Program`], checking the shape of every form (a fact
+//! is a sentence, a rule `(<= head body…)`) and normalising:
 //!
-//! * N1 keywords are recognised case-insensitively (and printed in lower case);
-//! * N2 `(p)` is the sentence `p` and `(f)` the constant `f` (W-PARSE-007);
-//! * N3 `(<= h)` is the fact `h` (W-PARSE-008);
-//! * N4 `(and …)` in a body is flattened (W-PARSE-009);
-//! * N5 bodies are put in disjunctive normal form, one rule per disjunct: `(not (or a b))`
+//! * keywords are recognised case-insensitively (and printed in lower case);
+//! * `(p)` is the sentence `p` and `(f)` the constant `f` (W-PARSE-007);
+//! * `(<= h)` is the fact `h` (W-PARSE-008);
+//! * `(and …)` in a body is flattened (W-PARSE-009);
+//! * bodies are put in disjunctive normal form, one rule per disjunct: `(not (or a b))`
 //!   becomes `(not a) (not b)`, `(not (not a))` becomes `a` (W-VAL-016 for these non-standard
 //!   nestings), `(not (and …))` is E-VAL-012, `(or)` is false (W-VAL-011);
-//! * N6 `(not (distinct s t))` unifies `s` and `t` (full unification, compound terms included)
+//! * `(not (distinct s t))` unifies `s` and `t` (full unification, compound terms included)
 //!   and applies the unifier to the whole rule; a rule whose terms do not unify is dropped;
-//! * N8 rules identical up to variable renaming are kept once.
+//! * rules identical up to variable renaming are kept once.
 //!
-//! The structural errors of §2.3 (E-PARSE-003…005) and the symbol warnings W-LEX-010 (unusual
+//! The structural errors (E-PARSE-003…005: a form that is no sentence, a malformed rule or
+//! literal) and the symbol warnings W-LEX-010 (unusual
 //! characters) and W-LEX-011 (two spellings of one symbol) are found here too. A top-level list
 //! whose first element is a list is a wrapper: its forms are read as top-level forms.
 
@@ -60,7 +62,7 @@ pub(crate) struct Builder<'a, 's> {
     /// Symbols already checked for W-LEX-010.
     checked_chars: Vec<bool>,
     vars: FormVars<'a>,
-    /// Encoded rules seen so far (N8).
+    /// Encoded rules seen so far (rules identical up to variable renaming are kept once).
     seen: FxHashSet<Vec<u32>>,
 }
 
@@ -603,8 +605,9 @@ impl<'a, 's> Builder<'a, 's> {
         }
     }
 
-    /// Adds the rule `head ⇐ conj` (after N6 and variable renumbering), unless it is a
-    /// duplicate or its equalities do not unify.
+    /// Adds the rule `head ⇐ conj` once its equalities (from `(not (distinct s t))`) are solved
+    /// by unification and its variables renumbered, unless it is a duplicate or its equalities
+    /// do not unify.
     fn emit_rule(&mut self, head: Atom, conj: &[Item], span: Span) {
         let raw_vars = self.vars.names.len();
         let mut subst: Vec<Option<TermId>> = vec![None; raw_vars];

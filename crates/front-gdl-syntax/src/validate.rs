@@ -1,27 +1,27 @@
-//! Validity checks of gdl.md §4 on a normalised [`Program`], and the [`Analysis`] later stages
+//! Validity checks of GDL on a normalised [`Program`], and the [`Analysis`] later stages
 //! use (relation dependency graph, components, strata, static / state / move classification,
 //! roles).
 //!
 //! | check | code |
 //! |---|---|
-//! | S1 heads: `true`/`does` never, `role` only as a fact (R1, R2) | E-VAL-006 |
-//! | S2 variables in facts | E-VAL-005 |
-//! | S3 a role, a `legal`, a `terminal` and a `goal` rule exist | E-VAL-001 |
-//! | S4 body relations defined nowhere; `true` of a fluent no `init`/`next` makes | W-VAL-013 |
-//! | S5 defined relations that influence no keyword relation | W-VAL-014 |
-//! | K1 keyword arities | E-VAL-002 |
-//! | K2 keywords as function names | E-VAL-003 |
-//! | K3 keywords as object constants | W-VAL-004 |
-//! | K4 compound roles | E-VAL-021 |
-//! | K5 goal values outside 0…100 | W-VAL-022 |
-//! | §4.3 a name with two arities; a name used as relation and function | W-VAL-010, W-VAL-015 |
-//! | §4.4 safety (after `or` expansion) | E-VAL-040 |
-//! | §4.5 relation-level negation cycles (checked again on the ground program) | W-VAL-030 |
-//! | §4.6 recursion restriction | E-VAL-032 |
-//! | R3 `init`/`next`/`base`/`input` in a body; R7 `sees` in a body | E-VAL-006, W-VAL-009 |
-//! | R4 `init`/`base`/`input` depending on `true`/`does` | E-VAL-007 |
-//! | R5 `legal`/`goal`/`terminal` depending on `does` | E-VAL-008 |
-//! | R8, §5.6 the `random` role | W-VAL-023 |
+//! | heads: `true`/`does` never, `role` only as a fact | E-VAL-006 |
+//! | variables in facts | E-VAL-005 |
+//! | a role, a `legal`, a `terminal` and a `goal` rule exist | E-VAL-001 |
+//! | body relations defined nowhere; `true` of a fluent no `init`/`next` makes | W-VAL-013 |
+//! | defined relations that influence no keyword relation | W-VAL-014 |
+//! | keyword arities | E-VAL-002 |
+//! | keywords as function names (`random` aside) | E-VAL-003 |
+//! | keywords as object constants | W-VAL-004 |
+//! | compound roles (RG needs a name per role) | E-VAL-021 |
+//! | goal values outside 0…100 | W-VAL-022 |
+//! | a name with two arities; a name used as relation and function | W-VAL-010, W-VAL-015 |
+//! | safety: every variable of a rule occurs in a positive body literal (after `or` expansion) | E-VAL-040 |
+//! | negation cycles between relations (checked again on the ground program) | W-VAL-030 |
+//! | the recursion restriction (recursion cannot build ever larger terms) | E-VAL-032 |
+//! | `init`/`next`/`base`/`input` in a body; `sees` in a body | E-VAL-006, W-VAL-009 |
+//! | `init`/`base`/`input` depending on `true`/`does` | E-VAL-007 |
+//! | `legal`/`goal`/`terminal` depending on `does` | E-VAL-008 |
+//! | the `random` role: the GDL-II chance player, whose goals are ignored | W-VAL-023 |
 //!
 //! Every check runs; all findings are reported together.
 
@@ -32,7 +32,7 @@ use rg_core::{EntityId, Span};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::VecDeque;
 
-/// How a relation depends on the game's inputs (gdl.md §3).
+/// How a relation depends on the game's inputs: the state (`true`) and the joint move (`does`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dependency {
     /// Depends on neither `true` nor `does`: the same in every state.
@@ -71,9 +71,11 @@ pub struct DepEdge {
 /// What validation learned about a program; indexed by [`RelId`] where per relation.
 #[derive(Clone, Debug)]
 pub struct Analysis {
-    /// The roles in the order of their `role` facts (gdl.md §5.5).
+    /// The roles in the order of their `role` facts (the order in which simultaneous moves are
+    /// made one after the other in RG).
     pub roles: Vec<Role>,
-    /// The index in `roles` of the GDL-II chance player `random`, if declared (§5.4, §5.6).
+    /// The index in `roles` of the GDL-II chance player `random`, if declared (a role named
+    /// `random` is the chance player even in a GDL-I file).
     pub random: Option<usize>,
     /// The rules defining each relation (indexes into [`Program::rules`], in order).
     pub rules_of: Vec<Vec<u32>>,
@@ -85,8 +87,8 @@ pub struct Analysis {
     pub dependencies: Csr,
     /// Strongly connected components of the dependency graph, dependencies first.
     pub components: Sccs,
-    /// Whether no component contains a negative edge (relation-level stratification, §4.5;
-    /// when false, only the ground program can tell, E-VAL-031).
+    /// Whether no component contains a negative edge (the rules are stratified relation by
+    /// relation; when false, only the ground program can tell, E-VAL-031).
     pub stratified: bool,
     /// Each relation's stratum: the most negative edges on a path ending in it, counting
     /// edges between components only.
@@ -397,7 +399,7 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// K1: a keyword relation with the wrong number of arguments.
+    /// A keyword relation with the wrong number of arguments.
     fn atom_shape(&mut self, a: &Atom) {
         let name = self.p.rel_name(a.rel);
         if let Some(want) = name.keyword_arity() {
@@ -419,7 +421,8 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// K2, K3 on every subterm.
+    /// On every subterm: keywords used as function names (an error; `random` is a constant)
+    /// or as object constants (a warning).
     fn terms(&mut self, t: TermId) {
         let p = self.p;
         match p.term(t) {
@@ -458,7 +461,7 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// S2: a fact with variables.
+    /// A fact with variables (variables may only appear within rules).
     fn fact_variables(&mut self, rule: &Rule) {
         let p = self.p;
         let mut first: Option<(VarId, TermId)> = None;
@@ -481,7 +484,7 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// §4.4: every variable of the head, a negation or a distinct occurs in a positive literal.
+    /// Safety: every variable of the head, a negation or a distinct occurs in a positive literal.
     fn safety(&mut self, rule: &Rule, expanded: bool) {
         let p = self.p;
         let mut bound = vec![false; rule.vars.len()];
@@ -559,7 +562,7 @@ impl Validator<'_, '_> {
             .collect()
     }
 
-    /// S3: roles, legal moves, termination and goals exist.
+    /// Roles, legal moves, termination and goals exist.
     fn required(&mut self, rules_of: &[Vec<u32>]) {
         for (rel, what, help) in [
             (
@@ -595,10 +598,21 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// §4.3 and S4: arities, relation/function names, undefined relations.
+    /// Names: a relation or a function used with two arities (a warning: they are treated as
+    /// different symbols), a name used both as a relation and as a function, a relation used in
+    /// a body that no rule defines, and a fluent tested with `true` that no `init` or `next`
+    /// rule makes (both always false, so probably misspelt).
     fn names(&mut self, rules_of: &[Vec<u32>]) {
+        let first_arity = self.relation_arities();
+        self.undefined_relations(rules_of);
+        self.unmade_fluents();
+        self.function_names(&first_arity);
+    }
+
+    /// Reports the relations used with two arities; returns the first relation of each name
+    /// (keywords and relations without a source location aside).
+    fn relation_arities(&mut self) -> FxHashMap<Sym, RelId> {
         let p = self.p;
-        // Relations: a name with two arities; a body relation defined nowhere.
         let mut first_arity: FxHashMap<Sym, RelId> = FxHashMap::default();
         for rel in p.relations() {
             let name = p.rel_name(rel);
@@ -633,7 +647,12 @@ impl Validator<'_, '_> {
                 }
             }
         }
-        // Body relations that no rule defines, at their first use.
+        first_arity
+    }
+
+    /// Reports the relations used in a body that no rule defines, at their first use.
+    fn undefined_relations(&mut self, rules_of: &[Vec<u32>]) {
+        let p = self.p;
         let mut reported = vec![false; p.relation_count()];
         for lit in p.rules().iter().flat_map(|r| &r.body) {
             let Some(a) = lit.atom() else {
@@ -659,9 +678,13 @@ impl Validator<'_, '_> {
                 )),
             );
         }
-        // Fluents tested with `true` that no `init` or `next` head can produce (issue 22:
-        // `(true (cel …))` for `cell` was silently always false). A head whose fluent is a
-        // variable may produce anything; then nothing is reported.
+    }
+
+    /// Reports the fluents tested with `true` that no `init` or `next` head can produce
+    /// (issue 22: `(true (cel …))` for `cell` was silently always false). A head whose fluent
+    /// is a variable may produce anything; then nothing is reported.
+    fn unmade_fluents(&mut self) {
+        let p = self.p;
         let mut made: FxHashSet<(Sym, usize)> = FxHashSet::default();
         let mut anything = false;
         for rule in p.rules() {
@@ -713,7 +736,12 @@ impl Validator<'_, '_> {
                 )),
             );
         }
-        // Functions: two arities; a name that is also a relation.
+    }
+
+    /// Reports the functions used with two arities, and the names used both as a relation
+    /// (`first_arity`: the first relation of each name) and inside terms.
+    fn function_names(&mut self, first_arity: &FxHashMap<Sym, RelId>) {
+        let p = self.p;
         let mut functions: FxHashMap<Sym, (usize, Span)> = FxHashMap::default();
         let mut order: Vec<(Sym, usize, Span)> = Vec::new();
         for rule in p.rules() {
@@ -781,7 +809,7 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// S5: defined relations from which no keyword relation can be reached.
+    /// Defined relations from which no keyword relation can be reached (they influence nothing).
     fn unused(&mut self, rules_of: &[Vec<u32>], dependencies: &Csr) {
         let p = self.p;
         let n = p.relation_count();
@@ -849,7 +877,9 @@ impl Validator<'_, '_> {
         );
     }
 
-    /// R4, R5: keyword relations that must not depend on `true` / `does`.
+    /// Keyword relations that must not depend on `true` / `does`: `init`, `base` and `input`
+    /// depend on neither (they describe no particular state), `legal`, `goal` and `terminal`
+    /// not on `does` (they are read in a state, before the move).
     fn input_dependence(
         &mut self,
         edges: &[DepEdge],
@@ -911,7 +941,10 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// §4.6: the recursion restriction on every positive literal in the head's component.
+    /// The recursion restriction, which keeps recursion from building ever larger terms: in a
+    /// positive literal over a relation of the head's component, each argument is ground,
+    /// equal to an argument of the head, or an argument of a positive literal over a relation
+    /// outside the component.
     fn recursion_restriction(&mut self, rule: &Rule, components: &Sccs) {
         let p = self.p;
         let comp = components.component_of[rule.head.rel.index()];
@@ -958,7 +991,8 @@ impl Validator<'_, '_> {
         }
     }
 
-    /// R8, §5.6: the chance player.
+    /// The chance player `random`: a warning when it has goal rules (they are ignored), or
+    /// when a game without `sees` rules declares it.
     fn random_role(&mut self, roles: &[Role], random: Option<usize>, rules_of: &[Vec<u32>]) {
         let Some(i) = random else {
             return;

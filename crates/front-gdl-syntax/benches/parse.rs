@@ -2,7 +2,7 @@
 //! when it is present) and a generated description with many rules of the usual shapes.
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use front_gdl::ParseOptions;
+use front_gdl_syntax::ParseOptions;
 use rg_core::FileId;
 use std::fmt::Write;
 use std::hint::black_box;
@@ -51,7 +51,8 @@ fn bench(c: &mut Criterion) {
         group.bench_function(name.as_str(), |b| {
             b.iter(|| {
                 black_box(
-                    front_gdl::load(FileId(0), text, &ParseOptions::default()).expect("valid"),
+                    front_gdl_syntax::load(FileId(0), text, &ParseOptions::default())
+                        .expect("valid"),
                 )
             })
         });

@@ -1,4 +1,4 @@
-//! Diagnostics of the GDL front-end (gdl.md §11).
+//! Diagnostics of the GDL front-end (reader, validation, grounding and lowering).
 //!
 //! Every finding is one [`GdlDiagnostic`]: a [`Code`], a message, a primary span, optional
 //! secondary labels and a help line. Its miette code is `gdl::` followed by the catalogue code,
@@ -22,7 +22,8 @@ pub enum Level {
 
 macro_rules! codes {
     ($( $(#[$doc:meta])* $variant:ident = $text:literal, )*) => {
-        /// A stable diagnostic code of gdl.md §11 (plus the additions marked "rgt" below).
+        /// A stable diagnostic code (the codes are a published catalogue: scripts and tests match
+        /// on them, so they never change meaning).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         #[non_exhaustive]
         pub enum Code {

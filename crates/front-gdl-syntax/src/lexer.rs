@@ -1,8 +1,8 @@
-//! The prefix KIF lexer (gdl.md §2.2): maximal munch over white space (a byte-order mark
+//! The prefix KIF lexer: maximal munch over white space (a byte-order mark
 //! counts as white space), `;` comments (to LF, CR
 //! or end of file), `(`, `)` and words (any run of characters that are none of these). Words
 //! are classified by the reader: `?name` is a variable, anything else a constant. Nothing is
-//! case-folded here (keywords are recognised at the interner boundary, §2.6).
+//! case-folded here (symbols, keywords included, are folded when they are interned).
 
 use logos::Logos;
 
@@ -31,8 +31,8 @@ pub fn tokens(text: &str) -> impl Iterator<Item = (Tok, std::ops::Range<usize>)>
         .map(|(t, r)| (t.unwrap_or(Tok::Word), r))
 }
 
-/// Whether `c` is one of the characters gdl.md §2.2 considers usual in a symbol
-/// (`[A-Za-z0-9_-]`).
+/// Whether `c` is usual in a symbol (`[A-Za-z0-9_-]`): the library's symbols use nothing else,
+/// so any other character gets a warning (W-LEX-010).
 pub fn is_usual_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '-'
 }

@@ -1,7 +1,7 @@
 //! Directed graphs over dense `u32` node ids: compressed adjacency lists and strongly connected
 //! components (iterative Tarjan, so ground dependency graphs with millions of atoms cannot
 //! overflow the stack). Used for the relation dependency graph here and meant for the ground
-//! dependency graph of grounding (gdl.md §7.3 step 6).
+//! dependency graph of grounding (whose components are the ground recursion to lower).
 
 /// Adjacency lists in one array (compressed sparse rows).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -1,8 +1,12 @@
-//! An independent GDL reasoner (gdl.md §5): the test oracle of the translation and the engine of
-//! `rgt perft --engine gdl` (gdl.md §8.6).
+//! An independent GDL reasoner, implementing the game semantics of GDL directly (a state is the
+//! set of its fluents; the model of the rules over it gives the legal moves, the next state,
+//! termination, goals and percepts): the test oracle of the translation and the engine of
+//! `rgt perft --engine gdl`, whose counts equal the RG perft of the translation.
 //!
 //! It is deliberately simple and shares no code with the grounder, so that the two can prove each
-//! other: a state is a set of ground fluents, and `legal`, `next`, `terminal`, `goal` and `sees`
+//! other: this crate depends on `front-gdl-syntax` (the reader, the normalised rules, their
+//! validation and the RG spelling of terms) but not on `front-gdl`, and `.ci/run` checks that it
+//! stays so. A state is a set of ground fluents, and `legal`, `next`, `terminal`, `goal` and `sees`
 //! are read off the stratified model of the (normalised, validated) rules over the state's `true`
 //! facts and the joint move's `does` facts, computed bottom-up.
 //!
@@ -16,7 +20,7 @@
 //!   joins at least one literal against the previous round's new facts); negation over lower
 //!   components is negation as failure against their complete extension.
 //! * A component with a negative edge inside (relation-level stratification fails, e.g.
-//!   `(<= (goal r 100) (not (goal r 0)))`, gdl.md §4.5) is evaluated by the alternating fixpoint
+//!   `(<= (goal r 100) (not (goal r 0)))`, which may still be stratified atom by atom) is evaluated by the alternating fixpoint
 //!   (the well-founded model). If the ground program is stratified the result is total and equals
 //!   the stratified model; otherwise some atom stays undefined and the reasoner reports the ground
 //!   negation cycle.
@@ -26,7 +30,7 @@
 //!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
 //!   built lazily and kept up to date as facts are appended.
 
-use crate::ast::{Literal, Program, RelId, Sym, Term, TermId};
+use front_gdl_syntax::ast::{Literal, Program, RelId, Sym, Term, TermId};
 use rg_core::{EntityId, Span};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -61,7 +65,8 @@ pub enum ReasonerError {
         /// The rule.
         span: Span,
     },
-    /// The ground program has a cycle through negation (gdl.md §4.5, E-VAL-031).
+    /// The ground program has a cycle through negation (E-VAL-031): an atom that depends on its
+    /// own negation has no stratified meaning.
     NegationCycle {
         /// An atom of the cycle.
         atom: String,
@@ -999,7 +1004,7 @@ impl Reasoner {
     }
 
     /// The RG value name the translation gives a ground term (a role, an action, a goal value)
-    /// when no other term of its namespace flattens to the same name (gdl.md §8.4.1): symbols
+    /// when no other term of its namespace flattens to the same name: symbols
     /// mangled, a compound term's functor and arguments joined by `_`, reserved names prefixed
     /// with `v_`. Terms whose names collide are renamed by the translation (warning W-LOW-060),
     /// so a caller pairing actions by name must check that the names it compares are distinct.
@@ -1011,10 +1016,13 @@ impl Reasoner {
             if !out.is_empty() {
                 out.push('_');
             }
-            crate::names::mangle_into(&self.game.names[self.terms.functor(t).0 as usize], &mut out);
+            front_gdl_syntax::names::mangle_into(
+                &self.game.names[self.terms.functor(t).0 as usize],
+                &mut out,
+            );
             stack.extend(self.terms.args(t).iter().rev());
         }
-        crate::names::value_name(out)
+        front_gdl_syntax::names::value_name(out)
     }
 
     /// Computes the model of a state: terminal, legal moves, goals.
@@ -1099,8 +1107,9 @@ impl Reasoner {
         Ok(Transition { state, percepts })
     }
 
-    /// Perft from the initial state (gdl.md §8.6): the number of move sequences of length
-    /// `depth`, joint moves sequentialised in role-fact order.
+    /// Perft from the initial state ([`Reasoner::perft_from`]): the number of move sequences of
+    /// length `depth`, joint moves sequentialised in role-fact order as the translation does
+    /// (one RG move per role), so that it equals the RG perft of the translation.
     pub fn perft(&mut self, depth: usize) -> Result<u64, ReasonerError> {
         let s = self.init.clone();
         self.perft_from(&s, depth)
@@ -1198,10 +1207,10 @@ fn pattern(program: &Program, t: TermId, terms: &mut Terms) -> Pat {
 
 fn compile_rule(
     program: &Program,
-    rule: &crate::ast::Rule,
+    rule: &front_gdl_syntax::ast::Rule,
     terms: &mut Terms,
 ) -> Result<CRule, ReasonerError> {
-    let pats = |args: crate::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
+    let pats = |args: front_gdl_syntax::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
         program
             .args(args)
             .iter()
@@ -1243,7 +1252,7 @@ fn compile_rule(
             }
         }
     }
-    // Safety (gdl.md §4.4): everything must be bound by the positive literals.
+    // Safety: every variable must be bound by the positive literals.
     let mut bound = vec![false; rule.vars.len()];
     for l in &pos {
         for &v in &l.vars {
@@ -1683,8 +1692,12 @@ mod tests {
     use super::*;
 
     fn reasoner(text: &str) -> Reasoner {
-        let loaded = crate::load(rg_core::FileId(0), text, &crate::ParseOptions::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         Reasoner::new(&loaded.program).unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -1795,8 +1808,12 @@ mod tests {
              (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
              (<= (legal p go) (big 1 1 1 1))"
         );
-        let loaded = crate::load(rg_core::FileId(0), &text, &crate::ParseOptions::default())
-            .unwrap_or_else(|e| panic!("{e:?}"));
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
         match Reasoner::with_limit(&loaded.program, 100) {
             Err(ReasonerError::Limit { limit: 100 }) => {}
             other => panic!("expected the limit, got {:?}", other.map(|_| ())),

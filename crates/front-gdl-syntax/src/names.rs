@@ -1,4 +1,5 @@
-//! RG names for ground GDL terms (gdl.md §8.4.1).
+//! RG names for ground GDL terms: the one convention the translation and the reasoner share,
+//! so that a move of the reasoner and a move of the translated game can be compared by name.
 //!
 //! A constant keeps its letters, digits and `_`; `+ - < >` become `add_ sub_ lt_ gt_` (as the
 //! reference spells them) and any other character `xHH` per UTF-8 byte. A compound term is its
@@ -10,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 /// Appends the mangled form of one symbol.
-pub(crate) fn mangle_into(name: &str, out: &mut String) {
+pub fn mangle_into(name: &str, out: &mut String) {
     for c in name.chars() {
         match c {
             'a'..='z' | 'A'..='Z' | '0'..='9' | '_' => out.push(c),
@@ -40,7 +41,7 @@ fn reserved_value(name: &str) -> bool {
 
 /// The name of a value whose natural (mangled, flattened) name is `natural`, before collisions
 /// are resolved: reserved names get the prefix `v_`, as [`Namer::assign`] gives them.
-pub(crate) fn value_name(natural: String) -> String {
+pub fn value_name(natural: String) -> String {
     if reserved_value(&natural) {
         format!("v_{natural}")
     } else {
@@ -50,31 +51,27 @@ pub(crate) fn value_name(natural: String) -> String {
 
 /// A namespace of generated names.
 #[derive(Debug, Default)]
-pub(crate) struct Namer {
+pub struct Namer {
     taken: HashSet<String>,
 }
 
 /// A name collision found while naming (for W-LOW-060).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Collision {
+pub struct Collision {
     /// The natural name both terms flatten to.
-    pub(crate) name: String,
+    pub name: String,
     /// The item keeping the name and the one renamed, as indices into the input.
-    pub(crate) kept: usize,
-    pub(crate) renamed: usize,
+    pub kept: usize,
+    pub renamed: usize,
     /// The name given to the renamed item.
-    pub(crate) new_name: String,
+    pub new_name: String,
 }
 
 impl Namer {
     /// Names `items` (given in canonical order with their natural names); `values` says that
     /// the names are RG value symbols (escaped when reserved). Returns the names, in input
     /// order, and the collisions.
-    pub(crate) fn assign(
-        &mut self,
-        natural: &[String],
-        values: bool,
-    ) -> (Vec<String>, Vec<Collision>) {
+    pub fn assign(&mut self, natural: &[String], values: bool) -> (Vec<String>, Vec<Collision>) {
         let wanted: Vec<String> = natural
             .iter()
             .map(|n| {

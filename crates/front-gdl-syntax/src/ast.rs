@@ -1,14 +1,15 @@
-//! The abstract syntax of a normalised GDL description (gdl.md §3).
+//! The abstract syntax of a normalised GDL description: rules over atoms over terms.
 //!
 //! A [`Program`] is a list of [`Rule`]s `head ⇐ b1 ∧ … ∧ bn` (facts have no body) after the
-//! normalisations of gdl.md §2.5: keywords folded, `(p)` read as `p`, `and` flattened,
+//! normalisations of the reader: keywords folded, `(p)` read as `p`, `and` flattened,
 //! disjunctions expanded into separate rules, `(not (distinct s t))` resolved by unification,
 //! duplicate rules removed. Everything is index-based for the grounder:
 //!
 //! * [`Sym`] — an interned name (constant, function, relation or variable name) with
-//!   case-folded identity (gdl.md §2.6); [`Symbols::name`] gives its first-seen spelling. The
+//!   case-folded identity (GDL is case-independent); [`Symbols::name`] gives its first-seen spelling. The
 //!   GDL keywords have fixed symbols ([`Sym::ROLE`], [`Sym::TRUE`], …).
-//! * [`RelId`] — a relation, identified by (name, arity) (gdl.md §3, §4.3). The keyword
+//! * [`RelId`] — a relation, identified by (name, arity): a name used with two arities is two
+//!   relations (and a warning). The keyword
 //!   relations with their catalogue arity have fixed ids ([`RelId::ROLE`], [`RelId::TRUE`], …)
 //!   and exist in every program, used or not.
 //! * [`TermId`] — one term *occurrence* in the program's term arena, with its span. Terms are
@@ -50,7 +51,7 @@ const KEYWORDS: [&str; 17] = [
     "random", "distinct", "not", "or", "and", "<=",
 ];
 
-/// The keyword relations with their arity (gdl.md §2.4), pre-registered in this order.
+/// The keyword relations with the arity every use must have, pre-registered in this order.
 const KEYWORD_RELATIONS: [(Sym, u32); 11] = [
     (Sym::ROLE, 1),
     (Sym::INIT, 1),
@@ -106,7 +107,7 @@ impl Sym {
         self.0 <= Sym::SEES.0
     }
 
-    /// The arity of a keyword relation name (gdl.md §2.4), `None` for other symbols.
+    /// The arity every use of a keyword relation must have, `None` for other symbols.
     pub fn keyword_arity(self) -> Option<usize> {
         KEYWORD_RELATIONS
             .iter()
@@ -155,7 +156,8 @@ impl RelId {
     }
 }
 
-/// Folds a name for case-insensitive identity (gdl.md §2.6). Borrowed when nothing changes.
+/// Folds a name for case-insensitive identity (GDL symbols are case-independent: `Cell` and
+/// `cell` are one symbol). Borrowed when nothing changes.
 pub(crate) fn fold(text: &str) -> std::borrow::Cow<'_, str> {
     if text.is_ascii() {
         if text.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -168,7 +170,7 @@ pub(crate) fn fold(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// `text` folded (gdl.md §2.6), using `buf` only when something changes.
+/// `text` folded to lower case (see [`fold`]), using `buf` only when something changes.
 fn fold_into<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
     if text.is_ascii() {
         if !text.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -186,7 +188,7 @@ fn fold_into<'a>(text: &'a str, buf: &'a mut String) -> &'a str {
 /// The symbol table of one program.
 ///
 /// Identity is case-folded unless the program was read with `case_sensitive`; keywords are
-/// always folded (gdl.md §2.5 N1). Each symbol keeps the spelling it was first seen with as a
+/// always folded. Each symbol keeps the spelling it was first seen with as a
 /// constant (or, if it never occurs as a constant, as a variable).
 #[derive(Clone, Debug)]
 pub struct Symbols {
@@ -311,7 +313,7 @@ impl Args {
     }
 }
 
-/// A term (gdl.md §3): a variable of the enclosing rule, a constant, or a function applied to
+/// A term: a variable of the enclosing rule, a constant, or a function applied to
 /// at least one argument. Object constants and `(f)` are both `Const`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Term {

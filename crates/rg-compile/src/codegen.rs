@@ -1,24 +1,26 @@
 //! The C++ of one game: state accessors, one function per node and search kind, the API.
 //!
-//! **Move search** (rg.md §12.5). The interpreter expands a state by scanning its node's edges
-//! in edge-list order, pushing finished moves (assignments to `player`) on a result stack and
-//! every other successor on a pending stack; results are output before the next pending state
-//! is expanded, both last in, first out. A recursive search produces the same order when each
-//! node function first emits its finished moves in reverse edge order, then continues into the
-//! other successors in reverse edge order (any-assignments in reverse member order), checking the
-//! visited set on entry — which is when the interpreter pops. Every condition of a node only
-//! reads the state the node was entered with, which the search restores after each successor
-//! (assignments are undone in place), so evaluating it late gives the same answer. At a node with
-//! a covering `@disjoint` only the first edge, in edge-list order, whose action succeeds is
-//! taken; with `@disjointExhaustive` the last edge's condition is not even tested.
+//! **Move search** (the interpreter's depth-first search for legal moves). The interpreter expands
+//! a state by scanning its node's edges in edge-list order, pushing finished moves (assignments to
+//! `player`) on a result stack and every other successor on a pending stack; results are output
+//! before the next pending state is expanded, both last in, first out. A recursive search produces
+//! the same order when each node function first emits its finished moves in reverse edge order,
+//! then continues into the other successors in reverse edge order (any-assignments in reverse
+//! member order), checking the visited set on entry — which is when the interpreter pops. Every
+//! condition of a node only reads the state the node was entered with, which the search restores
+//! after each successor (assignments are undone in place), so evaluating it late gives the same
+//! answer. At a node with a covering `@disjoint` only the first edge, in edge-list order, whose
+//! action succeeds is taken; with `@disjointExhaustive` the last edge's condition is not even
+//! tested.
 //!
-//! **Reachability checks** (rg.md §12.8) are searches of their own (a fresh visited set, tags
-//! collected from the check on) that return at the first arrival at the target; the order does
-//! not change their answer, so edges are tried in edge-list order. Functions exist only for
-//! nodes from which the target can be reached: an edge into any other node is skipped, except at
-//! a disjoint node, where it still ends the scan. Within one expansion each `(a, b)` pair is
-//! evaluated at most once, as in the interpreter, and every check is guarded against being
-//! entered again while it runs (the interpreter's error for a check that needs itself).
+//! **Reachability checks** (`? a -> b`: a search from `a` reaches `b`) are searches of their
+//! own (a fresh visited set, tags collected from the check on) that return at the first arrival
+//! at the target; the order does not change their answer, so edges are tried in edge-list order.
+//! Functions exist only for nodes from which the target can be reached: an edge into any other
+//! node is skipped, except at a disjoint node, where it still ends the scan. Within one expansion
+//! each `(a, b)` pair is evaluated at most once, as in the interpreter, and every check is guarded
+//! against being entered again while it runs (the interpreter's error for a check that needs
+//! itself).
 
 use crate::error::CompileError;
 use crate::expr::{ExprGen, Operand, Src};
@@ -1295,7 +1297,8 @@ impl<'a> Gen<'a> {
         s
     }
 
-    /// The printed form of a runtime value (rg.md §13.4).
+    /// The printed form of a runtime value, as the interpreter prints it: a bare symbol, or
+    /// `{ :d, k1: v1, … }` with the listed entries sorted by key.
     fn value_text(&self, v: &RtVal) -> String {
         match v {
             RtVal::Elem(s) => self.game.name(*s).to_string(),

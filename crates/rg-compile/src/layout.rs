@@ -10,19 +10,20 @@
 //! class, so no value outside a class can ever reach a place of it, whatever the game does.
 //!
 //! **Maps** are total arrays over their key class (row-major for nested maps): the entry of a key
-//! outside the map's declared domain holds the map's default and is never written (storing there
-//! is a run-time error, as in the interpreter), so reading it gives the default as rg.md §12.3
-//! requires. The array does not record which keys the reference's runtime value lists
-//! explicitly: rg.md §12.1 distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any store an
-//! entry is listed exactly when it differs from the default, so the array determines the value
-//! as long as no initial value lists an entry equal to its default and a map's default never
+//! outside the map's declared domain holds the map's default and is never written (storing there is
+//! a run-time error, as in the interpreter), so reading it gives the default, as reading a map at a
+//! key outside its domain must. The array does not record which keys the reference's runtime value
+//! lists explicitly: a runtime value distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any
+//! store an entry is listed exactly when it differs from the default, so the array determines the
+//! value as long as no initial value lists an entry equal to its default and a map's default never
 //! changes. [`Layout::new`] refuses the games where either could fail (whole-map stores or
 //! comparisons whose defaults differ), rather than compile them inexactly.
 //!
 //! **State.** Every variable is a field of `width` bits per element (0, 1, 2, 4, 8, 16 or 32: the
 //! bits its class needs, rounded up). Fields narrower than a byte are packed (an element never
 //! straddles a byte), wider ones are byte-aligned. The ordinary variables come first and their
-//! part is padded to whole 64-bit words: that prefix is the visited-state key of rg.md §12.6.
+//! part is padded to whole 64-bit words: that prefix is the visited-state key (a search expands
+//! a node once per tag sequence and values of the ordinary variables).
 //! `goals`, `player` and `visible` follow.
 
 use crate::error::CompileError;
@@ -120,7 +121,8 @@ impl Shape {
     }
 }
 
-/// A runtime value as rg.md §12.1 defines it (constant names already replaced by their values).
+/// A runtime value: a symbol, or a map with a default value and the entries it lists (an entry
+/// may be listed with the default value); constant names are already replaced by their values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum RtVal {
     Elem(Symbol),
@@ -230,7 +232,7 @@ pub(crate) struct Layout {
     pub visible: Option<usize>,
 }
 
-/// How a name reads in an edge label (rg.md §12.3).
+/// How a name reads in an edge label: a variable, else a constant, else the symbol itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NameRef {
     Var(usize),
@@ -519,7 +521,7 @@ impl<'g> Unifier<'g> {
     }
 }
 
-/// Builds the runtime value of a declared value (rg.md §12.1): `visible` says whether a name is
+/// Builds the runtime value of a declared value (see [`RtVal`]): `visible` says whether a name is
 /// a constant whose value it denotes.
 fn runtime_value(
     game: &Game,

@@ -1,4 +1,4 @@
-//! Which visited-state check each node function needs (rg.md §12.6), proven per search kind.
+//! Which visited-state check each node function needs, proven per search kind.
 //!
 //! The interpreter records every state it expands as (node, tags of the search, ordinary
 //! variables) and skips a state seen before. Hashing that key at every node costs more than

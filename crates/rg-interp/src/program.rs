@@ -5,10 +5,12 @@
 //!   slot (its symbol). A map `K -> V` with `n = |K|` keys takes `size(V) + n * (1 + size(V))`
 //!   slots: its default value, then per key (in `K`'s order) a *present* flag and the entry's
 //!   value; an absent entry holds a copy of the default. This keeps the reference's runtime
-//!   values exactly (rg.md §12.1): `{ a: 0, :0 }` (present flag set) differs from `{ :0 }`, and
+//!   values exactly (a map value records which keys are listed, even with the default
+//!   value): `{ a: 0, :0 }` (present flag set) differs from `{ :0 }`, and
 //!   comparing two values of one layout is comparing their slots.
 //! * Ordinary variables come first and `goals`, `player`, `visible` last, so the values that
-//!   take part in the visited-state check (rg.md §12.6) are a prefix of the state.
+//!   take part in the visited-state check (a search expands a node only once per tag sequence
+//!   and ordinary-variable values) are a prefix of the state.
 
 use crate::error::CompileError;
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -76,7 +78,7 @@ pub(crate) struct Shifts {
 
 /// One instruction of flat expression code. Code is postfix and runs with one accumulator
 /// place; a key that is itself an access is evaluated first and parked on a small stack, so the
-/// evaluation order (and so which error comes first) is the one of rg.md §12.3: key, then map.
+/// evaluation order (and so which error comes first) is the reference's: key, then map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Op {
     /// The accumulator becomes this place.
@@ -429,7 +431,8 @@ impl<'g> Builder<'g> {
         s
     }
 
-    /// The place a name denotes (rg.md §12.3), with its layout.
+    /// The place a name denotes (a variable, else a constant, else the symbol itself), with
+    /// its layout.
     fn name_place(&self, x: Symbol) -> (Place, u32) {
         let wk = self.game.well_known();
         let special = x == wk.goals || x == wk.player || x == wk.visible;
@@ -479,8 +482,8 @@ impl<'g> Builder<'g> {
                                 tasks.push(Task::Visit(m));
                             }
                             None => match self.game.expr(self.game.strip_casts(m)) {
-                                // Key first (rg.md §12.3), then the map: a name is read at once,
-                                // anything else waits while the key is parked.
+                                // Key first (the reference's order), then the map: a name is read
+                                // at once, anything else waits while the key is parked.
                                 ExprData::Ref(x) => {
                                     let (map, ml) = self.name_place(x);
                                     tasks.push(Task::Lookup(map, ml));
@@ -966,7 +969,7 @@ impl Program {
             .map_or("?", String::as_str)
     }
 
-    /// Formats the value at `off` with layout `layout` as the reference does (rg.md §13.4):
+    /// Formats the value at `off` with layout `layout` as the reference interpreter prints it:
     /// a bare symbol, or `{ :d, k1: v1, … }` with stored entries sorted by key.
     pub(crate) fn format_value(&self, slots: &[u32], layout: u32) -> String {
         match self.layouts[layout as usize] {
@@ -995,7 +998,7 @@ impl Program {
         }
     }
 
-    /// The `goals` value of a state, formatted (rg.md §13.4).
+    /// The `goals` value of a state, formatted as the reference interpreter prints it.
     pub fn format_goals(&self, state: &[u32]) -> Option<String> {
         let (off, l) = self.goals?;
         let n = self.sizes[l as usize] as usize;
@@ -1032,7 +1035,7 @@ impl Program {
     }
 }
 
-/// Names a path may use (rg.md §12.9): node names, symbols occurring in values, labels and
+/// Names a path of moves may use as tags: node names, symbols occurring in values, labels and
 /// types of the game.
 fn path_symbols(game: &Game) -> HashMap<String, u32> {
     let mut out = HashMap::new();

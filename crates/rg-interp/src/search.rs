@@ -417,9 +417,38 @@ impl<'p> Machine<'p> {
         mut out: Option<&mut Moves>,
     ) -> Result<bool, Box<RuntimeError>> {
         let p = self.p;
+        let strict = self.strict;
+        let ordinary = p.ordinary;
         let moves_mode = mode == Mode::Moves;
         while let Some(e) = f.pend.pop() {
-            self.enter_pending(f, e);
+            // Back to the entry's parent, then its change.
+            let parent = f.levels[e.parent as usize];
+            self.w.undo(parent.mark as usize);
+            f.levels.truncate(e.parent as usize + 1);
+            f.tags.truncate(parent.ntags as usize);
+            let mut tag_id = parent.tag_id;
+            if e.tag != NONE {
+                f.tags.push(e.tag);
+                tag_id = f.tag_ids.intern([tag_id, e.tag]).0;
+            }
+            let (mut hash, mut ord) = (parent.hash, parent.ord);
+            for &(slot, new) in &f.deltas[e.delta as usize..] {
+                let old = self.w.set(slot as usize, new);
+                if slot < ordinary {
+                    hash = hash
+                        .wrapping_add(hash_slot(slot as usize, new))
+                        .wrapping_sub(hash_slot(slot as usize, old));
+                    ord = NONE;
+                }
+            }
+            f.deltas.truncate(e.delta as usize);
+            f.levels.push(Level {
+                mark: self.w.trail.len() as u32,
+                ntags: f.tags.len() as u32,
+                tag_id,
+                hash,
+                ord,
+            });
             let node = e.node;
             let nd = &p.nodes[node as usize];
             if !nd.unique && !first_visit(p, &self.w, f, node, nd.repeat) {
@@ -431,7 +460,83 @@ impl<'p> Machine<'p> {
             f.reach_cache.clear();
             let results_start = out.as_ref().map_or(0, |o| o.len());
             for ei in nd.first_edge..nd.end_edge {
-                let ok = self.take_edge(f, ei, moves_mode, &mut out)?;
+                let e = &p.edges[ei as usize];
+                let ok = match &e.action {
+                    Action::Skip => {
+                        f.push(e.target, f.deltas.len(), NONE);
+                        true
+                    }
+                    Action::Tag(t) => {
+                        if f.tags.len() >= TAG_LIMIT {
+                            return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
+                        }
+                        f.push(e.target, f.deltas.len(), *t);
+                        true
+                    }
+                    Action::TagVar(off) => {
+                        if f.tags.len() >= TAG_LIMIT {
+                            return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
+                        }
+                        f.push(e.target, f.deltas.len(), self.w.cur[*off as usize]);
+                        true
+                    }
+                    Action::Assign { lhs, rhs, player } => {
+                        let value = place(p, strict, rhs, &self.w.cur, &mut self.scratch.keys)
+                            .map_err(|x| self.error(*x, ei))?;
+                        let to_out = if *player && moves_mode {
+                            out.as_deref_mut()
+                        } else {
+                            None
+                        };
+                        self.successor(f, to_out, ei, lhs, value)
+                            .map_err(|x| self.error(*x, ei))?;
+                        true
+                    }
+                    Action::AssignAny {
+                        lhs,
+                        members,
+                        player,
+                    } => {
+                        let to_out = *player && moves_mode;
+                        for &m in members {
+                            let o = if to_out { out.as_deref_mut() } else { None };
+                            self.successor(f, o, ei, lhs, Place::Sym(m))
+                                .map_err(|x| self.error(*x, ei))?;
+                        }
+                        true
+                    }
+                    Action::Compare {
+                        lhs,
+                        rhs,
+                        size,
+                        negated,
+                    } => {
+                        let eq = compare(
+                            p,
+                            strict,
+                            lhs,
+                            rhs,
+                            *size,
+                            &self.w.cur,
+                            &mut self.scratch.keys,
+                        )
+                        .map_err(|x| self.error(*x, ei))?;
+                        if eq != *negated {
+                            f.push(e.target, f.deltas.len(), NONE);
+                            true
+                        } else {
+                            false
+                        }
+                    }
+                    Action::Reach { from, to, negated } => {
+                        if self.reach_cached(f, ei, *from, *to)? != *negated {
+                            f.push(e.target, f.deltas.len(), NONE);
+                            true
+                        } else {
+                            false
+                        }
+                    }
+                };
                 if ok && nd.disjoint {
                     break;
                 }
@@ -443,143 +548,29 @@ impl<'p> Machine<'p> {
         Ok(false)
     }
 
-    /// Makes pending entry `e` the current state: back to its parent's state, then its change
-    /// and its tag, pushed as a new level of the path.
+    /// Whether `? from -> to` holds from the current state, checked from edge `ei`; each pair
+    /// is checked at most once per expansion.
     #[inline]
-    fn enter_pending(&mut self, f: &mut Frame, e: Pending) {
-        let ordinary = self.p.ordinary;
-        let parent = f.levels[e.parent as usize];
-        self.w.undo(parent.mark as usize);
-        f.levels.truncate(e.parent as usize + 1);
-        f.tags.truncate(parent.ntags as usize);
-        let mut tag_id = parent.tag_id;
-        if e.tag != NONE {
-            f.tags.push(e.tag);
-            tag_id = f.tag_ids.intern([tag_id, e.tag]).0;
-        }
-        let (mut hash, mut ord) = (parent.hash, parent.ord);
-        for &(slot, new) in &f.deltas[e.delta as usize..] {
-            let old = self.w.set(slot as usize, new);
-            if slot < ordinary {
-                hash = hash
-                    .wrapping_add(hash_slot(slot as usize, new))
-                    .wrapping_sub(hash_slot(slot as usize, old));
-                ord = NONE;
-            }
-        }
-        f.deltas.truncate(e.delta as usize);
-        f.levels.push(Level {
-            mark: self.w.trail.len() as u32,
-            ntags: f.tags.len() as u32,
-            tag_id,
-            hash,
-            ord,
-        });
-    }
-
-    /// Tries edge `ei` from the current state: pushes its successor as a pending entry, or
-    /// appends a finished move to `out` (in a move search); whether the edge was taken.
-    #[inline]
-    fn take_edge(
+    fn reach_cached(
         &mut self,
         f: &mut Frame,
         ei: u32,
-        moves_mode: bool,
-        out: &mut Option<&mut Moves>,
+        from: u32,
+        to: u32,
     ) -> Result<bool, Box<RuntimeError>> {
-        let p = self.p;
-        let strict = self.strict;
-        let e = &p.edges[ei as usize];
-        let ok = match &e.action {
-            Action::Skip => {
-                f.push(e.target, f.deltas.len(), NONE);
-                true
+        let cached = f
+            .reach_cache
+            .iter()
+            .find(|c| c.0 == from && c.1 == to)
+            .map(|c| c.2);
+        Ok(match cached {
+            Some(r) => r,
+            None => {
+                let r = self.reach(ei, f, from, to)?;
+                f.reach_cache.push((from, to, r));
+                r
             }
-            Action::Tag(t) => {
-                if f.tags.len() >= TAG_LIMIT {
-                    return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
-                }
-                f.push(e.target, f.deltas.len(), *t);
-                true
-            }
-            Action::TagVar(off) => {
-                if f.tags.len() >= TAG_LIMIT {
-                    return Err(self.error(Fault::TooManyTags { limit: TAG_LIMIT }, ei));
-                }
-                f.push(e.target, f.deltas.len(), self.w.cur[*off as usize]);
-                true
-            }
-            Action::Assign { lhs, rhs, player } => {
-                let value = place(p, strict, rhs, &self.w.cur, &mut self.scratch.keys)
-                    .map_err(|x| self.error(*x, ei))?;
-                let to_out = if *player && moves_mode {
-                    out.as_deref_mut()
-                } else {
-                    None
-                };
-                self.successor(f, to_out, ei, lhs, value)
-                    .map_err(|x| self.error(*x, ei))?;
-                true
-            }
-            Action::AssignAny {
-                lhs,
-                members,
-                player,
-            } => {
-                let to_out = *player && moves_mode;
-                for &m in members {
-                    let o = if to_out { out.as_deref_mut() } else { None };
-                    self.successor(f, o, ei, lhs, Place::Sym(m))
-                        .map_err(|x| self.error(*x, ei))?;
-                }
-                true
-            }
-            Action::Compare {
-                lhs,
-                rhs,
-                size,
-                negated,
-            } => {
-                let eq = compare(
-                    p,
-                    strict,
-                    lhs,
-                    rhs,
-                    *size,
-                    &self.w.cur,
-                    &mut self.scratch.keys,
-                )
-                .map_err(|x| self.error(*x, ei))?;
-                if eq != *negated {
-                    f.push(e.target, f.deltas.len(), NONE);
-                    true
-                } else {
-                    false
-                }
-            }
-            Action::Reach { from, to, negated } => {
-                let cached = f
-                    .reach_cache
-                    .iter()
-                    .find(|c| c.0 == *from && c.1 == *to)
-                    .map(|c| c.2);
-                let r = match cached {
-                    Some(r) => r,
-                    None => {
-                        let r = self.reach(ei, f, *from, *to)?;
-                        f.reach_cache.push((*from, *to, r));
-                        r
-                    }
-                };
-                if r != *negated {
-                    f.push(e.target, f.deltas.len(), NONE);
-                    true
-                } else {
-                    false
-                }
-            }
-        };
-        Ok(ok)
+        })
     }
 
     /// The successor of the current state through the assignment of edge `edge` of `value` to
@@ -769,7 +760,7 @@ fn index(p: &Program, strict: bool, m: Place, k: u32, at: Shifts) -> Eval<Place>
 /// The visited-state check of the current state, at `node` (whose `@repeat` is `repeat`):
 /// records its key and says whether it is new. The key is the node, the tag sequence and
 /// either the ordinary part or, under `@repeat`, the values of the pragma's variables.
-#[inline]
+#[inline(always)]
 fn first_visit(p: &Program, w: &Work, f: &mut Frame, node: u32, repeat: Option<u32>) -> bool {
     let level = f.levels.last_mut().expect("just pushed");
     let values = match repeat {

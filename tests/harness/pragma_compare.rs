@@ -1,4 +1,5 @@
-//! `@unique` as inferred by rgt and as the reference's algorithm (passes.md §2.8, §3.29) would
+//! `@unique` as inferred by rgt and as the reference toolchain's algorithm (a data flow of the
+//! assignments reaching each node, reimplemented in `rg_passes::reference`) would
 //! infer it on the same `-O2` automaton, per corpus game. A measuring tool, not a check (the
 //! reference's inference is not sound, so it is no target): ignored by default; run it with
 //!
@@ -211,12 +212,13 @@ fn stronger(theirs: &NodePragma, ours: &NodePragma, ordinary: &BTreeSet<rg_core:
 }
 
 /// Every pragma kind the reference infers, counted for rgt's `-O2` automaton and for the
-/// reference's algorithms (passes.md §3.27, §3.29, §3.32 as `rg_passes::reference` follows
-/// them) run on the same automaton: one Markdown table row per corpus game. `weaker` counts the
-/// nodes where the reference's pragma promises more than rgt's (for `@disjoint`: the nodes only the
-/// reference gives one). `@simpleApply` is rgt's only:
-/// the reference's algorithm is an implementation detail of its C++ backend (passes.md §3.31)
-/// and is not reimplemented. Run with
+/// reference toolchain's own inference algorithms run on the same automaton (as
+/// `rg_passes::reference` reimplements them, defects included: its `@unique`/`@repeat` forgets
+/// everything at every tag and `player` assignment, so it is not sound): one Markdown
+/// table row per corpus game. `weaker` counts the nodes where the reference's pragma promises
+/// more than rgt's (for `@disjoint`: the nodes only the reference gives one). `@simpleApply` is
+/// rgt's only: the reference decides it inside its C++ code generator, an implementation
+/// detail not reimplemented here. Run with
 ///
 /// ```text
 /// cargo test -p rgt-tests --release pragma_kinds -- --ignored --nocapture
@@ -248,158 +250,185 @@ fn pragma_kinds_compared_with_the_reference_algorithms() {
                 .unwrap_or(&path)
                 .display()
                 .to_string();
-            let text = std::fs::read_to_string(&path).expect("corpus file");
-            let lang = Lang::from_path(&path).expect("a known extension");
-            let Ok(mut g) = load(lang, &name, &text) else {
-                println!("| {name} | does not load |||||||||");
-                continue;
-            };
-            let pipeline = rg_pipeline::OptLevel::O2.pipeline();
-            let opts = rg_passes::Options {
-                validate_each: false,
-                ..Default::default()
-            };
-            if rg_passes::run(&mut g, &pipeline, &opts, &mut |_, _| Ok(())).is_err() {
-                println!("| {name} | does not optimise |||||||||");
-                continue;
-            }
-            let nodes = g
-                .nodes()
-                .ids()
-                .filter(|&n| !g.outgoing(n).is_empty() || !g.incoming(n).is_empty())
-                .count();
-            // Unique and repeat: the reference's pass on the automaton without rgt's.
-            let ours = node_pragmas(&g);
-            let mut bare = g.clone();
-            bare.pragmas
-                .retain(|p| !matches!(p.kind, PragmaKind::Unique(_) | PragmaKind::Repeat { .. }));
-            let Some(r) = rg_passes::reference::reference_pragmas_within(&bare, 2_000_000) else {
-                println!(
-                    "| {name} | {nodes} | the reference's solve is over its step limit |||||||||"
-                );
-                continue;
-            };
-            let wk = *g.well_known();
-            let ordinary: BTreeSet<rg_core::Symbol> = g
-                .variables
-                .iter()
-                .map(|v| v.name)
-                .filter(|v| ![wk.goals, wk.player, wk.visible].contains(v))
-                .collect();
-            let mut theirs: std::collections::BTreeMap<NodeId, NodePragma> = r
-                .repeat
-                .iter()
-                .map(|(n, vs)| (*n, Some(Some(vs.iter().copied().collect()))))
-                .collect();
-            for &n in &r.unique {
-                theirs.insert(n, Some(None));
-            }
-            let count = |m: &std::collections::BTreeMap<NodeId, NodePragma>, unique: bool| {
-                m.values()
-                    .filter(|p| match p {
-                        Some(None) => unique,
-                        Some(Some(_)) => !unique,
-                        None => false,
-                    })
-                    .count()
-            };
-            let weaker_nodes = theirs
-                .iter()
-                .filter(|(n, t)| stronger(t, ours.get(n).unwrap_or(&None), &ordinary))
-                .count();
-            // Disjoint.
-            let our_disjoint: BTreeSet<NodeId> = g
-                .pragmas
-                .iter()
-                .filter_map(|p| match p.kind {
-                    PragmaKind::Disjoint { node, .. }
-                    | PragmaKind::DisjointExhaustive { node, .. } => Some(node),
-                    _ => None,
-                })
-                .collect();
-            let their_disjoint = rg_passes::reference::reference_disjoints(&g);
-            let disjoint_only = their_disjoint
-                .iter()
-                .filter(|(n, _)| !our_disjoint.contains(n))
-                .count();
-            // Tag indexes.
-            let mut our_exact = BTreeSet::new();
-            let mut our_max = BTreeSet::new();
-            let mut simple_apply = 0;
-            for p in &g.pragmas {
-                match &p.kind {
-                    PragmaKind::TagIndex { nodes, .. } => our_exact.extend(nodes.iter().copied()),
-                    PragmaKind::TagMaxIndex { nodes, .. } => our_max.extend(nodes.iter().copied()),
-                    PragmaKind::SimpleApply { .. } => simple_apply += 1,
-                    _ => {}
+            match pragma_kinds_row(&name, &path) {
+                Ok(row) => {
+                    print_kinds_row(&name, &row);
+                    for (t, x) in totals.iter_mut().zip(row) {
+                        *t += x;
+                    }
                 }
-            }
-            let (their_exact, their_max) = rg_passes::reference::reference_tag_indexes(&g);
-            let weaker_tags = their_exact
-                .iter()
-                .filter(|n| !our_exact.contains(n))
-                .count()
-                + their_max
-                    .iter()
-                    .filter(|n| !our_exact.contains(n) && !our_max.contains(n))
-                    .count();
-            let row = [
-                nodes,
-                count(&ours, true),
-                count(&theirs, true),
-                count(&ours, false),
-                count(&theirs, false),
-                weaker_nodes,
-                our_disjoint.len(),
-                their_disjoint.len(),
-                disjoint_only,
-                our_exact.len(),
-                their_exact.len(),
-                our_max.len(),
-                their_max.len(),
-                weaker_tags,
-                simple_apply,
-            ];
-            println!(
-                "| {name} | {} | {}/{} | {}/{} | {} | {}/{} ({}) | {}/{} | {}/{} | {} | {} |",
-                row[0],
-                row[1],
-                row[2],
-                row[3],
-                row[4],
-                row[5],
-                row[6],
-                row[7],
-                row[8],
-                row[9],
-                row[10],
-                row[11],
-                row[12],
-                row[13],
-                row[14]
-            );
-            for (t, x) in totals.iter_mut().zip(row) {
-                *t += x;
+                Err(line) => println!("{line}"),
             }
         }
     }
-    let t = totals;
+    print_kinds_row("total", &totals);
+}
+
+/// Prints one row of the pragma-kinds table.
+fn print_kinds_row(name: &str, row: &[usize; 15]) {
     println!(
-        "| total | {} | {}/{} | {}/{} | {} | {}/{} ({}) | {}/{} | {}/{} | {} | {} |",
-        t[0],
-        t[1],
-        t[2],
-        t[3],
-        t[4],
-        t[5],
-        t[6],
-        t[7],
-        t[8],
-        t[9],
-        t[10],
-        t[11],
-        t[12],
-        t[13],
-        t[14]
+        "| {name} | {} | {}/{} | {}/{} | {} | {}/{} ({}) | {}/{} | {}/{} | {} | {} |",
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        row[4],
+        row[5],
+        row[6],
+        row[7],
+        row[8],
+        row[9],
+        row[10],
+        row[11],
+        row[12],
+        row[13],
+        row[14]
     );
+}
+
+/// The counts of one corpus game's row of the pragma-kinds table (nodes, then the
+/// `@unique`/`@repeat`, `@disjoint`, tag-index and `@simpleApply` columns), or the row
+/// that says why there are none.
+fn pragma_kinds_row(name: &str, path: &std::path::Path) -> Result<[usize; 15], String> {
+    let text = std::fs::read_to_string(path).expect("corpus file");
+    let lang = Lang::from_path(path).expect("a known extension");
+    let Ok(mut g) = load(lang, name, &text) else {
+        return Err(format!("| {name} | does not load |||||||||"));
+    };
+    let pipeline = rg_pipeline::OptLevel::O2.pipeline();
+    let opts = rg_passes::Options {
+        validate_each: false,
+        ..Default::default()
+    };
+    if rg_passes::run(&mut g, &pipeline, &opts, &mut |_, _| Ok(())).is_err() {
+        return Err(format!("| {name} | does not optimise |||||||||"));
+    }
+    let nodes = g
+        .nodes()
+        .ids()
+        .filter(|&n| !g.outgoing(n).is_empty() || !g.incoming(n).is_empty())
+        .count();
+    let Some([u1, u2, r1, r2, weaker]) = unique_repeat_counts(&g) else {
+        return Err(format!(
+            "| {name} | {nodes} | the reference's solve is over its step limit |||||||||"
+        ));
+    };
+    let [d1, d2, d3] = disjoint_counts(&g);
+    let [t1, t2, t3, t4, t5, simple_apply] = tag_index_counts(&g);
+    Ok([
+        nodes,
+        u1,
+        u2,
+        r1,
+        r2,
+        weaker,
+        d1,
+        d2,
+        d3,
+        t1,
+        t2,
+        t3,
+        t4,
+        t5,
+        simple_apply,
+    ])
+}
+
+/// `@unique` nodes of rgt and of the reference, `@repeat` nodes of both, and the nodes where
+/// the reference's promises more; the reference's pass runs on the automaton without rgt's
+/// `@unique` and `@repeat`. `None` when it is over its step limit.
+fn unique_repeat_counts(g: &Game) -> Option<[usize; 5]> {
+    let ours = node_pragmas(g);
+    let mut bare = g.clone();
+    bare.pragmas
+        .retain(|p| !matches!(p.kind, PragmaKind::Unique(_) | PragmaKind::Repeat { .. }));
+    let r = rg_passes::reference::reference_pragmas_within(&bare, 2_000_000)?;
+    let wk = *g.well_known();
+    let ordinary: BTreeSet<rg_core::Symbol> = g
+        .variables
+        .iter()
+        .map(|v| v.name)
+        .filter(|v| ![wk.goals, wk.player, wk.visible].contains(v))
+        .collect();
+    let mut theirs: std::collections::BTreeMap<NodeId, NodePragma> = r
+        .repeat
+        .iter()
+        .map(|(n, vs)| (*n, Some(Some(vs.iter().copied().collect()))))
+        .collect();
+    for &n in &r.unique {
+        theirs.insert(n, Some(None));
+    }
+    let count = |m: &std::collections::BTreeMap<NodeId, NodePragma>, unique: bool| {
+        m.values()
+            .filter(|p| match p {
+                Some(None) => unique,
+                Some(Some(_)) => !unique,
+                None => false,
+            })
+            .count()
+    };
+    let weaker_nodes = theirs
+        .iter()
+        .filter(|(n, t)| stronger(t, ours.get(n).unwrap_or(&None), &ordinary))
+        .count();
+    Some([
+        count(&ours, true),
+        count(&theirs, true),
+        count(&ours, false),
+        count(&theirs, false),
+        weaker_nodes,
+    ])
+}
+
+/// `@disjoint` nodes of rgt and of the reference, and those only the reference has.
+fn disjoint_counts(g: &Game) -> [usize; 3] {
+    let our_disjoint: BTreeSet<NodeId> = g
+        .pragmas
+        .iter()
+        .filter_map(|p| match p.kind {
+            PragmaKind::Disjoint { node, .. } | PragmaKind::DisjointExhaustive { node, .. } => {
+                Some(node)
+            }
+            _ => None,
+        })
+        .collect();
+    let their_disjoint = rg_passes::reference::reference_disjoints(g);
+    let disjoint_only = their_disjoint
+        .iter()
+        .filter(|(n, _)| !our_disjoint.contains(n))
+        .count();
+    [our_disjoint.len(), their_disjoint.len(), disjoint_only]
+}
+
+/// `@tagIndex` nodes of rgt and of the reference, `@tagMaxIndex` nodes of both, the nodes
+/// where the reference's promises more, and rgt's `@simpleApply` pragmas.
+fn tag_index_counts(g: &Game) -> [usize; 6] {
+    let mut our_exact = BTreeSet::new();
+    let mut our_max = BTreeSet::new();
+    let mut simple_apply = 0;
+    for p in &g.pragmas {
+        match &p.kind {
+            PragmaKind::TagIndex { nodes, .. } => our_exact.extend(nodes.iter().copied()),
+            PragmaKind::TagMaxIndex { nodes, .. } => our_max.extend(nodes.iter().copied()),
+            PragmaKind::SimpleApply { .. } => simple_apply += 1,
+            _ => {}
+        }
+    }
+    let (their_exact, their_max) = rg_passes::reference::reference_tag_indexes(g);
+    let weaker_tags = their_exact
+        .iter()
+        .filter(|n| !our_exact.contains(n))
+        .count()
+        + their_max
+            .iter()
+            .filter(|n| !our_exact.contains(n) && !our_max.contains(n))
+            .count();
+    [
+        our_exact.len(),
+        their_exact.len(),
+        our_max.len(),
+        their_max.len(),
+        weaker_tags,
+        simple_apply,
+    ]
 }

@@ -1,24 +1,26 @@
 //! The C++ of one game: state accessors, one function per node and search kind, the API.
 //!
-//! **Move search** (rg.md §12.5). The interpreter expands a state by scanning its node's edges
-//! in edge-list order, pushing finished moves (assignments to `player`) on a result stack and
-//! every other successor on a pending stack; results are output before the next pending state
-//! is expanded, both last in, first out. A recursive search produces the same order when each
-//! node function first emits its finished moves in reverse edge order, then continues into the
-//! other successors in reverse edge order (any-assignments in reverse member order), checking the
-//! visited set on entry — which is when the interpreter pops. Every condition of a node only
-//! reads the state the node was entered with, which the search restores after each successor
-//! (assignments are undone in place), so evaluating it late gives the same answer. At a node with
-//! a covering `@disjoint` only the first edge, in edge-list order, whose action succeeds is
-//! taken; with `@disjointExhaustive` the last edge's condition is not even tested.
+//! **Move search** (the interpreter's depth-first search for legal moves). The interpreter expands
+//! a state by scanning its node's edges in edge-list order, pushing finished moves (assignments to
+//! `player`) on a result stack and every other successor on a pending stack; results are output
+//! before the next pending state is expanded, both last in, first out. A recursive search produces
+//! the same order when each node function first emits its finished moves in reverse edge order,
+//! then continues into the other successors in reverse edge order (any-assignments in reverse
+//! member order), checking the visited set on entry — which is when the interpreter pops. Every
+//! condition of a node only reads the state the node was entered with, which the search restores
+//! after each successor (assignments are undone in place), so evaluating it late gives the same
+//! answer. At a node with a covering `@disjoint` only the first edge, in edge-list order, whose
+//! action succeeds is taken; with `@disjointExhaustive` the last edge's condition is not even
+//! tested.
 //!
-//! **Reachability checks** (rg.md §12.8) are searches of their own (a fresh visited set, tags
-//! collected from the check on) that return at the first arrival at the target; the order does
-//! not change their answer, so edges are tried in edge-list order. Functions exist only for
-//! nodes from which the target can be reached: an edge into any other node is skipped, except at
-//! a disjoint node, where it still ends the scan. Within one expansion each `(a, b)` pair is
-//! evaluated at most once, as in the interpreter, and every check is guarded against being
-//! entered again while it runs (the interpreter's error for a check that needs itself).
+//! **Reachability checks** (`? a -> b`: a search from `a` reaches `b`) are searches of their
+//! own (a fresh visited set, tags collected from the check on) that return at the first arrival
+//! at the target; the order does not change their answer, so edges are tried in edge-list order.
+//! Functions exist only for nodes from which the target can be reached: an edge into any other
+//! node is skipped, except at a disjoint node, where it still ends the scan. Within one expansion
+//! each `(a, b)` pair is evaluated at most once, as in the interpreter, and every check is guarded
+//! against being entered again while it runs (the interpreter's error for a check that needs
+//! itself).
 
 use crate::error::CompileError;
 use crate::expr::{ExprGen, Operand, Src};
@@ -382,144 +384,13 @@ impl<'a> Gen<'a> {
     ) -> Result<(), CompileError> {
         let span = self.span(e);
         let label = self.game.edge(e).label;
-        let early = if matches!(mode, Mode::Reach(_)) {
-            "if (r) break; "
-        } else {
-            ""
-        };
         match label {
             Label::Skip | Label::Compare { .. } | Label::Reach { .. } => {
                 let _ = writeln!(out, "{ind}{cont}");
             }
-            Label::Tag(_) | Label::TagVar(_) => {
-                let value = match label {
-                    Label::Tag(s) => format!("{}u", s.0),
-                    Label::TagVar(v) => {
-                        let var = self.layout.var_by_name[&v];
-                        let class = self.layout.vars[var].shape.leaf();
-                        let table = self.class_table(class);
-                        format!("{table}[G{var}(c.s, 0)]")
-                    }
-                    _ => unreachable!("a tag"),
-                };
-                let vis = self.vis_code();
-                let visits = self.visits;
-                let checks = match mode {
-                    Mode::Reach(b) => &visits.reach[&b],
-                    Mode::Moves | Mode::Apply => &visits.moves,
-                };
-                let mut alts: Vec<String> = Vec::new();
-                if checks.inherit.contains(&e) {
-                    alts.push("c.nondet".into());
-                }
-                match checks.collide.get(&e).unwrap_or(&Collide::Never) {
-                    Collide::Never => {}
-                    Collide::Always => alts = vec!["true".into()],
-                    Collide::Some { syms, dynamic } => {
-                        alts.extend(syms.iter().map(|s| format!("tv_ == {}u", s.0)));
-                        for &(de, class) in dynamic {
-                            let Label::Assign { rhs, .. } = self.game.edge(de).label else {
-                                continue;
-                            };
-                            let code = self.ex.scalar_in(rhs, class, "c.s", span)?;
-                            let table = self.class_table(class);
-                            alts.push(format!("tv_ == {table}[{code}]"));
-                        }
-                    }
-                }
-                let shared = if alts.is_empty() {
-                    "false".to_string()
-                } else {
-                    alts.join(" || ")
-                };
-                if mode == Mode::Apply {
-                    let _ = writeln!(
-                        out,
-                        "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
-                    );
-                } else {
-                    let _ = writeln!(
-                        out,
-                        "{ind}{{ const uint32_t tv_ = {value}; const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
-                    );
-                }
-            }
+            Label::Tag(_) | Label::TagVar(_) => self.tag_action(out, ind, e, cont, mode)?,
             Label::Assign { lhs, rhs } => {
-                let loc = self.ex.location(lhs, "c.s", span)?;
-                let v = loc.var;
-                let _ = writeln!(out, "{ind}{{");
-                let i2 = format!("{ind}  ");
-                let idx = self.index_decl(out, &i2, &loc.index, "i_");
-                self.domain_checks(out, &i2, e, v, &loc.checks);
-                match &loc.shape {
-                    Shape::Scalar(class) => {
-                        let val = self.scalar_value(rhs, *class, span)?;
-                        let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
-                        let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
-                        let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, v_);");
-                        let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
-                        if let Some(t) = &trail {
-                            let _ = writeln!(out, "{i2}{t}");
-                        }
-                        let _ = writeln!(out, "{i2}{cont}");
-                        if trail.is_some() {
-                            let _ = writeln!(out, "{i2}pop_trail(c, 1);");
-                        }
-                        let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
-                    }
-                    shape => {
-                        let n = shape.elements(&self.layout.classes);
-                        let Operand::Elems {
-                            src,
-                            index: sidx,
-                            depth: sdepth,
-                            ..
-                        } = self.ex.operand(rhs, "c.s", span)?
-                        else {
-                            return Err(CompileError::at(
-                                "the assigned value has another shape than its location",
-                                span,
-                            ));
-                        };
-                        let target_default = self.ex.default_at(Src::Var(v), loc.depth);
-                        let source_default = self.ex.default_at(src, sdepth);
-                        if target_default.is_none() || target_default != source_default {
-                            return Err(CompileError::at(
-                                "a whole map is stored where the maps have another default value",
-                                span,
-                            )
-                            .with_help(
-                                "the compiled model keeps every map's default fixed; the \
-                                 interpreter runs this game",
-                            ));
-                        }
-                        let sread = self.ex.read(src, &format!("({sidx}) + j_"), "c.s");
-                        let _ = writeln!(out, "{i2}std::vector<uint32_t> o_({n}u), n_({n}u);");
-                        let _ = writeln!(
-                            out,
-                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {{ o_[j_] = G{v}(c.s, {idx} + j_); n_[j_] = {sread}; }}"
-                        );
-                        let _ = writeln!(
-                            out,
-                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, n_[j_]);"
-                        );
-                        let trail = self
-                            .trail_entry(v, &format!("{idx} + j_"))
-                            .filter(|_| mode == Mode::Moves);
-                        if let Some(t) = &trail {
-                            let _ = writeln!(out, "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {t}");
-                        }
-                        let _ = writeln!(out, "{i2}{cont}");
-                        if trail.is_some() {
-                            let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
-                        }
-                        let _ = writeln!(
-                            out,
-                            "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, o_[j_]);"
-                        );
-                    }
-                }
-                let _ = writeln!(out, "{ind}}}");
+                self.assign_action(out, ind, e, (lhs, rhs), cont, mode)?;
             }
             Label::AssignAny { lhs, ty } => {
                 let loc = self.ex.location(lhs, "c.s", span)?;
@@ -528,6 +399,11 @@ impl<'a> Gen<'a> {
                     return Err(CompileError::at("`T(*)` assigned to a map location", span));
                 };
                 let members = self.members(ty, class, span)?;
+                let early = if matches!(mode, Mode::Reach(_)) {
+                    "if (r) break; "
+                } else {
+                    ""
+                };
                 let _ = writeln!(out, "{ind}{{");
                 let i2 = format!("{ind}  ");
                 let idx = self.index_decl(out, &i2, &loc.index, "i_");
@@ -546,6 +422,164 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(out, "{ind}}}");
             }
         }
+        Ok(())
+    }
+
+    /// A tag edge `e`: pushes the tag (in apply mode only when it is the move's next tag or any
+    /// tags are followed), with the condition under which its tag sequence may equal another
+    /// walk's (then the visited-state check must consider it), runs `cont` and pops it.
+    fn tag_action(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        cont: &str,
+        mode: Mode,
+    ) -> Result<(), CompileError> {
+        let span = self.span(e);
+        let label = self.game.edge(e).label;
+        let value = match label {
+            Label::Tag(s) => format!("{}u", s.0),
+            Label::TagVar(v) => {
+                let var = self.layout.var_by_name[&v];
+                let class = self.layout.vars[var].shape.leaf();
+                let table = self.class_table(class);
+                format!("{table}[G{var}(c.s, 0)]")
+            }
+            _ => unreachable!("a tag"),
+        };
+        let vis = self.vis_code();
+        let visits = self.visits;
+        let checks = match mode {
+            Mode::Reach(b) => &visits.reach[&b],
+            Mode::Moves | Mode::Apply => &visits.moves,
+        };
+        let mut alts: Vec<String> = Vec::new();
+        if checks.inherit.contains(&e) {
+            alts.push("c.nondet".into());
+        }
+        match checks.collide.get(&e).unwrap_or(&Collide::Never) {
+            Collide::Never => {}
+            Collide::Always => alts = vec!["true".into()],
+            Collide::Some { syms, dynamic } => {
+                alts.extend(syms.iter().map(|s| format!("tv_ == {}u", s.0)));
+                for &(de, class) in dynamic {
+                    let Label::Assign { rhs, .. } = self.game.edge(de).label else {
+                        continue;
+                    };
+                    let code = self.ex.scalar_in(rhs, class, "c.s", span)?;
+                    let table = self.class_table(class);
+                    alts.push(format!("tv_ == {table}[{code}]"));
+                }
+            }
+        }
+        let shared = if alts.is_empty() {
+            "false".to_string()
+        } else {
+            alts.join(" || ")
+        };
+        if mode == Mode::Apply {
+            let _ = writeln!(
+                out,
+                "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "{ind}{{ const uint32_t tv_ = {value}; const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
+            );
+        }
+        Ok(())
+    }
+
+    /// An assignment edge `e` (`lhs = rhs`): stores the value, runs `cont` and restores the old
+    /// value; a move search also records the change on the trail. A map-shaped location is
+    /// stored element by element.
+    fn assign_action(
+        &mut self,
+        out: &mut String,
+        ind: &str,
+        e: EdgeId,
+        (lhs, rhs): (rg_core::ExprId, rg_core::ExprId),
+        cont: &str,
+        mode: Mode,
+    ) -> Result<(), CompileError> {
+        let span = self.span(e);
+        let loc = self.ex.location(lhs, "c.s", span)?;
+        let v = loc.var;
+        let _ = writeln!(out, "{ind}{{");
+        let i2 = format!("{ind}  ");
+        let idx = self.index_decl(out, &i2, &loc.index, "i_");
+        self.domain_checks(out, &i2, e, v, &loc.checks);
+        match &loc.shape {
+            Shape::Scalar(class) => {
+                let val = self.scalar_value(rhs, *class, span)?;
+                let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
+                let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, v_);");
+                let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
+                if let Some(t) = &trail {
+                    let _ = writeln!(out, "{i2}{t}");
+                }
+                let _ = writeln!(out, "{i2}{cont}");
+                if trail.is_some() {
+                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
+                }
+                let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
+            }
+            shape => {
+                let n = shape.elements(&self.layout.classes);
+                let Operand::Elems {
+                    src,
+                    index: sidx,
+                    depth: sdepth,
+                    ..
+                } = self.ex.operand(rhs, "c.s", span)?
+                else {
+                    return Err(CompileError::at(
+                        "the assigned value has another shape than its location",
+                        span,
+                    ));
+                };
+                let target_default = self.ex.default_at(Src::Var(v), loc.depth);
+                let source_default = self.ex.default_at(src, sdepth);
+                if target_default.is_none() || target_default != source_default {
+                    return Err(CompileError::at(
+                        "a whole map is stored where the maps have another default value",
+                        span,
+                    )
+                    .with_help(
+                        "the compiled model keeps every map's default fixed; the \
+                         interpreter runs this game",
+                    ));
+                }
+                let sread = self.ex.read(src, &format!("({sidx}) + j_"), "c.s");
+                let _ = writeln!(out, "{i2}std::vector<uint32_t> o_({n}u), n_({n}u);");
+                let _ = writeln!(
+                    out,
+                    "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {{ o_[j_] = G{v}(c.s, {idx} + j_); n_[j_] = {sread}; }}"
+                );
+                let _ = writeln!(
+                    out,
+                    "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, n_[j_]);"
+                );
+                let trail = self
+                    .trail_entry(v, &format!("{idx} + j_"))
+                    .filter(|_| mode == Mode::Moves);
+                if let Some(t) = &trail {
+                    let _ = writeln!(out, "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {t}");
+                }
+                let _ = writeln!(out, "{i2}{cont}");
+                if trail.is_some() {
+                    let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
+                }
+                let _ = writeln!(
+                    out,
+                    "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, o_[j_]);"
+                );
+            }
+        }
+        let _ = writeln!(out, "{ind}}}");
         Ok(())
     }
 
@@ -1263,7 +1297,8 @@ impl<'a> Gen<'a> {
         s
     }
 
-    /// The printed form of a runtime value (rg.md §13.4).
+    /// The printed form of a runtime value, as the interpreter prints it: a bare symbol, or
+    /// `{ :d, k1: v1, … }` with the listed entries sorted by key.
     fn value_text(&self, v: &RtVal) -> String {
         match v {
             RtVal::Elem(s) => self.game.name(*s).to_string(),
@@ -1353,8 +1388,6 @@ impl<'a> Gen<'a> {
     /// `unit_bytes`: see [`UNIT_BYTES`].
     pub fn generate(mut self, name: &str, unit_bytes: usize) -> Result<Generated, CompileError> {
         let game = self.game;
-        let layout = self.layout;
-        let wk = *game.well_known();
         let begin = game.begin().ok_or(CompileError::NoBegin)?;
         let end = game.end().map_or(u32::MAX, |n| n.0);
 
@@ -1362,9 +1395,61 @@ impl<'a> Gen<'a> {
         let players: Vec<Symbol> = self.players();
         let static_vis = self.static_visibility(&players);
 
-        // Functions.
-        let mut body: Vec<String> = Vec::new();
+        // The order of these calls is the order in which static tables are numbered.
         let mut decls = String::new();
+        let body = self.node_fns(&mut decls)?;
+        let checks = self.check_fns(&mut decls);
+        let guards = self.guard_fns(&mut decls);
+        let fmt = self.fmt_fns();
+        let accessors = self.accessors();
+        let constants = self.constants();
+        let vis_fn = self.vis_fn(&players);
+        let goals_fns = self.goals_fns(&players);
+
+        let hpp = self.header(name, begin, end, players.len(), static_vis);
+        let sections = Sections {
+            head: format!(
+                "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n",
+                comment(name)
+            ),
+            names: self.names(),
+            shared: self.shared(&accessors, &constants, &vis_fn),
+            decls,
+            checks,
+            guards,
+            body,
+            fmt,
+        };
+        let (mut cpp, split) = sections.units(unit_bytes);
+        self.api(&mut cpp, end, &goals_fns);
+        let _ = writeln!(cpp, "const char* const GAME_NAME = {};", c_string(name));
+        if let Some((items, _)) = &split {
+            // game.cpp declares what it uses too.
+            let used = items.used_by(&cpp);
+            cpp = cpp.replacen(SHARED_MARK, &used, 1);
+        }
+        let fingerprint = match &split {
+            None => fingerprint(&cpp),
+            Some((_, parts)) => {
+                let mut all = cpp.clone();
+                for p in parts {
+                    all.push_str(p);
+                }
+                fingerprint(&all)
+            }
+        };
+        let _ = writeln!(
+            cpp,
+            "const char* const GAME_FINGERPRINT = \"{fingerprint:016x}\";\n\n}}  // namespace rg"
+        );
+        let parts = split.map(|(_, parts)| parts).unwrap_or_default();
+        Ok(Generated { hpp, cpp, parts })
+    }
+
+    /// The node functions of the move and apply searches (`M<n>`, `A<n>`) and of the
+    /// reachability searches (`R<b>_<n>`), declaring each in `decls`.
+    fn node_fns(&mut self, decls: &mut String) -> Result<Vec<String>, CompileError> {
+        let mut body: Vec<String> = Vec::new();
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
                 let _ = writeln!(decls, "static void M{n}(Cache& c);");
@@ -1387,18 +1472,23 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        Ok(body)
+    }
+
+    /// One function `Q<k>` per `(a, b)` pair of checks: the check's own search, its answer
+    /// remembered in the memo table when it depends only on a few variables.
+    fn check_fns(&self, decls: &mut String) -> String {
+        let game = self.game;
         let mut checks = String::new();
-        let pairs: Vec<((NodeId, NodeId), usize)> =
-            self.pairs.iter().map(|(k, v)| (*k, *v)).collect();
-        for ((a, b), k) in &pairs {
+        for (&(a, b), k) in &self.pairs {
             let _ = writeln!(decls, "static bool Q{k}(Cache& c);");
-            let call = if self.plan.in_reach(*b, *a) {
+            let call = if self.plan.in_reach(b, a) {
                 format!("R{}_{}(c)", b.index(), a.index())
             } else {
                 "false".to_string()
             };
-            let key = match self.memo.keys.get(&(*a, *b)) {
-                Some(key) if self.plan.in_reach(*b, *a) => {
+            let key = match self.memo.keys.get(&(a, b)) {
+                Some(key) if self.plan.in_reach(b, a) => {
                     let mut idx = format!("{}u", key.base);
                     for (v, r) in key.vars.iter().zip(&key.radix) {
                         let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
@@ -1410,8 +1500,8 @@ impl<'a> Gen<'a> {
             let _ = writeln!(
                 checks,
                 "static bool Q{k}(Cache& c) {{  // ? {} -> {}",
-                comment(game.node_name(*a)),
-                comment(game.node_name(*b))
+                comment(game.node_name(a)),
+                comment(game.node_name(b))
             );
             if let Some(idx) = &key {
                 // Its answer depends only on the key's variables.
@@ -1429,16 +1519,22 @@ impl<'a> Gen<'a> {
             }
             checks.push_str("  return r;\n}\n\n");
         }
+        checks
+    }
+
+    /// One function `E<i>` per check edge, calling its pair's `Q<k>`; a check whose search can
+    /// come back to it is guarded against running inside itself.
+    fn guard_fns(&self, decls: &mut String) -> String {
+        let game = self.game;
         let mut guards = String::new();
-        let edges: Vec<(EdgeId, usize)> = self.check_edges.iter().map(|(k, v)| (*k, *v)).collect();
         let recursive = self.plan.recursive_checks(game);
-        for (e, i) in &edges {
-            let Label::Reach { from, to, .. } = game.edge(*e).label else {
+        for (&e, i) in &self.check_edges {
+            let Label::Reach { from, to, .. } = game.edge(e).label else {
                 continue;
             };
             let k = self.pairs[&(from, to)];
             let _ = writeln!(decls, "static bool E{i}(Cache& c);");
-            if recursive.contains(e) {
+            if recursive.contains(&e) {
                 let _ = writeln!(
                     guards,
                     "static bool E{i}(Cache& c) {{ Guard g(c, {i}u); return Q{k}(c); }}"
@@ -1451,8 +1547,12 @@ impl<'a> Gen<'a> {
                 );
             }
         }
+        guards
+    }
 
-        // Formatting of every variable.
+    /// The functions `F<v>` that print variable `v` as the interpreter does.
+    fn fmt_fns(&mut self) -> String {
+        let layout = self.layout;
         let mut fmt = String::new();
         for v in 0..layout.vars.len() {
             let shape = layout.vars[v].shape.clone();
@@ -1462,15 +1562,21 @@ impl<'a> Gen<'a> {
             fmt.push_str(&inner);
             fmt.push_str("}\n");
         }
+        fmt
+    }
 
-        // The tables of the API.
-        let player_var = layout.player;
-        let player_class = layout.vars[player_var].shape.leaf();
-        let accessors = self.accessors();
-        let constants = self.constants();
-        let vis_fn = self.vis_fn(&players);
-        let goals_fns = self.goals_fns(&players);
-
+    /// `game.hpp`: the game's constants, then the runtime and the API declarations.
+    fn header(
+        &self,
+        name: &str,
+        begin: NodeId,
+        end: u32,
+        num_players: usize,
+        static_vis: u64,
+    ) -> String {
+        let game = self.game;
+        let layout = self.layout;
+        let wk = *game.well_known();
         let mut hpp = String::new();
         let _ = writeln!(
             hpp,
@@ -1501,7 +1607,7 @@ impl<'a> Gen<'a> {
         );
         let _ = writeln!(hpp, "constexpr uint32_t KEEPER = {}u;", wk.keeper.0);
         let _ = writeln!(hpp, "constexpr uint32_t RANDOM = {}u;", wk.random.0);
-        let _ = writeln!(hpp, "constexpr uint32_t NUM_PLAYERS = {}u;", players.len());
+        let _ = writeln!(hpp, "constexpr uint32_t NUM_PLAYERS = {num_players}u;");
         let _ = writeln!(
             hpp,
             "constexpr uint32_t NUM_CHECKS = {}u;",
@@ -1512,6 +1618,7 @@ impl<'a> Gen<'a> {
         let _ = writeln!(hpp, "constexpr uint32_t PLAYER_WIDTH = {}u;", pf.width);
         {
             // `current_player` is inline: the playout loop asks it at every move.
+            let player_class = layout.vars[layout.player].shape.leaf();
             let members: Vec<String> = layout.classes[player_class]
                 .members
                 .iter()
@@ -1555,15 +1662,19 @@ impl<'a> Gen<'a> {
         hpp.push('\n');
         hpp.push_str(include_str!("cpp/api.hpp"));
         hpp.push_str("\n}  // namespace rg\n");
+        hpp
+    }
 
-        // Names.
+    /// The name tables `SYMBOLS` and `NODES` and the initial state's bytes `INIT`.
+    fn names(&self) -> String {
+        let game = self.game;
         let syms: Vec<String> = (0..game.symbols().len())
             .map(|i| c_string(game.name(Symbol::new(i))))
             .collect();
         let nodes: Vec<String> = (0..game.node_capacity())
             .map(|i| c_string(game.node_name(NodeId::new(i))))
             .collect();
-        let init: Vec<String> = layout.init.iter().map(|b| b.to_string()).collect();
+        let init: Vec<String> = self.layout.init.iter().map(|b| b.to_string()).collect();
         let mut names = String::new();
         let _ = writeln!(
             names,
@@ -1584,20 +1695,27 @@ impl<'a> Gen<'a> {
             "const uint8_t INIT[STATE_BYTES] = {{{}}};\n",
             init.join(", ")
         );
-        // What the node functions use: accessors, constants, static tables.
+        names
+    }
+
+    /// What the node functions use: accessors, constants, the visibility function, the static
+    /// tables collected while generating, and the symbol-to-member tables of the `@simpleApply`
+    /// binders.
+    fn shared(&self, accessors: &str, constants: &str, vis_fn: &str) -> String {
+        let game = self.game;
         let mut shared = String::new();
-        shared.push_str(&accessors);
+        shared.push_str(accessors);
         shared.push('\n');
-        shared.push_str(&constants);
+        shared.push_str(constants);
         shared.push('\n');
-        shared.push_str(&vis_fn);
+        shared.push_str(vis_fn);
         // Statics collected while generating (static_array is called by the generators above).
         shared.push_str(&self.statics);
         // Symbol id -> number in a class, for the binders of @simpleApply patterns.
         let used: Vec<usize> = self.ex.sl_used.borrow().iter().copied().collect();
         for c in used {
             let mut table = vec!["4294967295u".to_string(); game.symbols().len()];
-            for (i, m) in layout.classes[c].members.iter().enumerate() {
+            for (i, m) in self.layout.classes[c].members.iter().enumerate() {
                 table[m.index()] = format!("{i}u");
             }
             let _ = writeln!(
@@ -1608,83 +1726,12 @@ impl<'a> Gen<'a> {
             );
         }
         shared.push('\n');
+        shared
+    }
 
-        let head = format!(
-            "// Forward model of the game `{}`, generated by rgt (rg-compile). Do not edit.\n",
-            comment(name)
-        );
-        let runtime_defs = "void detail::fail(const char* what) { throw RuntimeError(what); }\n\nvoid detail::grow_trail(Cache& c) { c.trail.resize(c.trail.size() * 2 + 16); }\n\n";
-        let body_bytes: usize = body.iter().map(String::len).sum();
-        let mut cpp = String::new();
-        let mut split = None;
-        if body_bytes <= 2 * unit_bytes {
-            // One translation unit: everything internal to it.
-            cpp.push_str(&head);
-            cpp.push_str("#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\n\n");
-            cpp.push_str(runtime_defs);
-            cpp.push_str("namespace {\n\nusing namespace detail;\n\n");
-            cpp.push_str(&names);
-            cpp.push_str(&shared);
-            cpp.push_str(&decls);
-            cpp.push('\n');
-            cpp.push_str(&checks);
-            cpp.push_str(&guards);
-            cpp.push('\n');
-            for f in &body {
-                cpp.push_str(f);
-            }
-            cpp.push_str(&fmt);
-            cpp.push_str("\n}  // namespace\n\n");
-        } else {
-            // Several translation units that a compiler handles in parallel and in bounded
-            // memory: the node functions get external linkage in `rg::gen`, and every unit
-            // declares only what its code uses (all of it would be most of every unit).
-            let external = |t: &str| {
-                t.replace("static void M", "void M")
-                    .replace("static bool A", "bool A")
-                    .replace("static bool R", "bool R")
-                    .replace("static bool Q", "bool Q")
-            };
-            let mut items = String::new();
-            items.push_str(&shared);
-            items.push_str(&external(&decls));
-            items.push_str(&guards);
-            let items = Items::new(&items);
-            let open = "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\nnamespace gen {\n\nusing namespace detail;\n\n";
-            let close = "\n}  // namespace gen\n}  // namespace rg\n";
-            let mut parts: Vec<String> = Vec::new();
-            let mut code = String::new();
-            let mut flush = |code: &mut String| {
-                let mut part = head.clone();
-                part.push_str(open);
-                part.push_str(&items.used_by(code));
-                part.push('\n');
-                part.push_str(code);
-                part.push_str(close);
-                parts.push(part);
-                code.clear();
-            };
-            for f in body.iter().chain(std::iter::once(&checks)) {
-                code.push_str(&external(f));
-                if code.len() >= unit_bytes {
-                    flush(&mut code);
-                }
-            }
-            if !code.is_empty() {
-                flush(&mut code);
-            }
-            cpp.push_str(&head);
-            let _ = write!(
-                cpp,
-                "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\n{runtime_defs}namespace gen {{\n\nusing namespace detail;\n\n{SHARED_MARK}\n"
-            );
-            cpp.push_str(&names);
-            cpp.push_str(&fmt);
-            cpp.push_str("\n}  // namespace gen\n\nusing namespace gen;\n\n");
-            split = Some((items, parts));
-        }
-
-        // The API.
+    /// The API part of `game.cpp` after the node functions: searches, applying moves, goals,
+    /// `describe` and the name look-ups.
+    fn api(&self, cpp: &mut String, end: u32, goals_fns: &str) {
         let _ = writeln!(
             cpp,
             "State initial_state() {{\n  State s;\n  std::memcpy(s.b, INIT, STATE_BYTES);\n  s.node = BEGIN_NODE;\n  return s;\n}}\n"
@@ -1698,45 +1745,13 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
             }
         }
-        let _ = writeln!(
-            cpp,
-            "namespace {{\n\n/// Resets the search buffers for a new search from `s`.\nvoid start(const State& s, Cache& c) {{\n  c.s = s;\n  c.level = 0;\n  c.tagbase = 0;\n  c.ntags = 0;\n  c.ntrail = 0;\n  c.trail_on = false;\n  if (c.stamps.size() < STAMP_SLOTS) c.stamps.assign(STAMP_SLOTS, 0);\n  if (c.memo.size() < MEMO_SLOTS) c.memo.assign(MEMO_SLOTS, 0);\n  c.epoch = ++c.next_epoch;\n  c.search = c.epoch;\n  c.nondet = false;\n  c.counting = false;\n  if (c.active.size() < NUM_CHECKS) c.active.assign(NUM_CHECKS, 0);\n}}\n\nvoid search(const State& s, Moves& out, Cache& c) {{\n  out.clear();\n  start(s, c);\n  c.out = &out;\n  c.lazy = out.lazy_;\n  c.trail_on = !out.keep_states_ && !out.tags_only_;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n}}\n\nvoid count_search(const State& s, Cache& c) {{\n  start(s, c);\n  c.out = nullptr;\n  c.lazy = true;\n  c.counting = true;\n  c.nmoves = 0;\n  switch (s.node) {{\n{cases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.counting = false;\n}}\n\n}}  // namespace\n\nsize_t count_moves(const State& s, Cache& c) {{\n  count_search(s, c);\n  return static_cast<size_t>(c.nmoves);\n}}\n"
-        );
-        cpp.push_str(
-            "void detail::list_moves(const State& s, Moves& out, Cache& c, bool keep_states, bool lazy) {\n  out.keep_states_ = keep_states;\n  out.lazy_ = lazy;\n  out.tags_only_ = false;\n  search(s, out, c);\n}\n\nvoid detail::list_tags(const State& s, Moves& out, Cache& c) {\n  out.keep_states_ = false;\n  out.lazy_ = true;\n  out.tags_only_ = true;\n  search(s, out, c);\n}\n\nvoid legal_moves(const State& s, Moves& out, Cache& c) {\n  detail::list_moves(s, out, c, STATE_BYTES <= LISTED_STATE_BYTES, true);\n}\n\nvoid legal_moves_and_states(const State& s, Moves& out, Cache& c) {\n  detail::list_moves(s, out, c, true, false);\n}\n\n",
-        );
-        let _ = writeln!(
-            cpp,
-            "namespace {{\n\n/// Prepares an apply-mode walk from `s`: the walk whose tags are `tags` (any tags when\n/// `any`), skipping `skip` such walks; `trusted`: the move is legal, @simpleApply shortcuts may be\n/// taken.\nvoid start_walk(const State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, bool any, Cache& c) {{\n  start(s, c);\n  c.goal = tags;\n  c.goal_n = static_cast<uint32_t>(n);\n  c.goal_skip = skip;\n  c.trusted = trusted;\n  c.any_tags = any;\n}}\n\n/// Follows the first such walk in the interpreter's order (see `start_walk`); `s` becomes its\n/// state when there is one.\nbool apply_walk(State& s, const uint32_t* tags, size_t n, uint32_t skip, bool trusted, bool any, Cache& c) {{\n  start_walk(s, tags, n, skip, trusted, any, c);\n  bool found = false;\n  switch (s.node) {{\n{acases}    default: fail(\"the state is at a node where no move search starts\");\n  }}\n  c.any_tags = false;\n  if (found) s = c.s;\n  return found;\n}}\n\n}}  // namespace\n\nbool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& c) {{\n  return apply_walk(s, tags, n, 0, false, false, c);\n}}\n\nvoid apply_nth(State& s, size_t k, Cache& c) {{\n  if (!apply_walk(s, nullptr, 0, static_cast<uint32_t>(k), false, true, c))\n    fail(\"the state has no such move\");\n}}\n"
-        );
-        let mut pcases = String::new();
-        let mut plabels = String::new();
-        for (n, &d) in self.deferred.iter().enumerate() {
-            if d {
-                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c); break;");
-                let _ = writeln!(plabels, "    case {n}u:");
-            }
-        }
-        if pcases.is_empty() {
-            cpp.push_str(
-                "namespace {\n\n/// No move is ever left pending (see `legal_moves`).\ninline void finish_pending(State&, Cache&) {}\n\n}  // namespace\n\n",
-            );
-        } else {
-            let _ = writeln!(
-                cpp,
-                "namespace {{\n\n/// Finishes a move that `legal_moves` left pending where only complementary checks\n/// remained, which decide where it leads (its only walk on carries no tag).\nvoid finish_pending(State& s, Cache& c) {{\n  switch (s.node) {{\n{plabels}      break;\n    default: return;\n  }}\n  start_walk(s, nullptr, 0, 0, false, true, c);\n  bool found = false;\n  switch (s.node) {{\n{pcases}  }}\n  c.any_tags = false;\n  if (!found) fail(\"a pending move has no way on\");\n  s = c.s;\n}}\n\n}}  // namespace\n"
-            );
-        }
-        cpp.push_str(
-            "void apply(State& s, const Moves& moves, size_t i, Cache& c) {\n  if (moves.tags_only_) {\n    apply_replayed(s, moves, i, c);\n    return;\n  }\n  if (moves.keeps_states())\n    s = moves.state(i);\n  else\n    moves.apply_changes(s, i);\n  finish_pending(s, c);\n}\n\nvoid apply_replayed(State& s, const Moves& moves, size_t i, Cache& c) {\n  // The how-many-th move with these tags it is: the search applies that one.
-  const uint32_t* t = moves.tags(i);
-  const size_t n = moves.tag_count(i);
-  uint32_t skip = 0;
-  if (!DISTINCT_MOVE_TAGS)
-    for (size_t j = 0; j < i; ++j)
-      if (moves.tag_count(j) == n && std::equal(t, t + n, moves.tags(j))) ++skip;
-  if (!apply_walk(s, t, n, skip, true, false, c))\n    fail(\"the move is not legal in this state\");\n}\n\n",
-        );
+        cpp.push_str(&include_str!("cpp/search.inc").replace("@CASES@", &cases));
+        cpp.push('\n');
+        cpp.push_str(include_str!("cpp/list_moves.inc"));
+        cpp.push_str(&include_str!("cpp/walk.inc").replace("@ACASES@", &acases));
+        cpp.push('\n');
+        self.pending_api(cpp);
+        cpp.push_str(include_str!("cpp/apply.inc"));
         let single: Vec<String> = self
             .visits
             .single_move
@@ -1752,11 +1767,41 @@ impl<'a> Gen<'a> {
         cpp.push_str(
             "void random_probabilities(const Moves& moves, std::vector<double>& out) {\n  out.assign(moves.size(), moves.empty() ? 0.0 : 1.0 / double(moves.size()));\n}\n\n",
         );
-        cpp.push_str(&goals_fns);
-        // In functions of at most DESCRIBE_VARS variables (compilers are slow on huge ones).
+        cpp.push_str(goals_fns);
+        self.describe_api(cpp);
+        cpp.push_str(include_str!("cpp/names.inc"));
+    }
+
+    /// `finish_pending`: completes a move that a listing left pending at a deferred node.
+    fn pending_api(&self, cpp: &mut String) {
+        let mut pcases = String::new();
+        let mut plabels = String::new();
+        for (n, &d) in self.deferred.iter().enumerate() {
+            if d {
+                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c); break;");
+                let _ = writeln!(plabels, "    case {n}u:");
+            }
+        }
+        if pcases.is_empty() {
+            cpp.push_str(
+                "namespace {\n\n/// No move is ever left pending (see `legal_moves`).\ninline void finish_pending(State&, Cache&) {}\n\n}  // namespace\n\n",
+            );
+        } else {
+            cpp.push_str(
+                &include_str!("cpp/pending.inc")
+                    .replace("@PLABELS@", &plabels)
+                    .replace("@PCASES@", &pcases),
+            );
+            cpp.push('\n');
+        }
+    }
+
+    /// `describe`: every variable's name and value, in functions of at most
+    /// [`DESCRIBE_VARS`] variables (compilers are slow on huge ones).
+    fn describe_api(&self, cpp: &mut String) {
         let mut describe = String::new();
         let mut calls = String::new();
-        for (k, chunk) in layout.vars.chunks(DESCRIBE_VARS).enumerate() {
+        for (k, chunk) in self.layout.vars.chunks(DESCRIBE_VARS).enumerate() {
             let _ = writeln!(
                 describe,
                 "namespace {{\nvoid describe_{k}(const State& s, std::string& o) {{"
@@ -1766,7 +1811,7 @@ impl<'a> Gen<'a> {
                 let _ = writeln!(
                     describe,
                     "  o += {}; o += \" = \"; F{v}(s, o); o += '\\n';",
-                    c_string(game.name(f.name))
+                    c_string(self.game.name(f.name))
                 );
             }
             describe.push_str("}\n}  // namespace\n\n");
@@ -1777,31 +1822,6 @@ impl<'a> Gen<'a> {
             "std::string describe(const State& s) {{\n  std::string o = \"node: \";\n  o += node_name(s.node);\n  o += '\\n';\n{calls}  return o;\n}}\n\n"
         );
         cpp.push_str(&describe);
-        cpp.push_str(
-            "const char* symbol_name(uint32_t sym) { return sym < NUM_SYMBOLS ? SYMBOLS[sym] : \"?\"; }\n\nint64_t find_symbol(const char* name) {\n  for (uint32_t i = 0; i < NUM_SYMBOLS; ++i)\n    if (std::strcmp(SYMBOLS[i], name) == 0) return i;\n  return -1;\n}\n\nconst char* node_name(uint32_t node) { return node < NUM_NODES ? NODES[node] : \"?\"; }\n\n",
-        );
-        let _ = writeln!(cpp, "const char* const GAME_NAME = {};", c_string(name));
-        if let Some((items, _)) = &split {
-            // game.cpp declares what it uses too.
-            let used = items.used_by(&cpp);
-            cpp = cpp.replacen(SHARED_MARK, &used, 1);
-        }
-        let fingerprint = match &split {
-            None => fingerprint(&cpp),
-            Some((_, parts)) => {
-                let mut all = cpp.clone();
-                for p in parts {
-                    all.push_str(p);
-                }
-                fingerprint(&all)
-            }
-        };
-        let _ = writeln!(
-            cpp,
-            "const char* const GAME_FINGERPRINT = \"{fingerprint:016x}\";\n\n}}  // namespace rg"
-        );
-        let parts = split.map(|(_, parts)| parts).unwrap_or_default();
-        Ok(Generated { hpp, cpp, parts })
     }
 
     fn players(&self) -> Vec<Symbol> {
@@ -1942,6 +1962,114 @@ impl<'a> Gen<'a> {
             }
         }
         s
+    }
+}
+
+/// The parts of `game.cpp` before the API, as [`Gen::generate`] collects them.
+struct Sections {
+    /// The first line of every source file.
+    head: String,
+    /// `SYMBOLS`, `NODES`, `INIT`.
+    names: String,
+    /// Accessors, constants and static tables the node functions use.
+    shared: String,
+    /// Declarations of the node, check and guard functions.
+    decls: String,
+    /// The check functions `Q<k>`.
+    checks: String,
+    /// The guard functions `E<i>`.
+    guards: String,
+    /// The node functions, one string each.
+    body: Vec<String>,
+    /// The variable printers `F<v>`.
+    fmt: String,
+}
+
+/// Runtime functions defined once, in `game.cpp`.
+const RUNTIME_DEFS: &str = "void detail::fail(const char* what) { throw RuntimeError(what); }\n\nvoid detail::grow_trail(Cache& c) { c.trail.resize(c.trail.size() * 2 + 16); }\n\n";
+
+impl Sections {
+    /// The start of `game.cpp` and, when the node functions are too big for one unit, the
+    /// declarations the units share and the other units (`game_1.cpp`, …).
+    fn units(self, unit_bytes: usize) -> (String, Option<(Items, Vec<String>)>) {
+        let body_bytes: usize = self.body.iter().map(String::len).sum();
+        if body_bytes <= 2 * unit_bytes {
+            (self.one_unit(), None)
+        } else {
+            let (cpp, items, parts) = self.several_units(unit_bytes);
+            (cpp, Some((items, parts)))
+        }
+    }
+
+    /// One translation unit: everything internal to it.
+    fn one_unit(self) -> String {
+        let mut cpp = String::new();
+        cpp.push_str(&self.head);
+        cpp.push_str("#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\n\n");
+        cpp.push_str(RUNTIME_DEFS);
+        cpp.push_str("namespace {\n\nusing namespace detail;\n\n");
+        cpp.push_str(&self.names);
+        cpp.push_str(&self.shared);
+        cpp.push_str(&self.decls);
+        cpp.push('\n');
+        cpp.push_str(&self.checks);
+        cpp.push_str(&self.guards);
+        cpp.push('\n');
+        for f in &self.body {
+            cpp.push_str(f);
+        }
+        cpp.push_str(&self.fmt);
+        cpp.push_str("\n}  // namespace\n\n");
+        cpp
+    }
+
+    /// Several translation units that a compiler handles in parallel and in bounded memory:
+    /// the node functions get external linkage in `rg::gen`, and every unit declares only what
+    /// its code uses (all of it would be most of every unit).
+    fn several_units(self, unit_bytes: usize) -> (String, Items, Vec<String>) {
+        let external = |t: &str| {
+            t.replace("static void M", "void M")
+                .replace("static bool A", "bool A")
+                .replace("static bool R", "bool R")
+                .replace("static bool Q", "bool Q")
+        };
+        let mut items = String::new();
+        items.push_str(&self.shared);
+        items.push_str(&external(&self.decls));
+        items.push_str(&self.guards);
+        let items = Items::new(&items);
+        let open = "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {\nnamespace gen {\n\nusing namespace detail;\n\n";
+        let close = "\n}  // namespace gen\n}  // namespace rg\n";
+        let mut parts: Vec<String> = Vec::new();
+        let mut code = String::new();
+        let mut flush = |code: &mut String| {
+            let mut part = self.head.clone();
+            part.push_str(open);
+            part.push_str(&items.used_by(code));
+            part.push('\n');
+            part.push_str(code);
+            part.push_str(close);
+            parts.push(part);
+            code.clear();
+        };
+        for f in self.body.iter().chain(std::iter::once(&self.checks)) {
+            code.push_str(&external(f));
+            if code.len() >= unit_bytes {
+                flush(&mut code);
+            }
+        }
+        if !code.is_empty() {
+            flush(&mut code);
+        }
+        let mut cpp = self.head.clone();
+        let _ = write!(
+            cpp,
+            "#include \"game.hpp\"\n\n#include <cmath>\n\nnamespace rg {{\n\n{RUNTIME_DEFS}namespace gen {{\n\nusing namespace detail;\n\n{SHARED_MARK}\n"
+        );
+        cpp.push_str(&self.names);
+        cpp.push_str(&self.fmt);
+        cpp.push_str("\n}  // namespace gen\n\nusing namespace gen;\n\n");
+        (cpp, items, parts)
     }
 }
 

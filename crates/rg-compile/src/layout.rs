@@ -10,19 +10,20 @@
 //! class, so no value outside a class can ever reach a place of it, whatever the game does.
 //!
 //! **Maps** are total arrays over their key class (row-major for nested maps): the entry of a key
-//! outside the map's declared domain holds the map's default and is never written (storing there
-//! is a run-time error, as in the interpreter), so reading it gives the default as rg.md §12.3
-//! requires. The array does not record which keys the reference's runtime value lists
-//! explicitly: rg.md §12.1 distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any store an
-//! entry is listed exactly when it differs from the default, so the array determines the value
-//! as long as no initial value lists an entry equal to its default and a map's default never
+//! outside the map's declared domain holds the map's default and is never written (storing there is
+//! a run-time error, as in the interpreter), so reading it gives the default, as reading a map at a
+//! key outside its domain must. The array does not record which keys the reference's runtime value
+//! lists explicitly: a runtime value distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any
+//! store an entry is listed exactly when it differs from the default, so the array determines the
+//! value as long as no initial value lists an entry equal to its default and a map's default never
 //! changes. [`Layout::new`] refuses the games where either could fail (whole-map stores or
 //! comparisons whose defaults differ), rather than compile them inexactly.
 //!
 //! **State.** Every variable is a field of `width` bits per element (0, 1, 2, 4, 8, 16 or 32: the
 //! bits its class needs, rounded up). Fields narrower than a byte are packed (an element never
 //! straddles a byte), wider ones are byte-aligned. The ordinary variables come first and their
-//! part is padded to whole 64-bit words: that prefix is the visited-state key of rg.md §12.6.
+//! part is padded to whole 64-bit words: that prefix is the visited-state key (a search expands
+//! a node once per tag sequence and values of the ordinary variables).
 //! `goals`, `player` and `visible` follow.
 
 use crate::error::CompileError;
@@ -120,7 +121,8 @@ impl Shape {
     }
 }
 
-/// A runtime value as rg.md §12.1 defines it (constant names already replaced by their values).
+/// A runtime value: a symbol, or a map with a default value and the entries it lists (an entry
+/// may be listed with the default value); constant names are already replaced by their values.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum RtVal {
     Elem(Symbol),
@@ -230,7 +232,7 @@ pub(crate) struct Layout {
     pub visible: Option<usize>,
 }
 
-/// How a name reads in an edge label (rg.md §12.3).
+/// How a name reads in an edge label: a variable, else a constant, else the symbol itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum NameRef {
     Var(usize),
@@ -519,7 +521,7 @@ impl<'g> Unifier<'g> {
     }
 }
 
-/// Builds the runtime value of a declared value (rg.md §12.1): `visible` says whether a name is
+/// Builds the runtime value of a declared value (see [`RtVal`]): `visible` says whether a name is
 /// a constant whose value it denotes.
 fn runtime_value(
     game: &Game,
@@ -633,6 +635,264 @@ fn flatten(v: &RtVal, shape: &Shape, classes: &[Class], out: &mut Vec<u32>) {
     }
 }
 
+/// A constant in declaration order: its name, shape node and span.
+type ConstDecl = (Symbol, usize, Option<Span>);
+/// A variable in declaration order: its name, shape node, initial value, span and type.
+type VarDecl = (Symbol, usize, RtVal, Option<Span>, TypeId);
+/// The variables' shapes, the constants' shapes and the classes, in dense class numbers.
+type DenseShapes = (Vec<Shape>, Vec<Shape>, Vec<Class>);
+
+impl Unifier<'_> {
+    /// Unifies the constants in order, each seeing the earlier ones (the first declaration of a
+    /// name wins); returns their values and their declarations.
+    fn constants(&mut self) -> Result<(HashMap<Symbol, RtVal>, Vec<ConstDecl>), CompileError> {
+        let game = self.game;
+        let mut const_vals: HashMap<Symbol, RtVal> = HashMap::new();
+        let mut const_order: Vec<ConstDecl> = Vec::new();
+        for c in &game.constants {
+            if self.const_shape.contains_key(&c.name) {
+                continue;
+            }
+            let span = c.spans.whole;
+            let shape = self.shape_of_type(c.ty, span)?;
+            let earlier = &const_vals;
+            let value = runtime_value(game, c.value, earlier, &|s| earlier.contains_key(&s), span)?;
+            self.add_value(&value, shape, span)?;
+            const_vals.insert(c.name, value);
+            self.const_shape.insert(c.name, shape);
+            const_order.push((c.name, shape, span));
+        }
+        // A constant named inside another constant's value shares its classes.
+        for c in &game.constants {
+            let Some(&shape) = self.const_shape.get(&c.name) else {
+                continue;
+            };
+            unify_constant_refs(self, game, c.value, shape, c.spans.whole)?;
+        }
+        Ok((const_vals, const_order))
+    }
+
+    /// Unifies the variables (the first declaration of a name wins) with their initial values.
+    fn variables(
+        &mut self,
+        const_vals: &HashMap<Symbol, RtVal>,
+    ) -> Result<Vec<VarDecl>, CompileError> {
+        let game = self.game;
+        let mut var_order: Vec<VarDecl> = Vec::new();
+        for v in &game.variables {
+            if self.var_shape.contains_key(&v.name) {
+                continue;
+            }
+            let span = v.spans.whole;
+            let shape = self.shape_of_type(v.ty, span)?;
+            let value = runtime_value(game, v.init, const_vals, &|_| true, span)?;
+            self.add_value(&value, shape, span)?;
+            unify_constant_refs(self, game, v.init, shape, span)?;
+            self.var_shape.insert(v.name, shape);
+            var_order.push((v.name, shape, value, span, v.ty));
+        }
+        Ok(var_order)
+    }
+
+    /// Unifies the shapes and classes an edge label relates: both sides of an assignment or a
+    /// comparison, the members an any-assignment may store.
+    fn label(&mut self, label: Label, span: Option<Span>) -> Result<(), CompileError> {
+        let game = self.game;
+        match label {
+            Label::Assign { lhs, rhs } => {
+                let l = self.expr(lhs, span)?;
+                let r = self.expr(rhs, span)?;
+                if matches!(l, Part::Lit(_)) {
+                    return Err(CompileError::at(
+                        "an assignment stores into a literal symbol",
+                        span,
+                    ));
+                }
+                if !self.meet(l, r, span)? {
+                    return Err(CompileError::at(
+                        "the assigned value has another shape than its location",
+                        span,
+                    ));
+                }
+            }
+            Label::AssignAny { lhs, ty } => {
+                let Part::Shape(l) = self.expr(lhs, span)? else {
+                    return Err(CompileError::at(
+                        "an assignment stores into a literal symbol",
+                        span,
+                    ));
+                };
+                let SNode::Scalar(c) = self.node(l) else {
+                    return Err(CompileError::at("`T(*)` assigned to a map location", span));
+                };
+                match self.env.resolve(ty) {
+                    Ok(Resolved::Set(ms)) => {
+                        for &m in ms.as_slice() {
+                            self.add_symbol(c, m);
+                        }
+                    }
+                    _ => {
+                        return Err(CompileError::at(
+                            format!("`{}(*)` needs a set type", self.type_text(ty)),
+                            span,
+                        ));
+                    }
+                }
+            }
+            Label::Compare { lhs, rhs, .. } => {
+                let l = self.expr(lhs, span)?;
+                let r = self.expr(rhs, span)?;
+                self.meet(l, r, span)?;
+            }
+            Label::TagVar(v) => match self.var_shape.get(&v).copied().map(|s| self.node(s)) {
+                Some(SNode::Scalar(_)) => {}
+                Some(SNode::Map(..)) => {
+                    return Err(CompileError::at(
+                        format!("`$$ {}` tags with a map", game.name(v)),
+                        span,
+                    ));
+                }
+                None => {
+                    return Err(CompileError::at(
+                        format!("`$$ {}`: no such variable", game.name(v)),
+                        span,
+                    ));
+                }
+            },
+            Label::Skip | Label::Tag(_) | Label::Reach { .. } => {}
+        }
+        Ok(())
+    }
+
+    /// Numbers the classes densely (variables' first, then constants', then the rest) with
+    /// their members in symbol order; returns the variables' and constants' shapes in these
+    /// numbers and the classes.
+    fn dense_classes(
+        &mut self,
+        var_order: &[VarDecl],
+        const_order: &[ConstDecl],
+    ) -> Result<DenseShapes, CompileError> {
+        let mut dense: HashMap<usize, usize> = HashMap::new();
+        let mut var_shapes = Vec::new();
+        for (_, s, _, _, _) in var_order {
+            var_shapes.push(resolve_shape(self, *s, &mut dense)?);
+        }
+        let mut const_shapes = Vec::new();
+        for (_, s, _) in const_order {
+            const_shapes.push(resolve_shape(self, *s, &mut dense)?);
+        }
+        // Classes only reached through literals still need an id (for edge literals, handled by
+        // the code generator through their context); make every root dense.
+        for c in 0..self.class_syms.len() {
+            let r = self.class_uf.find(c);
+            let next = dense.len();
+            dense.entry(r).or_insert(next);
+        }
+        let mut classes: Vec<Class> = vec![
+            Class {
+                members: Vec::new(),
+                index: HashMap::new(),
+            };
+            dense.len()
+        ];
+        for (&root, &id) in &dense {
+            let mut ms = self.class_syms[root].clone();
+            ms.sort_unstable();
+            ms.dedup();
+            let index = ms.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
+            classes[id] = Class { members: ms, index };
+        }
+        Ok((var_shapes, const_shapes, classes))
+    }
+}
+
+/// The constants' data (their elements flattened) and their numbers by name.
+fn const_data(
+    game: &Game,
+    const_order: Vec<ConstDecl>,
+    const_shapes: Vec<Shape>,
+    mut const_vals: HashMap<Symbol, RtVal>,
+    classes: &[Class],
+) -> Result<(Vec<ConstData>, HashMap<Symbol, usize>), CompileError> {
+    let mut consts = Vec::new();
+    let mut const_by_name = HashMap::new();
+    for ((name, _, span), shape) in const_order.into_iter().zip(const_shapes) {
+        let value = const_vals.remove(&name).expect("built above");
+        let n = shape.elements(classes);
+        if n > MAX_CONST_ELEMENTS {
+            return Err(CompileError::at(
+                format!(
+                    "constant `{}` has {n} elements, more than {MAX_CONST_ELEMENTS}",
+                    game.name(name)
+                ),
+                span,
+            ));
+        }
+        let mut elements = Vec::with_capacity(n as usize);
+        flatten(&value, &shape, classes, &mut elements);
+        const_by_name.insert(name, consts.len());
+        consts.push(ConstData {
+            name,
+            shape,
+            value,
+            elements,
+        });
+    }
+    Ok((consts, const_by_name))
+}
+
+/// The variables' fields (not yet placed) and their numbers by name.
+fn var_fields(
+    game: &Game,
+    env: &TypeEnv<'_>,
+    var_order: Vec<VarDecl>,
+    var_shapes: Vec<Shape>,
+    classes: &[Class],
+) -> Result<(Vec<Field>, HashMap<Symbol, usize>), CompileError> {
+    let wk = *game.well_known();
+    let mut vars = Vec::new();
+    let mut var_by_name = HashMap::new();
+    for ((name, _, init, span, ty), shape) in var_order.into_iter().zip(var_shapes) {
+        if let Some(k) = init.lists_default() {
+            return Err(CompileError::at(
+                format!(
+                    "the initial value of `{}` lists key `{}` with its map's default value",
+                    game.name(name),
+                    game.name(k)
+                ),
+                span,
+            )
+            .with_help(
+                "the compiled model stores maps as arrays, which cannot tell a listed entry \
+                 equal to the default from an absent one (rg.md §12.1); leave the entry out",
+            ));
+        }
+        let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
+        let count = shape.elements(classes);
+        // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one
+        // load, a packed entry needs shifts, and such maps are typically boards read at
+        // every step of a move search. Maps of bits (GDL fluents) stay packed.
+        let width = match classes[shape.leaf()].width() {
+            2 | 4 if count > 1 => 8,
+            w => w,
+        };
+        let domains = declared_domains(env, ty, &shape, classes);
+        var_by_name.insert(name, vars.len());
+        vars.push(Field {
+            name,
+            shape,
+            count,
+            width,
+            bit: 0,
+            ordinary,
+            init,
+            domains,
+            span,
+        });
+    }
+    Ok((vars, var_by_name))
+}
+
 impl Layout {
     /// Computes the classes and the state layout of `game`.
     pub fn new(game: &Game) -> Result<Layout, CompileError> {
@@ -649,44 +909,8 @@ impl Layout {
         };
         let wk = *game.well_known();
 
-        // Constants in order, each seeing the earlier ones; first declaration of a name wins.
-        let mut const_vals: HashMap<Symbol, RtVal> = HashMap::new();
-        let mut const_order: Vec<(Symbol, usize, Option<Span>)> = Vec::new();
-        for c in &game.constants {
-            if u.const_shape.contains_key(&c.name) {
-                continue;
-            }
-            let span = c.spans.whole;
-            let shape = u.shape_of_type(c.ty, span)?;
-            let earlier = &const_vals;
-            let value = runtime_value(game, c.value, earlier, &|s| earlier.contains_key(&s), span)?;
-            u.add_value(&value, shape, span)?;
-            const_vals.insert(c.name, value);
-            u.const_shape.insert(c.name, shape);
-            const_order.push((c.name, shape, span));
-        }
-        // A constant named inside another constant's value shares its classes.
-        for c in &game.constants {
-            let Some(&shape) = u.const_shape.get(&c.name) else {
-                continue;
-            };
-            unify_constant_refs(&mut u, game, c.value, shape, c.spans.whole)?;
-        }
-
-        // Variables: first declaration of a name wins.
-        let mut var_order: Vec<(Symbol, usize, RtVal, Option<Span>, TypeId)> = Vec::new();
-        for v in &game.variables {
-            if u.var_shape.contains_key(&v.name) {
-                continue;
-            }
-            let span = v.spans.whole;
-            let shape = u.shape_of_type(v.ty, span)?;
-            let value = runtime_value(game, v.init, &const_vals, &|_| true, span)?;
-            u.add_value(&value, shape, span)?;
-            unify_constant_refs(&mut u, game, v.init, shape, span)?;
-            u.var_shape.insert(v.name, shape);
-            var_order.push((v.name, shape, value, span, v.ty));
-        }
+        let (const_vals, const_order) = u.constants()?;
+        let var_order = u.variables(&const_vals)?;
         if !u.var_shape.contains_key(&wk.player) {
             return Err(CompileError::at("the game has no variable `player`", None));
         }
@@ -695,171 +919,13 @@ impl Layout {
         let mut edges: Vec<_> = game.edges().collect();
         edges.sort_by_key(|(id, _)| *id);
         for (_, e) in &edges {
-            let span = e.spans.whole;
-            match e.label {
-                Label::Assign { lhs, rhs } => {
-                    let l = u.expr(lhs, span)?;
-                    let r = u.expr(rhs, span)?;
-                    if matches!(l, Part::Lit(_)) {
-                        return Err(CompileError::at(
-                            "an assignment stores into a literal symbol",
-                            span,
-                        ));
-                    }
-                    if !u.meet(l, r, span)? {
-                        return Err(CompileError::at(
-                            "the assigned value has another shape than its location",
-                            span,
-                        ));
-                    }
-                }
-                Label::AssignAny { lhs, ty } => {
-                    let Part::Shape(l) = u.expr(lhs, span)? else {
-                        return Err(CompileError::at(
-                            "an assignment stores into a literal symbol",
-                            span,
-                        ));
-                    };
-                    let SNode::Scalar(c) = u.node(l) else {
-                        return Err(CompileError::at("`T(*)` assigned to a map location", span));
-                    };
-                    match u.env.resolve(ty) {
-                        Ok(Resolved::Set(ms)) => {
-                            for &m in ms.as_slice() {
-                                u.add_symbol(c, m);
-                            }
-                        }
-                        _ => {
-                            return Err(CompileError::at(
-                                format!("`{}(*)` needs a set type", u.type_text(ty)),
-                                span,
-                            ));
-                        }
-                    }
-                }
-                Label::Compare { lhs, rhs, .. } => {
-                    let l = u.expr(lhs, span)?;
-                    let r = u.expr(rhs, span)?;
-                    u.meet(l, r, span)?;
-                }
-                Label::TagVar(v) => match u.var_shape.get(&v).copied().map(|s| u.node(s)) {
-                    Some(SNode::Scalar(_)) => {}
-                    Some(SNode::Map(..)) => {
-                        return Err(CompileError::at(
-                            format!("`$$ {}` tags with a map", game.name(v)),
-                            span,
-                        ));
-                    }
-                    None => {
-                        return Err(CompileError::at(
-                            format!("`$$ {}`: no such variable", game.name(v)),
-                            span,
-                        ));
-                    }
-                },
-                Label::Skip | Label::Tag(_) | Label::Reach { .. } => {}
-            }
+            u.label(e.label, e.spans.whole)?;
         }
 
-        // Dense classes, members in symbol order.
-        let mut dense: HashMap<usize, usize> = HashMap::new();
-        let mut var_shapes = Vec::new();
-        for (_, s, _, _, _) in &var_order {
-            var_shapes.push(resolve_shape(&mut u, *s, &mut dense)?);
-        }
-        let mut const_shapes = Vec::new();
-        for (_, s, _) in &const_order {
-            const_shapes.push(resolve_shape(&mut u, *s, &mut dense)?);
-        }
-        // Classes only reached through literals still need an id (for edge literals, handled by
-        // the code generator through their context); make every root dense.
-        for c in 0..u.class_syms.len() {
-            let r = u.class_uf.find(c);
-            let next = dense.len();
-            dense.entry(r).or_insert(next);
-        }
-        let mut classes: Vec<Class> = vec![
-            Class {
-                members: Vec::new(),
-                index: HashMap::new(),
-            };
-            dense.len()
-        ];
-        for (&root, &id) in &dense {
-            let mut ms = u.class_syms[root].clone();
-            ms.sort_unstable();
-            ms.dedup();
-            let index = ms.iter().enumerate().map(|(i, &s)| (s, i as u32)).collect();
-            classes[id] = Class { members: ms, index };
-        }
-
-        // Constants.
-        let mut consts = Vec::new();
-        let mut const_by_name = HashMap::new();
-        for ((name, _, span), shape) in const_order.into_iter().zip(const_shapes) {
-            let value = const_vals.remove(&name).expect("built above");
-            let n = shape.elements(&classes);
-            if n > MAX_CONST_ELEMENTS {
-                return Err(CompileError::at(
-                    format!(
-                        "constant `{}` has {n} elements, more than {MAX_CONST_ELEMENTS}",
-                        game.name(name)
-                    ),
-                    span,
-                ));
-            }
-            let mut elements = Vec::with_capacity(n as usize);
-            flatten(&value, &shape, &classes, &mut elements);
-            const_by_name.insert(name, consts.len());
-            consts.push(ConstData {
-                name,
-                shape,
-                value,
-                elements,
-            });
-        }
-
-        // Variables and their fields.
-        let mut vars = Vec::new();
-        let mut var_by_name = HashMap::new();
-        for ((name, _, init, span, ty), shape) in var_order.into_iter().zip(var_shapes) {
-            if let Some(k) = init.lists_default() {
-                return Err(CompileError::at(
-                    format!(
-                        "the initial value of `{}` lists key `{}` with its map's default value",
-                        game.name(name),
-                        game.name(k)
-                    ),
-                    span,
-                )
-                .with_help(
-                    "the compiled model stores maps as arrays, which cannot tell a listed entry \
-                     equal to the default from an absent one (rg.md §12.1); leave the entry out",
-                ));
-            }
-            let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
-            let count = shape.elements(&classes);
-            // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one
-            // load, a packed entry needs shifts, and such maps are typically boards read at
-            // every step of a move search. Maps of bits (GDL fluents) stay packed.
-            let width = match classes[shape.leaf()].width() {
-                2 | 4 if count > 1 => 8,
-                w => w,
-            };
-            let domains = declared_domains(&u.env, ty, &shape, &classes);
-            var_by_name.insert(name, vars.len());
-            vars.push(Field {
-                name,
-                shape,
-                count,
-                width,
-                bit: 0,
-                ordinary,
-                init,
-                domains,
-                span,
-            });
-        }
+        let (var_shapes, const_shapes, classes) = u.dense_classes(&var_order, &const_order)?;
+        let (consts, const_by_name) =
+            const_data(game, const_order, const_shapes, const_vals, &classes)?;
+        let (mut vars, var_by_name) = var_fields(game, &u.env, var_order, var_shapes, &classes)?;
         let (ordinary_bytes, state_bytes) = place_fields(&mut vars)?;
         let mut init = vec![0u8; state_bytes as usize];
         for f in &vars {

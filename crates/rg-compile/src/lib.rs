@@ -4,7 +4,7 @@
 //! `game.cpp`, a self-contained forward model (state, legal moves in the interpreter's order,
 //! apply, goals, visibility, a readable description; only the C++ standard library), `driver.cpp`,
 //! which computes perft and random playouts exactly as `rgt perft` and `rgt run` do, and a
-//! `Makefile`. The model follows the interpreter's semantics (rg.md §12) to the move order, so
+//! `Makefile`. The model follows the interpreter's semantics to the move order, so
 //! the same seed plays the same games; the pragmas the interpreter trusts (`@unique`,
 //! `@repeat`, `@disjoint`, `@disjointExhaustive`) are trusted the same way.
 //!

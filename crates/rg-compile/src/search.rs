@@ -7,7 +7,7 @@
 //!   `player` included) and return at the first arrival at `b`. They only need the nodes that
 //!   lie on some walk from a check's start to `b`; for every target `b` each such node gets a
 //!   function `R<b>_<n>`, shared by all checks with that target.
-//! * Per node, the pragmas the interpreter trusts (rg.md §12.6–§12.7): `@unique` (no
+//! * Per node, the pragmas the interpreter trusts: `@unique` (no
 //!   visited-state check), `@repeat` (the check compares only the listed variables), and a
 //!   covering `@disjoint`/`@disjointExhaustive` (stop after the first edge that succeeds).
 

@@ -1,4 +1,4 @@
-//! Which visited-state check each node function needs (rg.md §12.6), proven per search kind.
+//! Which visited-state check each node function needs, proven per search kind.
 //!
 //! The interpreter records every state it expands as (node, tags of the search, ordinary
 //! variables) and skips a state seen before. Hashing that key at every node costs more than
@@ -407,6 +407,62 @@ fn join_vals(old: &mut BTreeMap<usize, Val>, new: &BTreeMap<usize, Val>) -> bool
         changed = true;
     }
     changed
+}
+
+/// A region: the nodes a scope start reaches without a tag, each with its need and the
+/// variables that vary there, and the tag edges leaving it.
+struct Region {
+    nodes: Vec<(NodeId, Local, Vec<u64>)>,
+    tags: Vec<EdgeId>,
+    /// At most one finished move per scope event.
+    one_move: bool,
+}
+
+/// The tag-free graph a search kind follows.
+struct KindGraph {
+    /// The followed tag-free edges into each node.
+    preds: Vec<Vec<EdgeId>>,
+    /// Nodes on a cycle of followed tag-free edges.
+    cyclic: Vec<bool>,
+    /// Segment starts: search starts and tag targets.
+    starts: Vec<NodeId>,
+}
+
+/// What the analysis of one search kind accumulates over its regions.
+struct KindWalk {
+    /// Steps taken, against [`WORK_BUDGET`].
+    work: u64,
+    collide: BTreeMap<EdgeId, Collide>,
+    /// Pairs of scope starts whose events may have the same tags.
+    partners: BTreeSet<(NodeId, NodeId)>,
+    regions: BTreeMap<NodeId, Region>,
+    /// The varying variables at each node of the region being analysed (`None` outside it).
+    d: Vec<Option<Vec<u64>>>,
+}
+
+impl KindWalk {
+    /// Takes one step; `None` when that exceeds the budget.
+    fn spend(&mut self, k: u64) -> Option<()> {
+        self.work += k;
+        (self.work <= WORK_BUDGET).then_some(())
+    }
+}
+
+/// The value flow over one region: its members in discovery order, the values of the
+/// variables at each, and the terms numbered on the way.
+struct RegionFlow {
+    members: Vec<NodeId>,
+    vals: HashMap<NodeId, BTreeMap<usize, Val>>,
+    terms: HashMap<(EdgeId, Vec<u32>), u32>,
+}
+
+/// The nodes reached by a single walk with the facts of their variables, and the edge each
+/// is entered by.
+type SingleWalks = (HashMap<NodeId, Facts>, HashMap<NodeId, EdgeId>);
+
+/// An unordered pair of scope starts, smaller first.
+fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
+    if a <= b { (a, b) } else { (b, a) }
 }
 
 impl<'a> Analysis<'a> {
@@ -1040,6 +1096,23 @@ impl<'a> Analysis<'a> {
 
     /// Analyses one search kind; `None` when over budget.
     fn kind(&self, kind: &Kind<'_>) -> Option<KindResult> {
+        let graph = self.kind_graph(kind);
+        let mut w = KindWalk {
+            work: 0,
+            collide: BTreeMap::new(),
+            partners: BTreeSet::new(),
+            regions: BTreeMap::new(),
+            d: vec![None; self.game.node_capacity()],
+        };
+        for &t in &graph.starts {
+            self.region(kind, &graph, t, &mut w)?;
+        }
+        let inherit = self.inherit(&mut w)?;
+        Some(self.decide(kind, w, inherit))
+    }
+
+    /// The tag-free edges `kind` follows, the nodes on their cycles, and the segment starts.
+    fn kind_graph(&self, kind: &Kind<'_>) -> KindGraph {
         let n = self.game.node_capacity();
         // Tag-free followed edges, and cycles among them.
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
@@ -1068,350 +1141,452 @@ impl<'a> Analysis<'a> {
         starts.extend(tag_edges.iter().map(|&e| self.game.edge(e).to));
         starts.sort_unstable();
         starts.dedup();
-
-        let mut work: u64 = 0;
-        let mut collide: BTreeMap<EdgeId, Collide> = BTreeMap::new();
-        // Pairs of scope starts whose events may have the same tags.
-        let mut partners: BTreeSet<(NodeId, NodeId)> = BTreeSet::new();
-        let pair = |a: NodeId, b: NodeId| if a <= b { (a, b) } else { (b, a) };
-        // Per region: its nodes with (unique, D), and its tag edges with their source's D.
-        struct Region {
-            nodes: Vec<(NodeId, Local, Vec<u64>)>,
-            tags: Vec<EdgeId>,
-            /// At most one finished move per scope event.
-            one_move: bool,
+        KindGraph {
+            preds,
+            cyclic,
+            starts,
         }
-        let mut regions: BTreeMap<NodeId, Region> = BTreeMap::new();
-        let mut d: Vec<Option<Vec<u64>>> = vec![None; n];
-        for &t in &starts {
-            // Forward data flow of the variables' values over the region: a value is the same
-            // term in every walk of one scope event (a function of the scope's start state
-            // computed by the same edges), or varies (Top).
-            let mut members: Vec<NodeId> = Vec::new();
-            let mut vals: HashMap<NodeId, BTreeMap<usize, Val>> = HashMap::new();
-            let mut terms: HashMap<(EdgeId, Vec<u32>), u32> = HashMap::new();
-            vals.insert(t, BTreeMap::new());
-            members.push(t);
-            let mut queue = vec![t];
-            while let Some(q) = queue.pop() {
-                work += 1;
-                if work > WORK_BUDGET {
-                    return None;
+    }
+
+    /// Analyses the region of scope start `t`: its value flow, its nodes' needs and its tag
+    /// emissions, recorded in `w`.
+    fn region(
+        &self,
+        kind: &Kind<'_>,
+        graph: &KindGraph,
+        t: NodeId,
+        w: &mut KindWalk,
+    ) -> Option<()> {
+        let flow = self.value_flow(kind, t, w)?;
+        for &q in &flow.members {
+            let mut bits = vec![0; self.words];
+            for (&b, v) in &flow.vals[&q] {
+                if *v == Val::Top {
+                    set(&mut bits, b);
                 }
-                let vq = vals[&q].clone();
-                work += vq.len() as u64;
-                for &e in &self.plan.out[q.index()] {
-                    if !self.followed(kind, e) {
+            }
+            w.d[q.index()] = Some(bits);
+        }
+        let (facts, parent) = self.single_walks(kind, graph, t, w)?;
+        let forked = self.forked(kind, &flow.members, w)?;
+        let region = self.region_nodes(kind, graph, t, &flow.members, &forked, w)?;
+        let emits = self.tag_emissions(&region, &flow, &facts, w);
+        let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
+            flow.terms.iter().map(|(k, &v)| (v, k.clone())).collect();
+        if emits.len() > 256 {
+            self.coarse_emissions(&emits, w);
+        } else {
+            self.compare_emissions(&emits, &rev, &facts, &parent, w)?;
+        }
+        for &q in &flow.members {
+            w.d[q.index()] = None;
+        }
+        w.regions.insert(t, region);
+        Some(())
+    }
+
+    /// Forward data flow of the variables' values over the region of `t`: a value is the same
+    /// term in every walk of one scope event (a function of the scope's start state computed by
+    /// the same edges), or varies (Top).
+    fn value_flow(&self, kind: &Kind<'_>, t: NodeId, w: &mut KindWalk) -> Option<RegionFlow> {
+        let mut members: Vec<NodeId> = Vec::new();
+        let mut vals: HashMap<NodeId, BTreeMap<usize, Val>> = HashMap::new();
+        let mut terms: HashMap<(EdgeId, Vec<u32>), u32> = HashMap::new();
+        vals.insert(t, BTreeMap::new());
+        members.push(t);
+        let mut queue = vec![t];
+        while let Some(q) = queue.pop() {
+            w.spend(1)?;
+            let vq = vals[&q].clone();
+            w.work += vq.len() as u64;
+            for &e in &self.plan.out[q.index()] {
+                if !self.followed(kind, e) {
+                    continue;
+                }
+                let ed = self.game.edge(e);
+                if ed.label.is_tag() {
+                    continue;
+                }
+                let nv = self.step(e, &vq, &mut terms);
+                let changed = match vals.get_mut(&ed.to) {
+                    None => {
+                        members.push(ed.to);
+                        vals.insert(ed.to, nv);
+                        true
+                    }
+                    Some(old) => join_vals(old, &nv),
+                };
+                if changed {
+                    queue.push(ed.to);
+                }
+            }
+        }
+        Some(RegionFlow {
+            members,
+            vals,
+            terms,
+        })
+    }
+
+    /// The number of followed tag-free edges into `q` from the current region.
+    fn single_in(&self, graph: &KindGraph, q: NodeId, d: &[Option<Vec<u64>>]) -> usize {
+        graph.preds[q.index()]
+            .iter()
+            .filter(|&&e| d[self.game.edge(e).from.index()].is_some())
+            .count()
+    }
+
+    /// The nodes of the current region reached by a single walk from `t`, with the facts of
+    /// their variables, and the edge each of them is entered by (a tree from `t`).
+    fn single_walks(
+        &self,
+        kind: &Kind<'_>,
+        graph: &KindGraph,
+        t: NodeId,
+        w: &mut KindWalk,
+    ) -> Option<SingleWalks> {
+        let mut facts: HashMap<NodeId, Facts> = HashMap::new();
+        let mut parent: HashMap<NodeId, EdgeId> = HashMap::new();
+        let cyclic = &graph.cyclic;
+        if !cyclic[t.index()] && self.single_in(graph, t, &w.d) == 0 {
+            facts.insert(t, Facts::new());
+            let mut stack = vec![t];
+            while let Some(m) = stack.pop() {
+                w.spend(1)?;
+                for &e in &self.plan.out[m.index()] {
+                    let ed = self.game.edge(e);
+                    if !self.followed(kind, e) || ed.label.is_tag() {
                         continue;
                     }
-                    let ed = self.game.edge(e);
-                    if ed.label.is_tag() {
-                        continue;
-                    }
-                    let nv = self.step(e, &vq, &mut terms);
-                    let changed = match vals.get_mut(&ed.to) {
-                        None => {
-                            members.push(ed.to);
-                            vals.insert(ed.to, nv);
-                            true
-                        }
-                        Some(old) => join_vals(old, &nv),
-                    };
-                    if changed {
-                        queue.push(ed.to);
-                    }
-                }
-            }
-            for &q in &members {
-                let mut bits = vec![0; self.words];
-                for (&b, v) in &vals[&q] {
-                    if *v == Val::Top {
-                        set(&mut bits, b);
-                    }
-                }
-                d[q.index()] = Some(bits);
-            }
-            let in_region = |q: NodeId, d: &[Option<Vec<u64>>]| d[q.index()].is_some();
-            // Nodes reached by a single walk from t, with the facts of their variables.
-            let mut facts: HashMap<NodeId, Facts> = HashMap::new();
-            // The edge each node reached by a single walk is entered by (a tree from t).
-            let mut parent: HashMap<NodeId, EdgeId> = HashMap::new();
-            let single_in = |q: NodeId, d: &[Option<Vec<u64>>]| {
-                preds[q.index()]
-                    .iter()
-                    .filter(|&&e| in_region(self.game.edge(e).from, d))
-                    .count()
-            };
-            if !cyclic[t.index()] && single_in(t, &d) == 0 {
-                facts.insert(t, Facts::new());
-                let mut stack = vec![t];
-                while let Some(m) = stack.pop() {
-                    work += 1;
-                    if work > WORK_BUDGET {
-                        return None;
-                    }
-                    for &e in &self.plan.out[m.index()] {
-                        let ed = self.game.edge(e);
-                        if !self.followed(kind, e) || ed.label.is_tag() {
-                            continue;
-                        }
-                        let q = ed.to;
-                        if cyclic[q.index()] || facts.contains_key(&q) || single_in(q, &d) != 1 {
-                            continue;
-                        }
-                        let f = self.transfer(e, &facts[&m]);
-                        facts.insert(q, f);
-                        parent.insert(q, e);
-                        stack.push(q);
-                    }
-                }
-            }
-            // Nodes some fork precedes: a node from which one state can take two edges (or an
-            // any-assignment with two members). Before any fork a scope event is a single walk.
-            let mut forked: HashMap<NodeId, ()> = HashMap::new();
-            let mut fstack: Vec<NodeId> = Vec::new();
-            for &q in &members {
-                let es: Vec<EdgeId> = self.plan.out[q.index()]
-                    .iter()
-                    .copied()
-                    .filter(|&e| self.followed(kind, e) && !self.game.edge(e).label.is_tag())
-                    .collect();
-                let many_members = es.iter().any(|&e| match self.game.edge(e).label {
-                    Label::AssignAny { ty, .. } => {
-                        let env = rg_core::typeck::TypeEnv::new(self.game);
-                        !matches!(env.values(ty), Ok(Some(ms)) if ms.len() <= 1)
-                    }
-                    _ => false,
-                });
-                if many_members || !self.exclusive(q, &es) {
-                    for &e in &es {
-                        let to = self.game.edge(e).to;
-                        if forked.insert(to, ()).is_none() {
-                            fstack.push(to);
-                        }
-                    }
-                }
-            }
-            while let Some(q) = fstack.pop() {
-                work += 1;
-                if work > WORK_BUDGET {
-                    return None;
-                }
-                for &e in &self.plan.out[q.index()] {
-                    let ed = self.game.edge(e);
-                    if self.followed(kind, e)
-                        && !ed.label.is_tag()
-                        && forked.insert(ed.to, ()).is_none()
+                    let q = ed.to;
+                    if cyclic[q.index()]
+                        || facts.contains_key(&q)
+                        || self.single_in(graph, q, &w.d) != 1
                     {
-                        fstack.push(ed.to);
+                        continue;
+                    }
+                    let f = self.transfer(e, &facts[&m]);
+                    facts.insert(q, f);
+                    parent.insert(q, e);
+                    stack.push(q);
+                }
+            }
+        }
+        Some((facts, parent))
+    }
+
+    /// The nodes of the region some fork precedes: a node from which one state can take two
+    /// edges (or an any-assignment with two members). Before any fork a scope event is a single
+    /// walk.
+    fn forked(
+        &self,
+        kind: &Kind<'_>,
+        members: &[NodeId],
+        w: &mut KindWalk,
+    ) -> Option<HashMap<NodeId, ()>> {
+        let mut forked: HashMap<NodeId, ()> = HashMap::new();
+        let mut fstack: Vec<NodeId> = Vec::new();
+        for &q in members {
+            let es: Vec<EdgeId> = self.plan.out[q.index()]
+                .iter()
+                .copied()
+                .filter(|&e| self.followed(kind, e) && !self.game.edge(e).label.is_tag())
+                .collect();
+            let many_members = es.iter().any(|&e| match self.game.edge(e).label {
+                Label::AssignAny { ty, .. } => {
+                    let env = rg_core::typeck::TypeEnv::new(self.game);
+                    !matches!(env.values(ty), Ok(Some(ms)) if ms.len() <= 1)
+                }
+                _ => false,
+            });
+            if many_members || !self.exclusive(q, &es) {
+                for &e in &es {
+                    let to = self.game.edge(e).to;
+                    if forked.insert(to, ()).is_none() {
+                        fstack.push(to);
                     }
                 }
             }
-            let mut region = Region {
-                nodes: Vec::new(),
-                tags: Vec::new(),
-                one_move: true,
-            };
-            for &q in &members {
-                work += 1 + preds[q.index()].len() as u64;
-                if work > WORK_BUDGET {
-                    return None;
+        }
+        while let Some(q) = fstack.pop() {
+            w.spend(1)?;
+            for &e in &self.plan.out[q.index()] {
+                let ed = self.game.edge(e);
+                if self.followed(kind, e)
+                    && !ed.label.is_tag()
+                    && forked.insert(ed.to, ()).is_none()
+                {
+                    fstack.push(ed.to);
                 }
-                let dq = d[q.index()].clone().expect("in the region");
-                // Routes into q within the region.
-                let mut by_source: BTreeMap<NodeId, Vec<EdgeId>> = BTreeMap::new();
-                for &e in &preds[q.index()] {
-                    let m = self.game.edge(e).from;
-                    if in_region(m, &d) {
-                        by_source.entry(m).or_default().push(e);
-                    }
+            }
+        }
+        Some(forked)
+    }
+
+    /// The region of `t`: each member's need (a single route into it with an injective action,
+    /// or a single walk, needs no check; a cycle of a single walk is a loop), whether a scope
+    /// event finishes at most one move, and the tag edges leaving the region.
+    fn region_nodes(
+        &self,
+        kind: &Kind<'_>,
+        graph: &KindGraph,
+        t: NodeId,
+        members: &[NodeId],
+        forked: &HashMap<NodeId, ()>,
+        w: &mut KindWalk,
+    ) -> Option<Region> {
+        let d = &w.d;
+        let mut region = Region {
+            nodes: Vec::new(),
+            tags: Vec::new(),
+            one_move: true,
+        };
+        let mut work = w.work;
+        for &q in members {
+            work += 1 + graph.preds[q.index()].len() as u64;
+            if work > WORK_BUDGET {
+                return None;
+            }
+            let dq = d[q.index()].clone().expect("in the region");
+            // Routes into q within the region.
+            let mut by_source: BTreeMap<NodeId, Vec<EdgeId>> = BTreeMap::new();
+            for &e in &graph.preds[q.index()] {
+                let m = self.game.edge(e).from;
+                if d[m.index()].is_some() {
+                    by_source.entry(m).or_default().push(e);
                 }
-                let mut routes = usize::from(q == t);
-                let mut injective = true;
-                for (&m, es) in &by_source {
-                    let dm = d[m.index()].as_ref().expect("in the region");
-                    let identity = es.iter().all(|&e| {
-                        matches!(
-                            self.game.edge(e).label,
-                            Label::Skip | Label::Compare { .. } | Label::Reach { .. }
-                        )
-                    });
-                    if es.len() == 1 || (identity && self.exclusive(m, es)) {
-                        routes += 1;
-                    } else {
-                        routes += es.len();
-                    }
-                    injective &= es.iter().all(|&e| self.injective(e, dm));
+            }
+            let mut routes = usize::from(q == t);
+            let mut injective = true;
+            for (&m, es) in &by_source {
+                let dm = d[m.index()].as_ref().expect("in the region");
+                let identity = es.iter().all(|&e| {
+                    matches!(
+                        self.game.edge(e).label,
+                        Label::Skip | Label::Compare { .. } | Label::Reach { .. }
+                    )
+                });
+                if es.len() == 1 || (identity && self.exclusive(m, es)) {
+                    routes += 1;
+                } else {
+                    routes += es.len();
                 }
-                let single_walk = !forked.contains_key(&q);
-                let local = if cyclic[q.index()] {
-                    if single_walk {
-                        Local::Loop
-                    } else {
-                        Local::Check
-                    }
-                } else if (routes == 1 && injective) || single_walk {
-                    Local::Unique
+                injective &= es.iter().all(|&e| self.injective(e, dm));
+            }
+            let single_walk = !forked.contains_key(&q);
+            let local = if graph.cyclic[q.index()] {
+                if single_walk {
+                    Local::Loop
                 } else {
                     Local::Check
-                };
-                region.nodes.push((q, local, dq));
-                // Finished moves (move searches): one walk before any fork ends at its first.
-                if kind.target.is_none() {
-                    let fin: Vec<EdgeId> = self.plan.out[q.index()]
-                        .iter()
-                        .copied()
-                        .filter(|&e| assigns_player(self.game, &self.game.edge(e).label))
-                        .collect();
-                    if !fin.is_empty() {
-                        let one_member = fin.iter().all(|&e| match self.game.edge(e).label {
-                            Label::AssignAny { ty, .. } => {
-                                let env = rg_core::typeck::TypeEnv::new(self.game);
-                                matches!(env.values(ty), Ok(Some(ms)) if ms.len() == 1)
-                            }
-                            _ => true,
-                        });
-                        let outs = self.plan.out[q.index()].len();
-                        let alone = outs == 1
-                            || (!self.ignore_pragmas && self.plan.disjoint[q.index()].is_some());
-                        if forked.contains_key(&q) || cyclic[q.index()] || !one_member || !alone {
-                            region.one_move = false;
-                        }
-                    }
                 }
-                for &e in &self.plan.out[q.index()] {
-                    if self.followed(kind, e) && self.game.edge(e).label.is_tag() {
-                        region.tags.push(e);
-                    }
-                }
-            }
-            // Emissions: (a) different states at the source emit different symbols, (b) no
-            // two tag edges can emit one symbol in one scope event. A symbol that breaks
-            // either makes the scope it enters possibly shared (`collide`).
-            let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
-                terms.iter().map(|(k, &v)| (v, k.clone())).collect();
-            let mut emits: Vec<(EdgeId, Emit)> = Vec::new();
-            for &e in &region.tags {
-                let ed = self.game.edge(e);
-                let dm = d[ed.from.index()].as_ref().expect("in the region");
-                let emit = match ed.label {
-                    Label::Tag(s) => Emit::Sym(s),
-                    Label::TagVar(v) => {
-                        let var = self.layout.var_by_name.get(&v).copied();
-                        let class = var.map_or(0, |i| self.layout.vars[i].shape.leaf());
-                        match var.and_then(|i| self.bit_of[i]) {
-                            Some(b) => match vals[&ed.from].get(&b).copied() {
-                                Some(Val::Top) => Emit::Top(class),
-                                Some(Val::Term(t)) => Emit::Term(t, class),
-                                None => Emit::Term(b as u32, class),
-                            },
-                            None => Emit::Top(class),
-                        }
-                    }
-                    _ => continue,
-                };
-                let ok_a = match ed.label {
-                    Label::TagVar(v) => {
-                        let allowed = self
-                            .layout
-                            .var_by_name
-                            .get(&v)
-                            .and_then(|&i| self.bit_of[i]);
-                        let only_v = dm.iter().enumerate().all(|(w, &bits)| {
-                            let mask = match allowed {
-                                Some(b) if b / 64 == w => !(1u64 << (b % 64)),
-                                _ => !0,
-                            };
-                            bits & mask == 0
-                        });
-                        // Or every state at m is a function of one origin that v determines.
-                        let determined = || {
-                            let (Some(vb), Some(f)) = (allowed, facts.get(&ed.from)) else {
-                                return false;
-                            };
-                            let Some(p) = f.get(&vb).and_then(|x| x.inj) else {
-                                return false;
-                            };
-                            (0..self.var_of_bit.len())
-                                .filter(|&u| has(dm, u) && u != vb)
-                                .all(|u| f.get(&u).is_some_and(|x| x.deps.iter().all(|&o| o == p)))
-                        };
-                        only_v || determined()
-                    }
-                    _ => dm.iter().all(|&b| b == 0),
-                };
-                if !ok_a {
-                    partners.insert(pair(ed.to, ed.to));
-                    collide
-                        .entry(e)
-                        .or_insert(Collide::Never)
-                        .add(Collide::Always);
-                }
-                emits.push((e, emit));
-            }
-            if emits.len() > 256 {
-                // Too many to compare pairwise: only symbol tags are told apart.
-                let mut count: HashMap<Symbol, usize> = HashMap::new();
-                for (_, em) in &emits {
-                    if let Emit::Sym(s) = em {
-                        *count.entry(*s).or_default() += 1;
-                    }
-                }
-                for (e, em) in &emits {
-                    let to = self.game.edge(*e).to;
-                    if !matches!(em, Emit::Sym(s) if count[s] <= 1) {
-                        partners.insert(pair(to, to));
-                        for (f, fm) in &emits {
-                            if f != e && !matches!(fm, Emit::Sym(s) if count[s] <= 1) {
-                                partners.insert(pair(to, self.game.edge(*f).to));
-                            }
-                        }
-                    }
-                    let c = match em {
-                        Emit::Sym(s) if count[s] <= 1 => Collide::Never,
-                        Emit::Sym(s) => Collide::syms([*s].into()),
-                        _ => Collide::Always,
-                    };
-                    collide.entry(*e).or_insert(Collide::Never).add(c);
-                }
+            } else if (routes == 1 && injective) || single_walk {
+                Local::Unique
             } else {
-                for i in 0..emits.len() {
-                    for j in i + 1..emits.len() {
-                        work += 1;
-                        if work > WORK_BUDGET {
-                            return None;
-                        }
-                        if self.exclusive_emissions(emits[i].0, emits[j].0, &facts, &parent, |q| {
-                            d[q.index()].clone().unwrap_or_default()
-                        }) {
-                            continue;
-                        }
-                        let va = d[self.game.edge(emits[i].0).from.index()]
-                            .clone()
-                            .unwrap_or_default();
-                        let vb = d[self.game.edge(emits[j].0).from.index()]
-                            .clone()
-                            .unwrap_or_default();
-                        let (ca, cb) = self.collision(&emits[i].1, &emits[j].1, &rev, &va, &vb);
-                        if ca != Collide::Never || cb != Collide::Never {
-                            partners.insert(pair(
-                                self.game.edge(emits[i].0).to,
-                                self.game.edge(emits[j].0).to,
-                            ));
-                            collide.entry(emits[i].0).or_insert(Collide::Never).add(ca);
-                            collide.entry(emits[j].0).or_insert(Collide::Never).add(cb);
-                        }
+                Local::Check
+            };
+            region.nodes.push((q, local, dq));
+            // Finished moves (move searches): one walk before any fork ends at its first.
+            if kind.target.is_none()
+                && !self.one_finished_move(q, forked.contains_key(&q) || graph.cyclic[q.index()])
+            {
+                region.one_move = false;
+            }
+            for &e in &self.plan.out[q.index()] {
+                if self.followed(kind, e) && self.game.edge(e).label.is_tag() {
+                    region.tags.push(e);
+                }
+            }
+        }
+        w.work = work;
+        Some(region)
+    }
+
+    /// Whether a walk at `q` (after a fork or on a cycle when `several`) finishes at most one
+    /// move there: no finished move, or a single edge (or a covering `@disjoint`) assigning
+    /// `player` one member.
+    fn one_finished_move(&self, q: NodeId, several: bool) -> bool {
+        let fin: Vec<EdgeId> = self.plan.out[q.index()]
+            .iter()
+            .copied()
+            .filter(|&e| assigns_player(self.game, &self.game.edge(e).label))
+            .collect();
+        if fin.is_empty() {
+            return true;
+        }
+        let one_member = fin.iter().all(|&e| match self.game.edge(e).label {
+            Label::AssignAny { ty, .. } => {
+                let env = rg_core::typeck::TypeEnv::new(self.game);
+                matches!(env.values(ty), Ok(Some(ms)) if ms.len() == 1)
+            }
+            _ => true,
+        });
+        let outs = self.plan.out[q.index()].len();
+        let alone = outs == 1 || (!self.ignore_pragmas && self.plan.disjoint[q.index()].is_some());
+        !(several || !one_member || !alone)
+    }
+
+    /// What each tag edge of the region emits. A tag whose source states may differ where its
+    /// symbols are equal (different states at the source must emit different symbols) makes
+    /// the scope it enters possibly shared (`collide`).
+    fn tag_emissions(
+        &self,
+        region: &Region,
+        flow: &RegionFlow,
+        facts: &HashMap<NodeId, Facts>,
+        w: &mut KindWalk,
+    ) -> Vec<(EdgeId, Emit)> {
+        let mut emits: Vec<(EdgeId, Emit)> = Vec::new();
+        for &e in &region.tags {
+            let ed = self.game.edge(e);
+            let dm = w.d[ed.from.index()].as_ref().expect("in the region");
+            let emit = match ed.label {
+                Label::Tag(s) => Emit::Sym(s),
+                Label::TagVar(v) => {
+                    let var = self.layout.var_by_name.get(&v).copied();
+                    let class = var.map_or(0, |i| self.layout.vars[i].shape.leaf());
+                    match var.and_then(|i| self.bit_of[i]) {
+                        Some(b) => match flow.vals[&ed.from].get(&b).copied() {
+                            Some(Val::Top) => Emit::Top(class),
+                            Some(Val::Term(t)) => Emit::Term(t, class),
+                            None => Emit::Term(b as u32, class),
+                        },
+                        None => Emit::Top(class),
+                    }
+                }
+                _ => continue,
+            };
+            let ok_a = match ed.label {
+                Label::TagVar(v) => self.tag_determines_state(v, ed.from, dm, facts),
+                _ => dm.iter().all(|&b| b == 0),
+            };
+            if !ok_a {
+                w.partners.insert(pair(ed.to, ed.to));
+                w.collide
+                    .entry(e)
+                    .or_insert(Collide::Never)
+                    .add(Collide::Always);
+            }
+            emits.push((e, emit));
+        }
+        emits
+    }
+
+    /// Whether the value of tag variable `v` determines the state at `m` (whose varying
+    /// variables are `dm`): only `v` varies, or every state at `m` is a function of one
+    /// origin that `v` is an injective function of.
+    fn tag_determines_state(
+        &self,
+        v: Symbol,
+        m: NodeId,
+        dm: &[u64],
+        facts: &HashMap<NodeId, Facts>,
+    ) -> bool {
+        let allowed = self
+            .layout
+            .var_by_name
+            .get(&v)
+            .and_then(|&i| self.bit_of[i]);
+        let only_v = dm.iter().enumerate().all(|(w, &bits)| {
+            let mask = match allowed {
+                Some(b) if b / 64 == w => !(1u64 << (b % 64)),
+                _ => !0,
+            };
+            bits & mask == 0
+        });
+        // Or every state at m is a function of one origin that v determines.
+        let determined = || {
+            let (Some(vb), Some(f)) = (allowed, facts.get(&m)) else {
+                return false;
+            };
+            let Some(p) = f.get(&vb).and_then(|x| x.inj) else {
+                return false;
+            };
+            (0..self.var_of_bit.len())
+                .filter(|&u| has(dm, u) && u != vb)
+                .all(|u| f.get(&u).is_some_and(|x| x.deps.iter().all(|&o| o == p)))
+        };
+        only_v || determined()
+    }
+
+    /// Too many emissions to compare pairwise: only symbol tags are told apart.
+    fn coarse_emissions(&self, emits: &[(EdgeId, Emit)], w: &mut KindWalk) {
+        let mut count: HashMap<Symbol, usize> = HashMap::new();
+        for (_, em) in emits {
+            if let Emit::Sym(s) = em {
+                *count.entry(*s).or_default() += 1;
+            }
+        }
+        for (e, em) in emits {
+            let to = self.game.edge(*e).to;
+            if !matches!(em, Emit::Sym(s) if count[s] <= 1) {
+                w.partners.insert(pair(to, to));
+                for (f, fm) in emits {
+                    if f != e && !matches!(fm, Emit::Sym(s) if count[s] <= 1) {
+                        w.partners.insert(pair(to, self.game.edge(*f).to));
                     }
                 }
             }
-            for &q in &members {
-                d[q.index()] = None;
-            }
-            regions.insert(t, region);
+            let c = match em {
+                Emit::Sym(s) if count[s] <= 1 => Collide::Never,
+                Emit::Sym(s) => Collide::syms([*s].into()),
+                _ => Collide::Always,
+            };
+            w.collide.entry(*e).or_insert(Collide::Never).add(c);
         }
-        // Scopes whose events may have the same tags come in pairs: two emissions of one scope
-        // event that may emit one symbol, and, below two such scopes, tag edges of theirs
-        // that may emit one symbol (a tag edge of a scope paired with itself included).
+    }
+
+    /// No two tag edges may emit one symbol in one scope event: every pair that may makes the
+    /// scopes they enter partners, with the symbols they share (`collide`).
+    fn compare_emissions(
+        &self,
+        emits: &[(EdgeId, Emit)],
+        rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
+        facts: &HashMap<NodeId, Facts>,
+        parent: &HashMap<NodeId, EdgeId>,
+        w: &mut KindWalk,
+    ) -> Option<()> {
+        for i in 0..emits.len() {
+            for j in i + 1..emits.len() {
+                w.spend(1)?;
+                let d = &w.d;
+                if self.exclusive_emissions(emits[i].0, emits[j].0, facts, parent, |q| {
+                    d[q.index()].clone().unwrap_or_default()
+                }) {
+                    continue;
+                }
+                let va = d[self.game.edge(emits[i].0).from.index()]
+                    .clone()
+                    .unwrap_or_default();
+                let vb = d[self.game.edge(emits[j].0).from.index()]
+                    .clone()
+                    .unwrap_or_default();
+                let (ca, cb) = self.collision(&emits[i].1, &emits[j].1, rev, &va, &vb);
+                if ca != Collide::Never || cb != Collide::Never {
+                    w.partners.insert(pair(
+                        self.game.edge(emits[i].0).to,
+                        self.game.edge(emits[j].0).to,
+                    ));
+                    w.collide
+                        .entry(emits[i].0)
+                        .or_insert(Collide::Never)
+                        .add(ca);
+                    w.collide
+                        .entry(emits[j].0)
+                        .or_insert(Collide::Never)
+                        .add(cb);
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// Scopes whose events may have the same tags come in pairs: two emissions of one scope
+    /// event that may emit one symbol, and, below two such scopes, tag edges of theirs that may
+    /// emit one symbol (a tag edge of a scope paired with itself included). Closes
+    /// `w.partners` under the second rule and returns the tag edges that inherit the
+    /// nondeterminism of their scope.
+    fn inherit(&self, w: &mut KindWalk) -> Option<BTreeSet<EdgeId>> {
         let symbols = |e: EdgeId| -> Vec<Symbol> {
             match self.game.edge(e).label {
                 Label::Tag(s) => vec![s],
@@ -1440,35 +1615,42 @@ impl<'a> Analysis<'a> {
             false
         };
         let mut inherit: BTreeSet<EdgeId> = BTreeSet::new();
-        let mut queue: Vec<(NodeId, NodeId)> = partners.iter().copied().collect();
+        let mut queue: Vec<(NodeId, NodeId)> = w.partners.iter().copied().collect();
         while let Some((t1, t2)) = queue.pop() {
-            let (Some(r1), Some(r2)) = (regions.get(&t1), regions.get(&t2)) else {
+            let (Some(r1), Some(r2)) = (w.regions.get(&t1), w.regions.get(&t2)) else {
                 continue;
             };
             for &f in &r1.tags {
                 let sf = symbols(f);
                 for &g in &r2.tags {
-                    work += 1;
-                    if work > WORK_BUDGET {
+                    w.work += 1;
+                    if w.work > WORK_BUDGET {
                         return None;
                     }
                     if (f == g && !sf.is_empty()) || meet(&sf, &symbols(g)) {
                         inherit.insert(f);
                         inherit.insert(g);
                         let p = pair(self.game.edge(f).to, self.game.edge(g).to);
-                        if partners.insert(p) {
+                        if w.partners.insert(p) {
                             queue.push(p);
                         }
                     }
                 }
             }
         }
-        let shared: BTreeSet<NodeId> = partners.iter().flat_map(|&(a, b)| [a, b]).collect();
+        Some(inherit)
+    }
+
+    /// Combines the regions' findings per node: the check each node needs over all regions
+    /// containing it, which nodes are in shared scopes, and the single-move starts.
+    fn decide(&self, kind: &Kind<'_>, w: KindWalk, inherit: BTreeSet<EdgeId>) -> KindResult {
+        let n = self.game.node_capacity();
+        let shared: BTreeSet<NodeId> = w.partners.iter().flat_map(|&(a, b)| [a, b]).collect();
         let mut acc = vec![Acc::Unvisited; n];
         let mut single = vec![false; n];
         let mut nondet = vec![false; n];
         let mut distinct = shared.is_empty();
-        for (t, r) in &regions {
+        for (t, r) in &w.regions {
             distinct &= r.one_move;
             if kind.starts.contains(t) && r.one_move && r.tags.is_empty() {
                 single[t.index()] = true;
@@ -1496,14 +1678,14 @@ impl<'a> Analysis<'a> {
                 };
             }
         }
-        Some(KindResult {
+        KindResult {
             single,
             acc,
             nondet,
-            collide,
+            collide: w.collide,
             inherit,
             distinct,
-        })
+        }
     }
 
     /// Turns an accumulated decision into a check, allocating stamp tables.

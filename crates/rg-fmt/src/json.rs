@@ -1,5 +1,6 @@
-//! The JSON encoding of a game: the reference's AST encoding (rg.md Appendix A), one line of
-//! compact JSON with the keys of every object in alphabetical order.
+//! The JSON encoding of a game: the reference toolchain's encoding of the RG syntax tree (every
+//! tree node an object whose `kind` names it: `EdgeDeclaration`, `Assignment`, `Reference`, …),
+//! one line of compact JSON with the keys of every object in alphabetical order.
 //!
 //! The document is built as a small tree whose objects are `BTreeMap`s and serialised with serde,
 //! so the key order never depends on serde_json's feature flags.
@@ -11,7 +12,8 @@ use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use std::collections::BTreeMap;
 use std::io::Write;
 
-/// Emits the game as JSON (rg.md Appendix A), followed by a newline.
+/// Emits the game as JSON (the reference toolchain's syntax-tree encoding), followed by a
+/// newline.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct JsonEmitter;
 

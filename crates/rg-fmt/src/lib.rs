@@ -1,6 +1,7 @@
-//! Emitters for RG games (ARCHITECTURE.md §4 `Emitter`): canonical RG text, Graphviz DOT and
-//! JSON. Emitters are pure functions of the game and never panic on an inconsistent game (a
-//! dangling id is printed visibly), so they can dump a game that just failed validation.
+//! Emitters for RG games (the back-ends that turn a checked, optimised `Game` into text): canonical
+//! RG text, Graphviz DOT and JSON. Emitters are pure functions of the game and never panic on an
+//! inconsistent game (a dangling id is printed visibly), so they can dump a game that just failed
+//! validation.
 
 pub mod dot;
 pub mod json;

@@ -1,4 +1,5 @@
-//! Canonical RG text (rg.md §8), delegating to the printer of `rg-core`.
+//! Canonical RG text (one layout per game, so printing a printed game again gives the same
+//! bytes), delegating to the printer of `rg-core`.
 
 use crate::{EmitError, Emitter};
 use rg_core::Game;

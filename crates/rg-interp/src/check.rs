@@ -1,5 +1,7 @@
-//! Bounded checks of the proper-game conditions (rg.md §11) by playing: a full exploration to a
-//! depth plus seeded random playouts, in strict mode (every action must be evaluable).
+//! Bounded checks of the proper-game conditions (every action evaluable, moves with the same tags
+//! lead to the same state, a state not at `end` has a move, the keeper has exactly one move, every
+//! play ends) by playing: a full exploration to a depth plus seeded random playouts, in strict mode
+//! (every action must be evaluable).
 
 use crate::error::{RuntimeError, format_path};
 use crate::play::{Rng, ambiguous_pair};
@@ -30,7 +32,7 @@ impl Default for CheckOptions {
     }
 }
 
-/// Which condition of rg.md §11 is violated.
+/// Which condition of a proper game is violated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Condition {
     /// 1. An action that cannot be evaluated.
@@ -44,7 +46,7 @@ pub enum Condition {
     /// 5. A state repeats along a play, or a play does not end.
     Finiteness,
     /// A pragma the interpreter trusts (`@disjoint`, `@unique`, `@repeat`) is wrong: the game tree
-    /// differs with and without pragmas (validators.md §9.2).
+    /// differs with and without pragmas (pragmas may only speed the search up).
     PragmaTruth,
 }
 

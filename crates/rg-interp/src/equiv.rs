@@ -254,7 +254,7 @@ fn play_both(
             return Ok(Some(path.len()));
         }
         let k = rng.below(va.len());
-        // The first move in output order with these tags is the one applied (rg.md §12.9).
+        // Applying a move by its tags applies the first legal move in output order with them.
         let first = |v: &[(Vec<String>, usize)], tags: &[String]| {
             v.iter()
                 .filter(|(t, _)| t.as_slice() == tags)
@@ -433,7 +433,7 @@ fn play_relabelled(
                 &path,
             ));
         }
-        // A random move of `a`; the one applied is the first of its labelling (rg.md §12.9).
+        // A random move of `a`; the one applied is the first in output order with its tags.
         let k = rng.below(la.len());
         let (idx, key) = ga
             .groups

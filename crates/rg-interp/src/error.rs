@@ -3,8 +3,8 @@
 use miette::SourceSpan;
 use rg_core::{EdgeId, Span};
 
-/// Why a checked game cannot be turned into the runtime form (rg.md §12.13: the cases where the
-/// reference aborts while loading).
+/// Why a checked game cannot be turned into the runtime form (the cases where the reference
+/// interpreter aborts while loading a game: no `begin`, shapes it cannot store).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum CompileError {
     /// The game has no `begin` node.
@@ -53,7 +53,8 @@ impl CompileError {
     }
 }
 
-/// What went wrong while evaluating an action (rg.md §11 condition 1, §12.13).
+/// What went wrong while evaluating an action: a proper game never does any of these (its
+/// actions are always evaluable), and the reference interpreter aborts on them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Fault {
     /// A map was indexed by a symbol outside its domain (reading gives the default in the
@@ -150,7 +151,8 @@ pub struct RuntimeError {
 }
 
 impl RuntimeError {
-    /// The path in the `/m1/m2/` notation of rg.md §12.9.
+    /// The path in the `/m1/m2/` notation: each move is its tags, space-separated, between
+    /// slashes.
     pub fn path_text(&self) -> String {
         format_path(&self.path)
     }
@@ -160,7 +162,7 @@ impl RuntimeError {
     }
 }
 
-/// Writes a path of moves as `/m1/m2/…/` (rg.md §12.9).
+/// Writes a path of moves as `/m1/m2/…/`, each move its tags separated by spaces.
 pub fn format_path(path: &[Vec<String>]) -> String {
     let mut s = String::from("/");
     for m in path {

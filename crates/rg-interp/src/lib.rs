@@ -1,9 +1,10 @@
-//! RG interpreter: flat runtime form, legal moves, perft, seeded random playouts, equivalence oracle.
+//! RG interpreter: flat runtime form, legal moves, perft, seeded random playouts, equivalence
+//! oracle.
 //!
-//! [`Program::new`] compiles a checked game once; a [`Machine`] runs searches on it (rg.md §12):
-//! legal moves, applying moves and paths (§12.9), perft (§12.11), random playouts (§12.12) and
-//! bounded checks of the proper-game conditions (§11). [`equiv`] compares two games by playing
-//! them: the oracle every translation and every pass is tested with.
+//! [`Program::new`] compiles a checked game once; a [`Machine`] runs searches on it with the
+//! semantics of the RG reference interpreter: legal moves, applying moves and paths of moves,
+//! perft, seeded random playouts and bounded checks of the conditions of a proper game. [`equiv`]
+//! compares two games by playing them: the oracle every translation and every pass is tested with.
 //!
 //! Run-time errors are values ([`RuntimeError`], with the edge, its span and the move path),
 //! never panics.

@@ -1,4 +1,4 @@
-//! Paths of moves (`/m1/m2/…/`, rg.md §12.9): parsing and replaying.
+//! Paths of moves (`/m1/m2/…/`, each move its tags separated by spaces): parsing and replaying.
 
 use crate::error::PathError;
 use crate::search::{Machine, State};

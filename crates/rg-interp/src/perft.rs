@@ -1,4 +1,5 @@
-//! `perft` (rg.md §12.11), iterative: an explicit stack of levels, each with its move list, so a
+//! `perft` (the number of move sequences of a given length, keeper moves not counted),
+//! iterative: an explicit stack of levels, each with its move list, so a
 //! deep tree or a long run of keeper moves (which are free, so they do not shorten the depth)
 //! cannot overflow the call stack. A keeper that moves in a cycle would make perft run forever;
 //! it is reported as a run-time error, as is a run of keeper moves longer than [`KEEPER_LIMIT`].
@@ -55,7 +56,8 @@ fn state_hash(node: u32, data: &[u32]) -> u64 {
 }
 
 impl Machine<'_> {
-    /// `perft(S, depth)` of rg.md §12.11. On error the path leading to it is filled in.
+    /// The number of move sequences of `depth` player or random moves from `s` (keeper moves
+    /// are followed but not counted). On error the path leading to it is filled in.
     pub fn perft(&mut self, s: &State, depth: usize) -> Result<u64, Box<RuntimeError>> {
         if depth == 0 {
             return Ok(1);
@@ -145,7 +147,7 @@ impl Machine<'_> {
     }
 
     /// Computes the moves of a state into `level`; returns its count when it is known without
-    /// expanding the children (rg.md §12.11: depth 1 of a player or of random).
+    /// expanding the children (at depth 1 of a player or of random: the number of its moves).
     fn enter(
         &mut self,
         level: &mut Level,

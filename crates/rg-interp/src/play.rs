@@ -1,4 +1,5 @@
-//! Seeded random playouts (rg.md §12.12) and their statistics.
+//! Seeded random playouts (uniform over the legal moves, as the reference's `run`) and their
+//! statistics.
 
 use crate::error::{Fault, RuntimeError, format_path};
 use crate::perft::{KEEPER_LIMIT, KEEPER_WATCH};
@@ -44,7 +45,8 @@ impl Rng {
     }
 }
 
-/// Why a playout could not go on (rg.md §12.12; the reference aborts the command with these).
+/// Why a playout could not go on (a proper game never stops so; the reference aborts the
+/// command with these).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
 pub enum PlayError {
     #[error(
@@ -162,8 +164,8 @@ pub struct PlayStats {
 }
 
 impl Machine<'_> {
-    /// Plays `plays` random playouts from `start` (rg.md §12.12): moves are picked uniformly
-    /// from the output list (a duplicate counts twice), keeper moves included.
+    /// Plays `plays` random playouts from `start`, as the reference's `run`: moves are picked
+    /// uniformly from the output list (a duplicate counts twice), keeper moves included.
     pub fn playouts(
         &mut self,
         start: &State,
@@ -314,10 +316,11 @@ impl Machine<'_> {
     }
 }
 
-/// Two moves with the same node and tags but different ordinary-variable values (the check of
-/// rg.md §12.12), as indices into `moves`: the first move that differs from an earlier one of its
-/// group, and the group's first move. (Until then every move equals the first of its group, so
-/// comparing with the first is enough.) Allocates nothing once the machine's buffers have grown.
+/// Two moves with the same node and tags but different ordinary-variable values (a proper game has
+/// none: the reference's playouts check it at every state), as indices into `moves`: the first move
+/// that differs from an earlier one of its group, and the group's first move. (Until then every
+/// move equals the first of its group, so comparing with the first is enough.) Allocates nothing
+/// once the machine's buffers have grown.
 pub(crate) fn ambiguous_pair(m: &mut Machine<'_>, moves: &Moves) -> Option<(usize, usize)> {
     if moves.len() < 2 {
         return None;

@@ -5,10 +5,12 @@
 //!   slot (its symbol). A map `K -> V` with `n = |K|` keys takes `size(V) + n * (1 + size(V))`
 //!   slots: its default value, then per key (in `K`'s order) a *present* flag and the entry's
 //!   value; an absent entry holds a copy of the default. This keeps the reference's runtime
-//!   values exactly (rg.md §12.1): `{ a: 0, :0 }` (present flag set) differs from `{ :0 }`, and
+//!   values exactly (a map value records which keys are listed, even with the default
+//!   value): `{ a: 0, :0 }` (present flag set) differs from `{ :0 }`, and
 //!   comparing two values of one layout is comparing their slots.
 //! * Ordinary variables come first and `goals`, `player`, `visible` last, so the values that
-//!   take part in the visited-state check (rg.md §12.6) are a prefix of the state.
+//!   take part in the visited-state check (a search expands a node only once per tag sequence
+//!   and ordinary-variable values) are a prefix of the state.
 
 use crate::error::CompileError;
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -76,7 +78,7 @@ pub(crate) struct Shifts {
 
 /// One instruction of flat expression code. Code is postfix and runs with one accumulator
 /// place; a key that is itself an access is evaluated first and parked on a small stack, so the
-/// evaluation order (and so which error comes first) is the one of rg.md §12.3: key, then map.
+/// evaluation order (and so which error comes first) is the reference's: key, then map.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Op {
     /// The accumulator becomes this place.
@@ -435,7 +437,8 @@ impl<'g> Builder<'g> {
         s
     }
 
-    /// The place a name denotes (rg.md §12.3), with its layout.
+    /// The place a name denotes (a variable, else a constant, else the symbol itself), with
+    /// its layout.
     fn name_place(&self, x: Symbol) -> (Place, u32) {
         let wk = self.game.well_known();
         let special = x == wk.goals || x == wk.player || x == wk.visible;
@@ -485,8 +488,8 @@ impl<'g> Builder<'g> {
                                 tasks.push(Task::Visit(m));
                             }
                             None => match self.game.expr(self.game.strip_casts(m)) {
-                                // Key first (rg.md §12.3), then the map: a name is read at once,
-                                // anything else waits while the key is parked.
+                                // Key first (the reference's order), then the map: a name is read
+                                // at once, anything else waits while the key is parked.
                                 ExprData::Ref(x) => {
                                     let (map, ml) = self.name_place(x);
                                     tasks.push(Task::Lookup(map, ml));
@@ -616,47 +619,46 @@ impl<'g> Builder<'g> {
     }
 }
 
-impl Program {
-    /// Compiles a checked game (after the built-in definitions step and the type checker).
-    pub fn new(game: &Game, opts: CompileOptions) -> Result<Program, CompileError> {
-        let mut b = Builder {
-            game,
-            env: TypeEnv::new(game),
-            layouts: Vec::new(),
-            layout_ids: HashMap::new(),
-            sizes: Vec::new(),
-            domains: Vec::new(),
-            domain_ids: HashMap::new(),
-            sets: Vec::new(),
-            set_ids: HashMap::new(),
-            consts: HashMap::new(),
-            const_slots: Vec::new(),
-            vars: HashMap::new(),
-            code: Vec::new(),
-            shifts: Vec::new(),
-            shift_ids: HashMap::new(),
-        };
-        b.layout_id(Layout::Elem);
-        let wk = *game.well_known();
+/// Whether `s` is one of the variables stored after the ordinary ones.
+fn is_special(wk: &rg_core::game::WellKnown, s: Symbol) -> bool {
+    s == wk.goals || s == wk.player || s == wk.visible
+}
 
-        // Constants, in order; each sees the earlier ones.
+/// The compiled nodes and edges of a game, and each edge's text for errors.
+type Graph = (
+    Vec<Node>,
+    Vec<Edge>,
+    HashMap<EdgeId, (String, Option<Span>)>,
+);
+
+impl Builder<'_> {
+    /// Lays out the constants in order; each sees the earlier ones (the first declaration of a
+    /// name wins).
+    fn constants(&mut self) -> Result<(), CompileError> {
+        let game = self.game;
         for c in &game.constants {
-            if b.consts.contains_key(&c.name) {
+            if self.consts.contains_key(&c.name) {
                 continue;
             }
             let span = c.spans.whole;
-            let l = b.layout_of(c.ty, span)?;
-            let n = b.sizes[l as usize] as usize;
+            let l = self.layout_of(c.ty, span)?;
+            let n = self.sizes[l as usize] as usize;
             let mut slots = vec![0; n];
-            let earlier: &HashMap<Symbol, (u32, u32)> = &b.consts;
+            let earlier: &HashMap<Symbol, (u32, u32)> = &self.consts;
             let visible = |s: Symbol| earlier.contains_key(&s);
-            b.write_value(c.value, l, &mut slots, &visible, span)?;
-            let off = b.const_slots.len() as u32;
-            b.const_slots.extend_from_slice(&slots);
-            b.consts.insert(c.name, (off, l));
+            self.write_value(c.value, l, &mut slots, &visible, span)?;
+            let off = self.const_slots.len() as u32;
+            self.const_slots.extend_from_slice(&slots);
+            self.consts.insert(c.name, (off, l));
         }
+        Ok(())
+    }
 
-        // Variables: ordinary ones first, then goals, player, visible.
+    /// Lays out the variables, ordinary ones first, then `goals`, `player`, `visible`; returns
+    /// the initial state and the number of slots of the ordinary variables.
+    fn variables(&mut self) -> Result<(Vec<u32>, u32), CompileError> {
+        let game = self.game;
+        let wk = *game.well_known();
         let mut order: Vec<usize> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         for (i, v) in game.variables.iter().enumerate() {
@@ -664,11 +666,10 @@ impl Program {
                 order.push(i);
             }
         }
-        let is_special = |s: Symbol| s == wk.goals || s == wk.player || s == wk.visible;
         order.sort_by_key(|&i| {
             let n = game.variables[i].name;
             (
-                is_special(n),
+                is_special(&wk, n),
                 [wk.goals, wk.player, wk.visible]
                     .iter()
                     .position(|&s| s == n),
@@ -679,33 +680,27 @@ impl Program {
         for &i in &order {
             let v = &game.variables[i];
             let span = v.spans.whole;
-            let l = b.layout_of(v.ty, span)?;
-            let n = b.sizes[l as usize] as usize;
+            let l = self.layout_of(v.ty, span)?;
+            let n = self.sizes[l as usize] as usize;
             let mut slots = vec![0; n];
-            let all = |s: Symbol| b.consts.contains_key(&s);
-            b.write_value(v.init, l, &mut slots, &all, span)?;
+            let consts = &self.consts;
+            let all = |s: Symbol| consts.contains_key(&s);
+            self.write_value(v.init, l, &mut slots, &all, span)?;
             let off = init.len() as u32;
-            if !is_special(v.name) || opts.compare_every_variable {
+            if !is_special(&wk, v.name) {
                 ordinary = off + n as u32;
             }
             init.extend_from_slice(&slots);
-            b.vars.insert(v.name, (off, l));
+            self.vars.insert(v.name, (off, l));
         }
-        let player = match b.vars.get(&wk.player) {
-            Some(&(off, ELEM)) => off,
-            _ => {
-                return Err(CompileError::at(
-                    "the game has no variable `player` holding a symbol",
-                    None,
-                ));
-            }
-        };
-        let goals = b.vars.get(&wk.goals).map(|&(off, l)| (off, l));
+        Ok((init, ordinary))
+    }
 
-        // Nodes and edges.
-        let begin = game.begin().ok_or(CompileError::NoBegin)?;
-        let node_count = game.node_capacity();
-        let mut nodes: Vec<Node> = vec![Node::default(); node_count];
+    /// Compiles the nodes and their outgoing edges, in edge id order per node; `player` is the
+    /// slot of the variable `player`.
+    fn graph(&mut self, player: u32) -> Result<Graph, CompileError> {
+        let game = self.game;
+        let mut nodes: Vec<Node> = vec![Node::default(); game.node_capacity()];
         let mut edges = Vec::with_capacity(game.edge_count());
         let mut edge_texts = HashMap::new();
         for (n, nd) in nodes.iter_mut().enumerate() {
@@ -728,99 +723,7 @@ impl Program {
                         span,
                     ),
                 );
-                let action = match data.label {
-                    Label::Skip => Action::Skip,
-                    Label::Tag(s) => Action::Tag(s.0),
-                    Label::TagVar(v) => match b.vars.get(&v) {
-                        Some(&(off, ELEM)) => Action::TagVar(off),
-                        Some(_) => {
-                            return Err(CompileError::at(
-                                format!("`$$ {}` tags with a map", game.name(v)),
-                                span,
-                            ));
-                        }
-                        None => {
-                            return Err(CompileError::at(
-                                format!("`$$ {}`: no such variable", game.name(v)),
-                                span,
-                            ));
-                        }
-                    },
-                    Label::Assign { lhs, rhs } => {
-                        let path = b.lpath(lhs, span)?;
-                        let (r, rl) = b.expr(rhs, span)?;
-                        // Same shape, key sets included (a map of another domain with the same
-                        // number of keys would be stored misaligned).
-                        if rl != path.layout {
-                            return Err(CompileError::at(
-                                "the assigned value has another shape than its location",
-                                span,
-                            ));
-                        }
-                        let player = path.root == player
-                            && path.steps.is_empty()
-                            && {
-                                matches!(game.expr(game.strip_casts(lhs)), ExprData::Ref(s) if s == wk.player)
-                            };
-                        Action::Assign {
-                            lhs: path,
-                            rhs: r,
-                            player,
-                        }
-                    }
-                    Label::AssignAny { lhs, ty } => {
-                        let path = b.lpath(lhs, span)?;
-                        let members = match b.env.resolve(ty) {
-                            Ok(Resolved::Set(ms)) => ms.as_slice().iter().map(|s| s.0).collect(),
-                            _ => {
-                                return Err(CompileError::at(
-                                    format!("`{}(*)` needs a set type", b.type_text(ty)),
-                                    span,
-                                ));
-                            }
-                        };
-                        if path.size != 1 {
-                            return Err(CompileError::at(
-                                "`T(*)` assigned to a map location",
-                                span,
-                            ));
-                        }
-                        let player = path.steps.is_empty()
-                            && {
-                                matches!(game.expr(game.strip_casts(lhs)), ExprData::Ref(s) if s == wk.player)
-                            };
-                        Action::AssignAny {
-                            lhs: path,
-                            members,
-                            player,
-                        }
-                    }
-                    Label::Compare { lhs, rhs, negated } => {
-                        let (l, ll) = b.expr(lhs, span)?;
-                        let (r, rl) = b.expr(rhs, span)?;
-                        let size = if ll == rl {
-                            Some(b.sizes[ll as usize])
-                        } else if ll == ELEM || rl == ELEM {
-                            None
-                        } else {
-                            return Err(CompileError::at(
-                                "comparison of maps of different types",
-                                span,
-                            ));
-                        };
-                        Action::Compare {
-                            lhs: l,
-                            rhs: r,
-                            size,
-                            negated,
-                        }
-                    }
-                    Label::Reach { from, to, negated } => Action::Reach {
-                        from: from.0,
-                        to: to.0,
-                        negated,
-                    },
-                };
+                let action = self.action(data.label, span, player)?;
                 edges.push(Edge {
                     target: data.to.0,
                     action,
@@ -829,50 +732,200 @@ impl Program {
             }
             nd.end_edge = edges.len() as u32;
         }
+        Ok((nodes, edges, edge_texts))
+    }
 
-        // Pragmas the search uses.
-        let mut repeats = Vec::new();
-        if !opts.ignore_pragmas && !opts.compare_every_variable {
-            for p in &game.pragmas {
-                match &p.kind {
-                    PragmaKind::Unique(ns) => {
-                        for n in ns {
-                            nodes[n.index()].unique = true;
-                        }
-                    }
-                    PragmaKind::Repeat {
-                        nodes: ns,
-                        variables,
-                    } => {
-                        let ranges: Vec<(u32, u32)> = variables
-                            .iter()
-                            .filter(|v| !is_special(**v))
-                            .filter_map(|v| b.vars.get(v))
-                            .map(|&(off, l)| (off, b.sizes[l as usize]))
-                            .collect();
-                        let id = repeats.len() as u32;
-                        repeats.push(ranges);
-                        for n in ns {
-                            nodes[n.index()].repeat = Some(id);
-                        }
-                    }
-                    PragmaKind::Disjoint {
-                        node,
-                        nodes: targets,
-                    }
-                    | PragmaKind::DisjointExhaustive {
-                        node,
-                        nodes: targets,
-                    } => {
-                        let nd = &mut nodes[node.index()];
-                        if (nd.end_edge - nd.first_edge) as usize == targets.len() {
-                            nd.disjoint = true;
-                        }
-                    }
-                    _ => {}
+    /// Compiles an edge label; `player` is the slot of the variable `player` (an assignment to
+    /// it finishes a move).
+    fn action(
+        &mut self,
+        label: Label,
+        span: Option<Span>,
+        player: u32,
+    ) -> Result<Action, CompileError> {
+        let game = self.game;
+        let wk = *game.well_known();
+        let names_player = |lhs: ExprId| matches!(game.expr(game.strip_casts(lhs)), ExprData::Ref(s) if s == wk.player);
+        Ok(match label {
+            Label::Skip => Action::Skip,
+            Label::Tag(s) => Action::Tag(s.0),
+            Label::TagVar(v) => match self.vars.get(&v) {
+                Some(&(off, ELEM)) => Action::TagVar(off),
+                Some(_) => {
+                    return Err(CompileError::at(
+                        format!("`$$ {}` tags with a map", game.name(v)),
+                        span,
+                    ));
+                }
+                None => {
+                    return Err(CompileError::at(
+                        format!("`$$ {}`: no such variable", game.name(v)),
+                        span,
+                    ));
+                }
+            },
+            Label::Assign { lhs, rhs } => {
+                let path = self.lpath(lhs, span)?;
+                let (r, rl) = self.expr(rhs, span)?;
+                // Same shape, key sets included (a map of another domain with the same
+                // number of keys would be stored misaligned).
+                if rl != path.layout {
+                    return Err(CompileError::at(
+                        "the assigned value has another shape than its location",
+                        span,
+                    ));
+                }
+                let player = path.root == player && path.steps.is_empty() && names_player(lhs);
+                Action::Assign {
+                    lhs: path,
+                    rhs: r,
+                    player,
                 }
             }
+            Label::AssignAny { lhs, ty } => {
+                let path = self.lpath(lhs, span)?;
+                let members = match self.env.resolve(ty) {
+                    Ok(Resolved::Set(ms)) => ms.as_slice().iter().map(|s| s.0).collect(),
+                    _ => {
+                        return Err(CompileError::at(
+                            format!("`{}(*)` needs a set type", self.type_text(ty)),
+                            span,
+                        ));
+                    }
+                };
+                if path.size != 1 {
+                    return Err(CompileError::at("`T(*)` assigned to a map location", span));
+                }
+                let player = path.steps.is_empty() && names_player(lhs);
+                Action::AssignAny {
+                    lhs: path,
+                    members,
+                    player,
+                }
+            }
+            Label::Compare { lhs, rhs, negated } => {
+                let (l, ll) = self.expr(lhs, span)?;
+                let (r, rl) = self.expr(rhs, span)?;
+                let size = if ll == rl {
+                    Some(self.sizes[ll as usize])
+                } else if ll == ELEM || rl == ELEM {
+                    None
+                } else {
+                    return Err(CompileError::at(
+                        "comparison of maps of different types",
+                        span,
+                    ));
+                };
+                Action::Compare {
+                    lhs: l,
+                    rhs: r,
+                    size,
+                    negated,
+                }
+            }
+            Label::Reach { from, to, negated } => Action::Reach {
+                from: from.0,
+                to: to.0,
+                negated,
+            },
+        })
+    }
+
+    /// Applies the pragmas the search trusts to `nodes` (`@unique`, `@repeat`, a covering
+    /// `@disjoint`); returns the slot ranges of each `@repeat`.
+    fn pragmas(&self, nodes: &mut [Node]) -> Vec<Vec<(u32, u32)>> {
+        let game = self.game;
+        let wk = *game.well_known();
+        let mut repeats = Vec::new();
+        for p in &game.pragmas {
+            match &p.kind {
+                PragmaKind::Unique(ns) => {
+                    for n in ns {
+                        nodes[n.index()].unique = true;
+                    }
+                }
+                PragmaKind::Repeat {
+                    nodes: ns,
+                    variables,
+                } => {
+                    let ranges: Vec<(u32, u32)> = variables
+                        .iter()
+                        .filter(|v| !is_special(&wk, **v))
+                        .filter_map(|v| self.vars.get(v))
+                        .map(|&(off, l)| (off, self.sizes[l as usize]))
+                        .collect();
+                    let id = repeats.len() as u32;
+                    repeats.push(ranges);
+                    for n in ns {
+                        nodes[n.index()].repeat = Some(id);
+                    }
+                }
+                PragmaKind::Disjoint {
+                    node,
+                    nodes: targets,
+                }
+                | PragmaKind::DisjointExhaustive {
+                    node,
+                    nodes: targets,
+                } => {
+                    let nd = &mut nodes[node.index()];
+                    if (nd.end_edge - nd.first_edge) as usize == targets.len() {
+                        nd.disjoint = true;
+                    }
+                }
+                _ => {}
+            }
         }
+        repeats
+    }
+}
+
+impl Program {
+    /// Compiles a checked game (after the built-in definitions step and the type checker).
+    pub fn new(game: &Game, opts: CompileOptions) -> Result<Program, CompileError> {
+        let mut b = Builder {
+            game,
+            env: TypeEnv::new(game),
+            layouts: Vec::new(),
+            layout_ids: HashMap::new(),
+            sizes: Vec::new(),
+            domains: Vec::new(),
+            domain_ids: HashMap::new(),
+            sets: Vec::new(),
+            set_ids: HashMap::new(),
+            consts: HashMap::new(),
+            const_slots: Vec::new(),
+            vars: HashMap::new(),
+            code: Vec::new(),
+            shifts: Vec::new(),
+            shift_ids: HashMap::new(),
+        };
+        b.layout_id(Layout::Elem);
+        let wk = *game.well_known();
+        b.constants()?;
+        let (init, ordinary) = b.variables()?;
+        let ordinary = if opts.compare_every_variable {
+            init.len() as u32
+        } else {
+            ordinary
+        };
+        let player = match b.vars.get(&wk.player) {
+            Some(&(off, ELEM)) => off,
+            _ => {
+                return Err(CompileError::at(
+                    "the game has no variable `player` holding a symbol",
+                    None,
+                ));
+            }
+        };
+        let goals = b.vars.get(&wk.goals).map(|&(off, l)| (off, l));
+        let begin = game.begin().ok_or(CompileError::NoBegin)?;
+        let (mut nodes, edges, edge_texts) = b.graph(player)?;
+        let repeats = if opts.ignore_pragmas || opts.compare_every_variable {
+            Vec::new()
+        } else {
+            b.pragmas(&mut nodes)
+        };
 
         let names: Vec<String> = (0..game.symbols().len())
             .map(|i| game.name(Symbol::new(i)).to_string())
@@ -927,7 +980,7 @@ impl Program {
             .map_or("?", String::as_str)
     }
 
-    /// Formats the value at `off` with layout `layout` as the reference does (rg.md §13.4):
+    /// Formats the value at `off` with layout `layout` as the reference interpreter prints it:
     /// a bare symbol, or `{ :d, k1: v1, … }` with stored entries sorted by key.
     pub(crate) fn format_value(&self, slots: &[u32], layout: u32) -> String {
         match self.layouts[layout as usize] {
@@ -956,7 +1009,7 @@ impl Program {
         }
     }
 
-    /// The `goals` value of a state, formatted (rg.md §13.4).
+    /// The `goals` value of a state, formatted as the reference interpreter prints it.
     pub fn format_goals(&self, state: &[u32]) -> Option<String> {
         let (off, l) = self.goals?;
         let n = self.sizes[l as usize] as usize;
@@ -993,7 +1046,7 @@ impl Program {
     }
 }
 
-/// Names a path may use (rg.md §12.9): node names, symbols occurring in values, labels and
+/// Names a path of moves may use as tags: node names, symbols occurring in values, labels and
 /// types of the game.
 fn path_symbols(game: &Game) -> HashMap<String, u32> {
     let mut out = HashMap::new();

@@ -1,20 +1,25 @@
-//! The successor search of rg.md §12.5–§12.8 on the flat runtime form.
+//! The successor search of RG on the flat runtime form: from a state, follow edges (tags
+//! collected, assignments applied, comparisons and reachability checks as conditions) until an
+//! assignment to `player` finishes a move.
 //!
-//! The search is the depth-first search of §12.5 with its explicit pending stack, but states are
+//! The search is the reference's depth-first search with its explicit pending stack, but states are
 //! not copied per successor: every search of a [`Machine`] works on one state buffer, changed in
 //! place and restored from an undo trail. A pending entry holds its target node, the level of the
 //! path it was made at (its parent) and the slots its action changes (a delta, most often none or
 //! one or two slots); popping an entry undoes the trail back to its parent and applies its delta.
 //! Because the pending stack is LIFO, a popped entry's parent is always on the current path, and
 //! the deltas of the pending entries form a stack too. So the order of expansions, of visited
-//! checks and of outputs is exactly the one of §12.5, while a successor costs what its action
-//! changes. A whole state is copied only into a finished move. The visited-state check (§12.6)
+//! checks and of outputs is exactly the reference's, while a successor costs what its action
+//! changes. A whole state is copied only into a finished move. The visited-state check (a
+//! search expands a node once per tag sequence and ordinary-variable values, or per values of
+//! the `@repeat` variables there; never at an `@unique` node)
 //! numbers the distinct ordinary parts (and `@repeat` values) of a search, each stored as the
 //! slots where it differs from the search's start state; a part's number is carried along the
 //! path until an assignment changes an ordinary slot, and tag sequences are numbered too, so a
 //! visited key is three numbers.
 //!
-//! Reachability checks (§12.8) run a nested search on the same buffer, which leaves it as it found
+//! Reachability checks (`? a -> b`: whether a search from `a` in the current state reaches `b`)
+//! run a nested search on the same buffer, which leaves it as it found
 //! it; frames are pooled by nesting depth, so a long perft or playout allocates only while its
 //! buffers grow.
 
@@ -183,8 +188,8 @@ struct Frame {
     key: Vec<u32>,
     /// Tag sequences by number: `(number of the sequence without its last tag, last tag)`.
     tag_ids: KeyTable<2>,
-    /// The visited-state keys (rg.md §12.6): node, number of the tags, number of the ordinary
-    /// part or of the `@repeat` values.
+    /// The visited-state keys (a node is expanded once per key): node, number of the tags, number
+    /// of the ordinary part or of the `@repeat` values.
     seen: KeyTable<3>,
     reach_cache: Vec<(u32, u32, bool)>,
 }
@@ -282,7 +287,7 @@ impl<'p> Machine<'p> {
     }
 
     /// In strict mode, reading a map at a key outside its domain and storing a symbol outside a
-    /// location's set type are errors (rg.md §11 condition 1) instead of the reference's
+    /// location's set type are errors (a proper game never does either) instead of the reference's
     /// behaviour (the default value; storing anyway).
     pub fn set_strict(&mut self, strict: bool) {
         self.strict = strict;
@@ -293,7 +298,7 @@ impl<'p> Machine<'p> {
         self.strict
     }
 
-    /// The initial state (rg.md §12.2).
+    /// The initial state: at `begin`, every variable at its declared initial value.
     pub fn initial(&self) -> State {
         State {
             node: self.p.begin,
@@ -321,7 +326,7 @@ impl<'p> Machine<'p> {
         self.player(data) == self.p.random
     }
 
-    /// Appends the legal moves of `(node, data)` to `out` (rg.md §12.9).
+    /// Appends the legal moves of `(node, data)` to `out`, in the reference's output order.
     pub fn moves_into(
         &mut self,
         node: u32,
@@ -356,7 +361,8 @@ impl<'p> Machine<'p> {
         })
     }
 
-    /// Whether `? a -> b` holds from the current state of `f` (rg.md §12.8), checked from edge
+    /// Whether `? a -> b` holds from the current state of `f` (a search from `a`, tags kept,
+    /// reaches `b`), checked from edge
     /// `edge`.
     fn reach(&mut self, edge: u32, f: &Frame, a: u32, b: u32) -> Result<bool, Box<RuntimeError>> {
         if a == b {
@@ -444,71 +450,9 @@ impl<'p> Machine<'p> {
                 ord,
             });
             let node = e.node;
-
             let nd = &p.nodes[node as usize];
-            if !nd.unique {
-                let level = f.levels.last_mut().expect("just pushed");
-                let values = match nd.repeat {
-                    Some(r) => {
-                        // The `@repeat` values, as the ordinary parts below: the differences
-                        // from the start state within the pragma's variables.
-                        let ranges = &p.repeats[r as usize];
-                        let w = &self.w;
-                        f.key.clear();
-                        let mut h = 0u64;
-                        for &slot in &w.diff {
-                            if ranges.iter().any(|&(o, n)| slot >= o && slot - o < n) {
-                                let v = w.cur[slot as usize];
-                                f.key.push(slot);
-                                f.key.push(v);
-                                h = h
-                                    .wrapping_add(hash_slot(slot as usize, v))
-                                    .wrapping_sub(hash_slot(slot as usize, w.root[slot as usize]));
-                            }
-                        }
-                        let key = &f.key;
-                        f.repeats
-                            .intern_by(
-                                h,
-                                |k| {
-                                    k.len() == key.len()
-                                        && k.chunks_exact(2).all(|d| w.cur[d[0] as usize] == d[1])
-                                },
-                                |keys| keys.extend_from_slice(key),
-                            )
-                            .0
-                    }
-                    None => {
-                        if level.ord == NONE {
-                            // The ordinary part is stored as the slots where it differs from
-                            // the start state's, with their values: two parts are equal iff
-                            // they differ in as many slots and one's differences hold in the
-                            // other.
-                            let w = &self.w;
-                            level.ord = f
-                                .ords
-                                .intern_by(
-                                    level.hash,
-                                    |k| {
-                                        k.len() == 2 * w.diff.len()
-                                            && k.chunks_exact(2)
-                                                .all(|d| w.cur[d[0] as usize] == d[1])
-                                    },
-                                    |keys| {
-                                        for &slot in &w.diff {
-                                            keys.push(slot);
-                                            keys.push(w.cur[slot as usize]);
-                                        }
-                                    },
-                                )
-                                .0;
-                        }
-                        level.ord
-                    }
-                };
-                if !f.seen.intern([node, level.tag_id, values]).1 {
-                    continue;
-                }
+            if !nd.unique && !first_visit(p, &self.w, f, node, nd.repeat) {
+                continue;
             }
             if mode == Mode::Reach(node) {
                 return Ok(true);
@@ -585,20 +529,7 @@ impl<'p> Machine<'p> {
                         }
                     }
                     Action::Reach { from, to, negated } => {
-                        let cached = f
-                            .reach_cache
-                            .iter()
-                            .find(|c| c.0 == *from && c.1 == *to)
-                            .map(|c| c.2);
-                        let r = match cached {
-                            Some(r) => r,
-                            None => {
-                                let r = self.reach(ei, f, *from, *to)?;
-                                f.reach_cache.push((*from, *to, r));
-                                r
-                            }
-                        };
-                        if r != *negated {
+                        if self.reach_cached(f, ei, *from, *to)? != *negated {
                             f.push(e.target, f.deltas.len(), NONE);
                             true
                         } else {
@@ -615,6 +546,31 @@ impl<'p> Machine<'p> {
             }
         }
         Ok(false)
+    }
+
+    /// Whether `? from -> to` holds from the current state, checked from edge `ei`; each pair
+    /// is checked at most once per expansion.
+    #[inline]
+    fn reach_cached(
+        &mut self,
+        f: &mut Frame,
+        ei: u32,
+        from: u32,
+        to: u32,
+    ) -> Result<bool, Box<RuntimeError>> {
+        let cached = f
+            .reach_cache
+            .iter()
+            .find(|c| c.0 == from && c.1 == to)
+            .map(|c| c.2);
+        Ok(match cached {
+            Some(r) => r,
+            None => {
+                let r = self.reach(ei, f, from, to)?;
+                f.reach_cache.push((from, to, r));
+                r
+            }
+        })
     }
 
     /// The successor of the current state through the assignment of edge `edge` of `value` to
@@ -801,7 +757,72 @@ fn index(p: &Program, strict: bool, m: Place, k: u32, at: Shifts) -> Eval<Place>
     })
 }
 
-/// Where the value of `e` lives in state `cur` (rg.md §12.3).
+/// The visited-state check of the current state, at `node` (whose `@repeat` is `repeat`):
+/// records its key and says whether it is new. The key is the node, the tag sequence and
+/// either the ordinary part or, under `@repeat`, the values of the pragma's variables.
+#[inline(always)]
+fn first_visit(p: &Program, w: &Work, f: &mut Frame, node: u32, repeat: Option<u32>) -> bool {
+    let level = f.levels.last_mut().expect("just pushed");
+    let values = match repeat {
+        Some(r) => {
+            // The `@repeat` values, as the ordinary parts below: the differences
+            // from the start state within the pragma's variables.
+            let ranges = &p.repeats[r as usize];
+            f.key.clear();
+            let mut h = 0u64;
+            for &slot in &w.diff {
+                if ranges.iter().any(|&(o, n)| slot >= o && slot - o < n) {
+                    let v = w.cur[slot as usize];
+                    f.key.push(slot);
+                    f.key.push(v);
+                    h = h
+                        .wrapping_add(hash_slot(slot as usize, v))
+                        .wrapping_sub(hash_slot(slot as usize, w.root[slot as usize]));
+                }
+            }
+            let key = &f.key;
+            f.repeats
+                .intern_by(
+                    h,
+                    |k| {
+                        k.len() == key.len()
+                            && k.chunks_exact(2).all(|d| w.cur[d[0] as usize] == d[1])
+                    },
+                    |keys| keys.extend_from_slice(key),
+                )
+                .0
+        }
+        None => {
+            if level.ord == NONE {
+                // The ordinary part is stored as the slots where it differs from
+                // the start state's, with their values: two parts are equal iff
+                // they differ in as many slots and one's differences hold in the
+                // other.
+                level.ord = f
+                    .ords
+                    .intern_by(
+                        level.hash,
+                        |k| {
+                            k.len() == 2 * w.diff.len()
+                                && k.chunks_exact(2).all(|d| w.cur[d[0] as usize] == d[1])
+                        },
+                        |keys| {
+                            for &slot in &w.diff {
+                                keys.push(slot);
+                                keys.push(w.cur[slot as usize]);
+                            }
+                        },
+                    )
+                    .0;
+            }
+            level.ord
+        }
+    };
+    f.seen.intern([node, level.tag_id, values]).1
+}
+
+/// Where the value of `e` lives in state `cur` (an access `m[k]` at a key outside `m`'s domain
+/// reads the default).
 #[inline(always)]
 fn place(p: &Program, strict: bool, e: &Expr, cur: &[u32], keys: &mut Vec<u32>) -> Eval<Place> {
     match *e {
@@ -875,9 +896,10 @@ fn set(cur: &mut [u32], log: &mut Vec<(u32, u32)>, i: usize, v: u32) {
 }
 
 /// Stores `value` (evaluated in `cur`) into the location `lhs` of `cur`, in place, and
-/// renormalises the maps on the way (rg.md §12.4): the index expressions are evaluated before
-/// anything is written, and nothing is written when an error is returned. Every slot that
-/// changes is logged in `log` with its old value, each slot once.
+/// renormalises the maps on the way (after a store, an entry is listed exactly when it differs
+/// from its map's default): the index expressions are evaluated before anything is written,
+/// and nothing is written when an error is returned. Every slot that changes is logged in
+/// `log` with its old value, each slot once.
 fn store(
     p: &Program,
     strict: bool,

@@ -139,6 +139,20 @@ struct Run {
     active: Vec<EdgeId>,
 }
 
+/// The state of one search of [`Verifier::search`].
+struct Search {
+    /// The reachability target, or `None` in a move search.
+    target: Option<NodeId>,
+    /// The finished moves found.
+    results: Vec<Finished>,
+    pending: Vec<Pending>,
+    seen: HashSet<Key>,
+    /// Under `@repeat`: the full key of the first state with each key of listed variables.
+    by_repeat: HashMap<Key, Key>,
+    /// The answers of the reachability checks of the state being expanded.
+    cache: Vec<(NodeId, NodeId, bool)>,
+}
+
 struct Pending {
     node: NodeId,
     data: Data,
@@ -362,12 +376,16 @@ impl<'g> Verifier<'g> {
         target: Option<NodeId>,
     ) -> Result<(Vec<Finished>, bool), String> {
         let g = self.g;
-        let mut results = Vec::new();
+        let mut s = Search {
+            target,
+            results: Vec::new(),
+            pending: vec![Pending { node, data, tags }],
+            seen: HashSet::new(),
+            by_repeat: HashMap::new(),
+            cache: Vec::new(),
+        };
         let mut reached = false;
-        let mut seen: HashSet<Key> = HashSet::new();
-        let mut by_repeat: HashMap<Key, Key> = HashMap::new();
-        let mut pending = vec![Pending { node, data, tags }];
-        while let Some(Pending { node, data, tags }) = pending.pop() {
+        while let Some(Pending { node, data, tags }) = s.pending.pop() {
             if target == Some(node) {
                 reached = true;
                 continue;
@@ -376,141 +394,13 @@ impl<'g> Verifier<'g> {
             if run.arrivals > MAX_ARRIVALS {
                 return Err(format!("more than {MAX_ARRIVALS} search states"));
             }
-            let key = self.key(node, &tags, &data);
-            if let Some(vars) = &self.repeat[node.index()] {
-                let rkey = (
-                    node,
-                    tags.clone(),
-                    vars.iter().map(|&i| data[i].clone()).collect(),
-                );
-                match by_repeat.get(&rkey) {
-                    Some(full) if *full != key => {
-                        let name = g.node_name(node);
-                        self.report(
-                            run,
-                            "@repeat",
-                            node,
-                            format!(
-                                "@repeat {name} is false: two states at `{name}` with the same \
-                                 tags and listed variables differ in another variable"
-                            ),
-                        );
-                    }
-                    Some(_) => {}
-                    None => {
-                        by_repeat.insert(rkey, key.clone());
-                    }
-                }
-            }
-            if !seen.insert(key) {
-                // Expanding a state twice at a node without edges does nothing.
-                if self.unique[node.index()] && !g.outgoing(node).is_empty() {
-                    let name = g.node_name(node);
-                    self.report(
-                        run,
-                        "@unique",
-                        node,
-                        format!(
-                            "@unique {name} is false: a search reaches `{name}` twice with the \
-                             same tags and variables"
-                        ),
-                    );
-                }
+            if !self.first_visit(run, &mut s, node, &tags, &data) {
                 continue;
             }
             let mut succeeded = 0;
-            let mut cache: Vec<(NodeId, NodeId, bool)> = Vec::new();
+            s.cache.clear();
             for &e in g.outgoing(node) {
-                let d = g.edge(e);
-                let to = d.to;
-                let ok = match d.label {
-                    Label::Skip => {
-                        pending.push(Pending {
-                            node: to,
-                            data: data.clone(),
-                            tags: tags.clone(),
-                        });
-                        true
-                    }
-                    Label::Tag(t) | Label::TagVar(t) => {
-                        let t = if matches!(d.label, Label::TagVar(_)) {
-                            match self.names.get(&t) {
-                                Some(Name::Var(i)) => match &data[*i] {
-                                    Val::Sym(s) => *s,
-                                    Val::Map(_) => return Err("a variable tag of a map".into()),
-                                },
-                                _ => return Err("a variable tag of a non-variable".into()),
-                            }
-                        } else {
-                            t
-                        };
-                        if tags.len() >= MAX_TAGS {
-                            return Err(format!("a walk with more than {MAX_TAGS} tags"));
-                        }
-                        let mut tags = tags.clone();
-                        tags.push(t);
-                        pending.push(Pending {
-                            node: to,
-                            data: data.clone(),
-                            tags,
-                        });
-                        true
-                    }
-                    Label::Assign { lhs, rhs } => {
-                        let v = self.eval(rhs, &data)?;
-                        let next = self.store(lhs, v, &data)?;
-                        self.successor(&mut results, &mut pending, target, lhs, to, next, &tags);
-                        true
-                    }
-                    Label::AssignAny { lhs, ty } => {
-                        for &m in &self.members[&ty] {
-                            let next = self.store(lhs, Val::Sym(m), &data)?;
-                            self.successor(
-                                &mut results,
-                                &mut pending,
-                                target,
-                                lhs,
-                                to,
-                                next,
-                                &tags,
-                            );
-                        }
-                        true
-                    }
-                    Label::Compare { lhs, rhs, negated } => {
-                        let holds = (self.eval(lhs, &data)? == self.eval(rhs, &data)?) != negated;
-                        if holds {
-                            pending.push(Pending {
-                                node: to,
-                                data: data.clone(),
-                                tags: tags.clone(),
-                            });
-                        }
-                        holds
-                    }
-                    Label::Reach {
-                        from,
-                        to: b,
-                        negated,
-                    } => {
-                        let r = match cache.iter().find(|c| (c.0, c.1) == (from, b)) {
-                            Some(c) => c.2,
-                            None => {
-                                let r = self.reach(run, e, from, b, &data, &tags)?;
-                                cache.push((from, b, r));
-                                r
-                            }
-                        };
-                        if r != negated {
-                            pending.push(Pending {
-                                node: to,
-                                data: data.clone(),
-                                tags: tags.clone(),
-                            });
-                        }
-                        r != negated
-                    }
-                };
+                let ok = self.take_edge(run, &mut s, e, &data, &tags)?;
                 succeeded += usize::from(ok);
             }
             if succeeded > 1 && self.disjoint[node.index()] {
@@ -526,7 +416,160 @@ impl<'g> Verifier<'g> {
                 );
             }
         }
-        Ok((results, reached))
+        Ok((s.results, reached))
+    }
+
+    /// Records the state `(node, tags, data)` as visited; whether it is new. Checks the
+    /// pragmas at `node` on the way: under `@repeat`, two states with the same tags and listed
+    /// variables must be equal; a `@unique` node with edges must not be reached twice.
+    fn first_visit(
+        &self,
+        run: &mut Run,
+        s: &mut Search,
+        node: NodeId,
+        tags: &[Symbol],
+        data: &Data,
+    ) -> bool {
+        let g = self.g;
+        let key = self.key(node, tags, data);
+        if let Some(vars) = &self.repeat[node.index()] {
+            let rkey = (
+                node,
+                tags.to_vec(),
+                vars.iter().map(|&i| data[i].clone()).collect(),
+            );
+            match s.by_repeat.get(&rkey) {
+                Some(full) if *full != key => {
+                    let name = g.node_name(node);
+                    self.report(
+                        run,
+                        "@repeat",
+                        node,
+                        format!(
+                            "@repeat {name} is false: two states at `{name}` with the same \
+                             tags and listed variables differ in another variable"
+                        ),
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    s.by_repeat.insert(rkey, key.clone());
+                }
+            }
+        }
+        if !s.seen.insert(key) {
+            // Expanding a state twice at a node without edges does nothing.
+            if self.unique[node.index()] && !g.outgoing(node).is_empty() {
+                let name = g.node_name(node);
+                self.report(
+                    run,
+                    "@unique",
+                    node,
+                    format!(
+                        "@unique {name} is false: a search reaches `{name}` twice with the \
+                         same tags and variables"
+                    ),
+                );
+            }
+            return false;
+        }
+        true
+    }
+
+    /// Tries edge `e` from the state `(data, tags)`: its successor becomes pending or, when it
+    /// finishes a move, a result; whether the edge was taken.
+    fn take_edge(
+        &self,
+        run: &mut Run,
+        s: &mut Search,
+        e: EdgeId,
+        data: &Data,
+        tags: &[Symbol],
+    ) -> Result<bool, String> {
+        let d = self.g.edge(e);
+        let to = d.to;
+        let target = s.target;
+        let ok = match d.label {
+            Label::Skip => {
+                s.pending.push(Pending {
+                    node: to,
+                    data: data.clone(),
+                    tags: tags.to_vec(),
+                });
+                true
+            }
+            Label::Tag(t) | Label::TagVar(t) => {
+                let t = if matches!(d.label, Label::TagVar(_)) {
+                    match self.names.get(&t) {
+                        Some(Name::Var(i)) => match &data[*i] {
+                            Val::Sym(s) => *s,
+                            Val::Map(_) => return Err("a variable tag of a map".into()),
+                        },
+                        _ => return Err("a variable tag of a non-variable".into()),
+                    }
+                } else {
+                    t
+                };
+                if tags.len() >= MAX_TAGS {
+                    return Err(format!("a walk with more than {MAX_TAGS} tags"));
+                }
+                let mut tags = tags.to_vec();
+                tags.push(t);
+                s.pending.push(Pending {
+                    node: to,
+                    data: data.clone(),
+                    tags,
+                });
+                true
+            }
+            Label::Assign { lhs, rhs } => {
+                let v = self.eval(rhs, data)?;
+                let next = self.store(lhs, v, data)?;
+                self.successor(&mut s.results, &mut s.pending, target, lhs, to, next, tags);
+                true
+            }
+            Label::AssignAny { lhs, ty } => {
+                for &m in &self.members[&ty] {
+                    let next = self.store(lhs, Val::Sym(m), data)?;
+                    self.successor(&mut s.results, &mut s.pending, target, lhs, to, next, tags);
+                }
+                true
+            }
+            Label::Compare { lhs, rhs, negated } => {
+                let holds = (self.eval(lhs, data)? == self.eval(rhs, data)?) != negated;
+                if holds {
+                    s.pending.push(Pending {
+                        node: to,
+                        data: data.clone(),
+                        tags: tags.to_vec(),
+                    });
+                }
+                holds
+            }
+            Label::Reach {
+                from,
+                to: b,
+                negated,
+            } => {
+                let r = match s.cache.iter().find(|c| (c.0, c.1) == (from, b)) {
+                    Some(c) => c.2,
+                    None => {
+                        let r = self.reach(run, e, from, b, data, tags)?;
+                        s.cache.push((from, b, r));
+                        r
+                    }
+                };
+                if r != negated {
+                    s.pending.push(Pending {
+                        node: to,
+                        data: data.clone(),
+                        tags: tags.to_vec(),
+                    });
+                }
+                r != negated
+            }
+        };
+        Ok(ok)
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -79,12 +79,29 @@ pub(crate) fn layered(
         .filter(|&(a, b)| a != b && (a as usize) < n && (b as usize) < n)
         .collect();
     let out = Csr::new(n, edges.iter().copied());
+    let (pre, dag) = depth_first(&out, roots, n, edges.len());
+    let succs = Csr::new(n, dag.iter().copied());
+    let preds = Csr::new(n, dag.iter().map(|&(a, b)| (b, a)));
+    let dag = Dag { succs, preds };
+    let layer = layers_by_longest_path(&dag, roots, n);
+    let layers = order_layers(&dag, &layer, &pre);
+    let (x, rows_of) = x_coordinates(&dag, &layers, sizes, gaps);
+    place_rows(&rows_of, &x, sizes, gaps)
+}
 
-    // 1. Depth-first search: preorder and the acyclic edges.
+/// The acyclic part of the graph as adjacency lists both ways.
+struct Dag {
+    succs: Csr,
+    preds: Csr,
+}
+
+/// Step 1: Depth-first search from `roots`, then from every node not reached: the preorder
+/// numbers and the edges that are not back edges (sorted, without duplicates).
+fn depth_first(out: &Csr, roots: &[u32], n: usize, edges: usize) -> (Vec<u32>, Vec<(u32, u32)>) {
     let mut state = vec![0u8; n]; // 0 new, 1 on the stack, 2 done
     let mut pre = vec![u32::MAX; n];
     let mut next_pre = 0u32;
-    let mut dag: Vec<(u32, u32)> = Vec::with_capacity(edges.len());
+    let mut dag: Vec<(u32, u32)> = Vec::with_capacity(edges);
     let mut stack: Vec<(u32, u32)> = Vec::new();
     let starts = roots
         .iter()
@@ -123,10 +140,13 @@ pub(crate) fn layered(
     }
     dag.sort_unstable();
     dag.dedup();
-    let succs = Csr::new(n, dag.iter().copied());
-    let preds = Csr::new(n, dag.iter().map(|&(a, b)| (b, a)));
+    (pre, dag)
+}
 
-    // 2. Longest-path layers (Kahn's order).
+/// Step 2: The layer of every node: the longest path to it (Kahn's order), with sources that are
+/// not roots pulled down next to their nearest successor.
+fn layers_by_longest_path(dag: &Dag, roots: &[u32], n: usize) -> Vec<u32> {
+    let Dag { succs, preds } = dag;
     let mut indeg: Vec<u32> = (0..n as u32).map(|v| preds.of(v).len() as u32).collect();
     let mut order: Vec<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
     let mut layer = vec![0u32; n];
@@ -159,9 +179,15 @@ pub(crate) fn layered(
             }
         }
     }
-    let depth = layer.iter().copied().max().unwrap_or(0) as usize + 1;
+    layer
+}
 
-    // 3. Order within layers.
+/// Step 3: The nodes of each layer in order: depth-first discovery order, improved by four
+/// barycentre sweeps (down over predecessors, up over successors).
+fn order_layers(dag: &Dag, layer: &[u32], pre: &[u32]) -> Vec<Vec<u32>> {
+    let n = layer.len();
+    let Dag { succs, preds } = dag;
+    let depth = layer.iter().copied().max().unwrap_or(0) as usize + 1;
     let mut layers: Vec<Vec<u32>> = vec![Vec::new(); depth];
     let mut by_pre: Vec<u32> = (0..n as u32).collect();
     by_pre.sort_unstable_by_key(|&v| pre[v as usize]);
@@ -205,10 +231,23 @@ pub(crate) fn layered(
             set_frac(&mut frac, l);
         }
     }
+    layers
+}
 
-    // 4. Coordinates.
-    let mut x = vec![0f64; n];
-    for l in &layers {
+/// Step 4: The x coordinate of every box: packed and centred per layer, three pulling sweeps, and
+/// a last one in which a very wide layer (a game choosing among thousands of moves) is
+/// wrapped into rows and every other layer is placed under its predecessors. Returns the x
+/// coordinates and the rows of every layer.
+fn x_coordinates(
+    dag: &Dag,
+    layers: &[Vec<u32>],
+    sizes: &[(f64, f64)],
+    gaps: Gaps,
+) -> (Vec<f64>, Vec<Vec<Vec<u32>>>) {
+    let Dag { succs, preds } = dag;
+    let depth = layers.len();
+    let mut x = vec![0f64; sizes.len()];
+    for l in layers {
         let total: f64 = l.iter().map(|&v| sizes[v as usize].0).sum::<f64>()
             + gaps.x * l.len().saturating_sub(1) as f64;
         let mut left = -total / 2.0;
@@ -227,78 +266,76 @@ pub(crate) fn layered(
             pull(&layers[li], &mut x, sizes, gaps, nb, &mut scratch);
         }
     }
-    // Very wide layers (a game choosing among thousands of moves) are wrapped into rows of
-    // `max_row` pixels, and a last sweep places every other layer under its predecessors, which
-    // keeps the drawing about as wide as its widest (wrapped) layer.
+    // Wrapping into rows of `max_row` pixels keeps the drawing about as wide as its widest
+    // (wrapped) layer.
     let area: f64 = sizes.iter().map(|s| (s.0 + gaps.x) * (s.1 + gaps.y)).sum();
     let max_row = (1.5 * area.sqrt()).max(4000.0);
     let mut rows_of: Vec<Vec<Vec<u32>>> = Vec::with_capacity(depth);
-    for l in &layers {
+    for l in layers {
         let width: f64 = l.iter().map(|&v| sizes[v as usize].0 + gaps.x).sum();
         if width <= max_row {
             pull(l, &mut x, sizes, gaps, |v| preds.of(v), &mut scratch);
             rows_of.push(vec![l.clone()]);
             continue;
         }
-        let mut rows: Vec<Vec<u32>> = vec![Vec::new()];
-        let mut used = 0.0;
-        for &v in l {
-            let w = sizes[v as usize].0 + gaps.x;
-            if used + w > max_row && used > 0.0 {
-                rows.push(Vec::new());
-                used = 0.0;
-            }
-            if let Some(r) = rows.last_mut() {
-                r.push(v);
-            }
-            used += w;
-        }
-        // The rows are centred under the layer's predecessors.
-        let (mut sum, mut count) = (0f64, 0usize);
-        for &v in l {
-            for &u in preds.of(v) {
-                sum += x[u as usize];
-                count += 1;
-            }
-        }
-        let centre = if count > 0 { sum / count as f64 } else { 0.0 };
-        for row in &rows {
-            let total: f64 = row.iter().map(|&v| sizes[v as usize].0 + gaps.x).sum();
-            let mut left = centre - total / 2.0;
-            for &v in row {
-                let w = sizes[v as usize].0;
-                x[v as usize] = left + w / 2.0;
-                left += w + gaps.x;
-            }
-        }
-        rows_of.push(rows);
+        rows_of.push(wrap_layer(l, &mut x, preds, sizes, gaps, max_row));
     }
+    (x, rows_of)
+}
 
-    // Vertical positions; a drawing much taller than wide (a long chain of layers) is cut into
-    // columns of consecutive layers placed side by side.
-    let extent = |rows: &Vec<Vec<u32>>| {
-        let mut e = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
-        for row in rows {
-            for &v in row {
-                e.0 = e.0.min(x[v as usize] - sizes[v as usize].0 / 2.0);
-                e.1 = e.1.max(x[v as usize] + sizes[v as usize].0 / 2.0);
-            }
-            e.2 += row
-                .iter()
-                .map(|&v| sizes[v as usize].1)
-                .fold(0f64, f64::max);
+/// Wraps layer `l` into rows of at most `max_row` pixels, centred under the layer's
+/// predecessors, setting the x coordinates of its boxes.
+fn wrap_layer(
+    l: &[u32],
+    x: &mut [f64],
+    preds: &Csr,
+    sizes: &[(f64, f64)],
+    gaps: Gaps,
+    max_row: f64,
+) -> Vec<Vec<u32>> {
+    let mut rows: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut used = 0.0;
+    for &v in l {
+        let w = sizes[v as usize].0 + gaps.x;
+        if used + w > max_row && used > 0.0 {
+            rows.push(Vec::new());
+            used = 0.0;
         }
-        e.2 += gaps.y / 3.0 * rows.len().saturating_sub(1) as f64;
-        e
-    };
-    let extents: Vec<(f64, f64, f64)> = rows_of.iter().map(extent).collect();
+        if let Some(r) = rows.last_mut() {
+            r.push(v);
+        }
+        used += w;
+    }
+    // The rows are centred under the layer's predecessors.
+    let (mut sum, mut count) = (0f64, 0usize);
+    for &v in l {
+        for &u in preds.of(v) {
+            sum += x[u as usize];
+            count += 1;
+        }
+    }
+    let centre = if count > 0 { sum / count as f64 } else { 0.0 };
+    for row in &rows {
+        let total: f64 = row.iter().map(|&v| sizes[v as usize].0 + gaps.x).sum();
+        let mut left = centre - total / 2.0;
+        for &v in row {
+            let w = sizes[v as usize].0;
+            x[v as usize] = left + w / 2.0;
+            left += w + gaps.x;
+        }
+    }
+    rows
+}
+
+/// The height of the columns of layers whose drawing is closest to 16:10, tried for 1 to 256
+/// columns, each column as wide as its widest layer (infinite: one column). `extents` are the
+/// left, right and height of each layer.
+fn column_height(extents: &[(f64, f64, f64)], gaps: Gaps) -> f64 {
     let total_h: f64 = extents.iter().map(|e| e.2 + gaps.y).sum::<f64>() - gaps.y;
-    // The column height whose drawing is closest to 16:10: tried for 1 to 256 columns, each
-    // column as wide as its widest layer.
     let aspect = |column_h: f64| {
         let (mut width, mut height, mut top) = (0f64, 0f64, 0f64);
         let (mut min, mut max) = (f64::INFINITY, f64::NEG_INFINITY);
-        for e in &extents {
+        for e in extents {
             if top > 0.0 && top + e.2 > column_h {
                 width += max - min + 6.0 * gaps.x;
                 (min, max, top) = (f64::INFINITY, f64::NEG_INFINITY, 0.0);
@@ -326,7 +363,30 @@ pub(crate) fn layered(
             }
         }
     }
-    let mut centers = vec![(0f64, 0f64); n];
+    column_h
+}
+
+/// Step 5: Vertical positions, row by row; a drawing much taller than wide (a long chain of layers)
+/// is cut into columns of consecutive layers placed side by side.
+fn place_rows(rows_of: &[Vec<Vec<u32>>], x: &[f64], sizes: &[(f64, f64)], gaps: Gaps) -> Layout {
+    let extent = |rows: &Vec<Vec<u32>>| {
+        let mut e = (f64::INFINITY, f64::NEG_INFINITY, 0f64);
+        for row in rows {
+            for &v in row {
+                e.0 = e.0.min(x[v as usize] - sizes[v as usize].0 / 2.0);
+                e.1 = e.1.max(x[v as usize] + sizes[v as usize].0 / 2.0);
+            }
+            e.2 += row
+                .iter()
+                .map(|&v| sizes[v as usize].1)
+                .fold(0f64, f64::max);
+        }
+        e.2 += gaps.y / 3.0 * rows.len().saturating_sub(1) as f64;
+        e
+    };
+    let extents: Vec<(f64, f64, f64)> = rows_of.iter().map(extent).collect();
+    let column_h = column_height(&extents, gaps);
+    let mut centers = vec![(0f64, 0f64); sizes.len()];
     let (mut top, mut height) = (0f64, 0f64);
     let mut column: Vec<usize> = Vec::new();
     let mut column_left = 0f64;

@@ -190,10 +190,46 @@ impl ViewBuilder {
     /// Clusters and coordinates of the union graph.
     fn place(&self) -> Placed {
         let n = self.nodes.len();
-        let m = self.edges.len();
         let ends: Vec<(u32, u32)> = self.edges.iter().map(|&(a, b, _)| (a, b)).collect();
+        let begin = self.nodes.get_index_of("begin").map(|b| b as u32);
+        let end = self.nodes.get_index_of("end").map(|e| e as u32);
+        let (region, mut clusters) = self.regions(&ends, begin, end);
+        let inner = self.layout_clusters(&mut clusters, &region, &ends);
+        let mut pos = vec![(0f64, 0f64); n];
+        let main = self.layout_main(&mut clusters, &region, &ends, begin, &mut pos);
+        place_side_clusters(&mut clusters, &main);
+        for (c, l) in clusters.iter().zip(&inner) {
+            for (&v, &(lx, ly)) in c.members.iter().zip(&l.centers) {
+                pos[v as usize] = (c.x + PAD + lx, c.y + HEADER + ly);
+            }
+        }
+        let region = region
+            .into_iter()
+            .map(|r| if r == MAIN { -1 } else { i64::from(r) })
+            .collect();
+        Placed {
+            pos,
+            region,
+            clusters,
+            begin,
+            end,
+        }
+    }
+
+    /// The region of every node ([`MAIN`] or a cluster number) and the clusters: what `begin`
+    /// reaches is the main automaton, what each check's start reaches besides is a check
+    /// cluster, the rest one cluster of unreached nodes; with `graph_clusters`, main nodes
+    /// sharing a graph prefix become a graph cluster.
+    fn regions(
+        &self,
+        ends: &[(u32, u32)],
+        begin: Option<u32>,
+        end: Option<u32>,
+    ) -> (Vec<u32>, Vec<Cluster>) {
+        let n = self.nodes.len();
+        let m = self.edges.len();
         let mut start = vec![0u32; n + 1];
-        for &(a, _) in &ends {
+        for &(a, _) in ends {
             start[a as usize + 1] += 1;
         }
         for i in 0..n {
@@ -201,15 +237,13 @@ impl ViewBuilder {
         }
         let mut fill = start.clone();
         let mut succ = vec![0u32; m];
-        for &(a, b) in &ends {
+        for &(a, b) in ends {
             succ[fill[a as usize] as usize] = b;
             fill[a as usize] += 1;
         }
         let out = |v: u32| &succ[start[v as usize] as usize..start[v as usize + 1] as usize];
 
-        const MAIN: u32 = u32::MAX;
-        const NONE: u32 = u32::MAX - 1;
-        let mut region = vec![NONE; n];
+        let mut region = vec![NO_REGION; n];
         let mut clusters: Vec<Cluster> = Vec::new();
         let mut queue: Vec<u32> = Vec::new();
         let mut flood = |region: &mut Vec<u32>, from: u32, mark: u32| {
@@ -220,21 +254,19 @@ impl ViewBuilder {
             while let Some(&v) = queue.get(head) {
                 head += 1;
                 for &w in out(v) {
-                    if region[w as usize] == NONE {
+                    if region[w as usize] == NO_REGION {
                         region[w as usize] = mark;
                         queue.push(w);
                     }
                 }
             }
         };
-        let begin = self.nodes.get_index_of("begin").map(|b| b as u32);
-        let end = self.nodes.get_index_of("end").map(|e| e as u32);
         if let Some(b) = begin {
             flood(&mut region, b, MAIN);
         }
         for e in 0..m {
             let s = self.check[e];
-            if s != u32::MAX && region[s as usize] == NONE {
+            if s != u32::MAX && region[s as usize] == NO_REGION {
                 let id = clusters.len() as u32;
                 clusters.push(Cluster::new(
                     format!("check from {}", self.nodes[s as usize]),
@@ -244,13 +276,13 @@ impl ViewBuilder {
                 flood(&mut region, s, id);
             }
         }
-        if region.contains(&NONE) {
+        if region.contains(&NO_REGION) {
             let id = clusters.len() as u32;
             clusters.push(Cluster::new(
                 "not reached from begin".into(),
                 ClusterKind::Unreached,
             ));
-            for r in region.iter_mut().filter(|r| **r == NONE) {
+            for r in region.iter_mut().filter(|r| **r == NO_REGION) {
                 *r = id;
             }
         }
@@ -280,17 +312,27 @@ impl ViewBuilder {
                 clusters[r as usize].members.push(v);
             }
         }
+        (region, clusters)
+    }
 
-        // Inside each cluster.
+    /// Lays out the inside of each cluster, from its roots and the nodes entered from outside;
+    /// sets each cluster's size.
+    fn layout_clusters(
+        &self,
+        clusters: &mut [Cluster],
+        region: &[u32],
+        ends: &[(u32, u32)],
+    ) -> Vec<layout::Layout> {
+        let n = self.nodes.len();
         let mut local = vec![0u32; n];
-        for c in &clusters {
+        for c in clusters.iter() {
             for (i, &v) in c.members.iter().enumerate() {
                 local[v as usize] = i as u32;
             }
         }
         let mut inner_edges: Vec<Vec<(u32, u32)>> = vec![Vec::new(); clusters.len()];
         let mut entered = vec![false; n];
-        for &(a, b) in &ends {
+        for &(a, b) in ends {
             let (ra, rb) = (region[a as usize], region[b as usize]);
             if ra == rb && ra != MAIN {
                 inner_edges[ra as usize].push((local[a as usize], local[b as usize]));
@@ -298,14 +340,12 @@ impl ViewBuilder {
                 entered[b as usize] = true;
             }
         }
-        let mut pos = vec![(0f64, 0f64); n];
-        let widths: Vec<f64> = self.nodes.iter().map(|s| node_width(s)).collect();
         let mut inner: Vec<layout::Layout> = Vec::with_capacity(clusters.len());
         for (c, edges) in clusters.iter_mut().zip(&inner_edges) {
             let sizes: Vec<(f64, f64)> = c
                 .members
                 .iter()
-                .map(|&v| (widths[v as usize], NODE_H))
+                .map(|&v| (node_width(&self.nodes[v as usize]), NODE_H))
                 .collect();
             let mut roots: Vec<u32> = c.roots.iter().map(|&v| local[v as usize]).collect();
             roots.extend(
@@ -319,8 +359,20 @@ impl ViewBuilder {
             c.h = l.height + HEADER + PAD;
             inner.push(l);
         }
+        inner
+    }
 
-        // The main automaton: unclustered nodes and graph clusters as boxes.
+    /// Lays out the main automaton, its graph clusters drawn as boxes: sets the positions of
+    /// its nodes and the corners of the graph clusters.
+    fn layout_main(
+        &self,
+        clusters: &mut [Cluster],
+        region: &[u32],
+        ends: &[(u32, u32)],
+        begin: Option<u32>,
+        pos: &mut [(f64, f64)],
+    ) -> layout::Layout {
+        let n = self.nodes.len();
         let mut sup = vec![u32::MAX; n];
         let mut sizes: Vec<(f64, f64)> = Vec::new();
         let mut sup_of_cluster = vec![u32::MAX; clusters.len()];
@@ -328,7 +380,7 @@ impl ViewBuilder {
             let r = region[v];
             if r == MAIN {
                 sup[v] = sizes.len() as u32;
-                sizes.push((widths[v], NODE_H));
+                sizes.push((node_width(&self.nodes[v]), NODE_H));
             } else if clusters[r as usize].kind == ClusterKind::Graph {
                 if sup_of_cluster[r as usize] == u32::MAX {
                     sup_of_cluster[r as usize] = sizes.len() as u32;
@@ -359,83 +411,7 @@ impl ViewBuilder {
                 c.y = cy - c.h / 2.0;
             }
         }
-        // The other clusters in columns to the right.
-        // The other clusters in columns to the right, the column height chosen (among a
-        // geometric series) for a drawing closest to 16:10.
-        let boxes: Vec<(f64, f64)> = clusters
-            .iter()
-            .filter(|c| c.kind != ClusterKind::Graph)
-            .map(|c| (c.w, c.h))
-            .collect();
-        let pack = |column_height: f64, mut place: Option<&mut dyn FnMut(usize, f64, f64)>| {
-            let (mut x, mut y, mut column_w) = (main.width + 120.0, 0.0f64, 0.0f64);
-            let mut bottom = main.height;
-            for (i, &(w, h)) in boxes.iter().enumerate() {
-                if y > 0.0 && y + h > column_height {
-                    x += column_w + 80.0;
-                    y = 0.0;
-                    column_w = 0.0;
-                }
-                if let Some(p) = place.as_mut() {
-                    p(i, x, y);
-                }
-                y += h + 60.0;
-                bottom = bottom.max(y - 60.0);
-                column_w = column_w.max(w);
-            }
-            (x + column_w, bottom)
-        };
-        let tallest = boxes
-            .iter()
-            .map(|b| b.1)
-            .fold(main.height.max(2000.0), f64::max);
-        let all: f64 = boxes.iter().map(|b| b.1 + 60.0).sum();
-        let mut column_height = tallest;
-        let mut best = f64::INFINITY;
-        let mut h = tallest;
-        while !boxes.is_empty() {
-            let (w, hh) = pack(h, None);
-            let score = ((w / hh.max(1.0)).ln() - 1.6f64.ln()).abs();
-            if score < best {
-                best = score;
-                column_height = h;
-            }
-            if h >= all {
-                break;
-            }
-            h *= 1.2;
-        }
-        let mut origin = vec![(0.0, 0.0); boxes.len()];
-        pack(
-            column_height,
-            Some(&mut |i, x, y| {
-                origin[i] = (x, y);
-            }),
-        );
-        for (c, &(x, y)) in clusters
-            .iter_mut()
-            .filter(|c| c.kind != ClusterKind::Graph)
-            .zip(&origin)
-        {
-            c.x = x;
-            c.y = y;
-        }
-        for (c, l) in clusters.iter().zip(&inner) {
-            for (&v, &(lx, ly)) in c.members.iter().zip(&l.centers) {
-                pos[v as usize] = (c.x + PAD + lx, c.y + HEADER + ly);
-            }
-        }
-        let region = region
-            .into_iter()
-            .map(|r| if r == MAIN { -1 } else { i64::from(r) })
-            .collect();
-        Placed {
-            pos,
-            region,
-            clusters,
-            begin,
-            end,
-        }
+        main
     }
 
     /// The data of the page, as compact as JSON allows (the page of a game with a million
@@ -521,6 +497,75 @@ impl ViewBuilder {
             o.push_str("]}");
         });
         o.push_str("]}");
+    }
+}
+
+/// Region of the nodes of the main automaton.
+const MAIN: u32 = u32::MAX;
+/// Region of a node not assigned yet.
+const NO_REGION: u32 = u32::MAX - 1;
+
+/// Places the clusters other than graph clusters in columns to the right of the main
+/// automaton `main`, the column height chosen (among a geometric series) for a drawing
+/// closest to 16:10.
+fn place_side_clusters(clusters: &mut [Cluster], main: &layout::Layout) {
+    let boxes: Vec<(f64, f64)> = clusters
+        .iter()
+        .filter(|c| c.kind != ClusterKind::Graph)
+        .map(|c| (c.w, c.h))
+        .collect();
+    let pack = |column_height: f64, mut place: Option<&mut dyn FnMut(usize, f64, f64)>| {
+        let (mut x, mut y, mut column_w) = (main.width + 120.0, 0.0f64, 0.0f64);
+        let mut bottom = main.height;
+        for (i, &(w, h)) in boxes.iter().enumerate() {
+            if y > 0.0 && y + h > column_height {
+                x += column_w + 80.0;
+                y = 0.0;
+                column_w = 0.0;
+            }
+            if let Some(p) = place.as_mut() {
+                p(i, x, y);
+            }
+            y += h + 60.0;
+            bottom = bottom.max(y - 60.0);
+            column_w = column_w.max(w);
+        }
+        (x + column_w, bottom)
+    };
+    let tallest = boxes
+        .iter()
+        .map(|b| b.1)
+        .fold(main.height.max(2000.0), f64::max);
+    let all: f64 = boxes.iter().map(|b| b.1 + 60.0).sum();
+    let mut column_height = tallest;
+    let mut best = f64::INFINITY;
+    let mut h = tallest;
+    while !boxes.is_empty() {
+        let (w, hh) = pack(h, None);
+        let score = ((w / hh.max(1.0)).ln() - 1.6f64.ln()).abs();
+        if score < best {
+            best = score;
+            column_height = h;
+        }
+        if h >= all {
+            break;
+        }
+        h *= 1.2;
+    }
+    let mut origin = vec![(0.0, 0.0); boxes.len()];
+    pack(
+        column_height,
+        Some(&mut |i, x, y| {
+            origin[i] = (x, y);
+        }),
+    );
+    for (c, &(x, y)) in clusters
+        .iter_mut()
+        .filter(|c| c.kind != ClusterKind::Graph)
+        .zip(&origin)
+    {
+        c.x = x;
+        c.y = y;
     }
 }
 

@@ -114,7 +114,10 @@ pub fn optimise(session: &mut Session, game: &mut Game, opt: OptLevel) -> Result
     rg_passes::run(
         game,
         &pipeline,
-        &rg_passes::Options::default(),
+        &rg_passes::Options {
+            validators: rg_validate::REFERENCE_VALIDATORS,
+            ..rg_passes::Options::default()
+        },
         &mut |_, _| Ok(()),
     )
     .map(|_| ())

@@ -74,7 +74,6 @@ pub fn add_builtins(game: &mut Game) -> Result<(), Box<Violation>> {
         value: onev,
     }]);
     ensure_variable(game, wk.visible, vis_name, vis_init)?;
-    game.touch();
     Ok(())
 }
 

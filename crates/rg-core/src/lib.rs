@@ -8,6 +8,7 @@
 
 pub mod ast;
 pub mod builtins;
+pub mod decls;
 pub mod format;
 pub mod frontend;
 pub mod game;
@@ -23,10 +24,12 @@ pub mod tidy;
 pub mod typeck;
 pub mod validate;
 
+pub use decls::{Decls, DeclsMark};
 pub use frontend::{DEFAULT_SIZE_LIMIT, FrontEnd, LowerOptions, Lowered};
 pub use game::{
-    Constant, EdgeData, EdgeId, ExprData, ExprId, Game, Label, MapEntry, NodeData, NodeId, Phase,
-    Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData, ValueId, Variable,
+    Constant, EdgeData, EdgeId, ExprData, ExprId, Game, GameMark, Label, MapEntry, NodeData,
+    NodeId, Phase, Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData,
+    ValueId, Variable,
 };
 pub use ids::{EntityId, IndexVec, SecondaryMap, UniqueArena};
 pub use interner::{Interner, Symbol};
@@ -34,4 +37,4 @@ pub use parser::{ParseErrors, SyntaxError, parse, parse_ast};
 pub use print::print;
 pub use span::{FileId, Loc, SourceMap, Span};
 pub use stats::GameStats;
-pub use validate::{Cost, Location, Severity, Validator, Violation};
+pub use validate::{Cost, Location, Severity, Validator, Violation, annotate};

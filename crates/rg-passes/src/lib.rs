@@ -20,7 +20,9 @@ mod util;
 
 use rg_core::Game;
 
-pub use manager::{Options, PassReport, PipelineError, Schedule, TraceRecord, run, setup};
+pub use manager::{
+    Options, PassReport, PipelineError, Rejection, Schedule, TraceRecord, run, setup,
+};
 
 /// What a pass may change (passes.md §1.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,10 +68,74 @@ pub struct PassError {
     pub message: String,
 }
 
-/// Services for passes: warnings for the trace.
+/// Services for passes: warnings for the trace, and a cache of the analyses several passes
+/// need. The pass manager keeps one context for a whole pipeline run, so a pass that changes
+/// nothing leaves its analyses to the next pass.
 #[derive(Debug, Default)]
 pub struct PassContext {
+    /// Warnings for the trace (the manager moves them into the trace record after each pass).
     pub warnings: Vec<String>,
+    analyses: Analyses,
+}
+
+/// Analyses of one version of a game. They stay valid while the game's generation is the same
+/// and no type, value or expression was interned since (the analyses index the arenas, and
+/// interning is not a change of the game).
+#[derive(Debug, Default)]
+struct Analyses {
+    key: Option<AnalysisKey>,
+    values: Option<std::sync::Arc<analysis::values::Values>>,
+    /// Nodes reachable from `begin` over edges, without and with the sub-automata of checks.
+    reachable: [Option<std::sync::Arc<Vec<bool>>>; 2],
+}
+
+/// What an analysis depends on: the game's generation and the sizes of its arenas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AnalysisKey {
+    generation: u64,
+    types: usize,
+    values: usize,
+    exprs: usize,
+}
+
+impl AnalysisKey {
+    fn of(g: &Game) -> Self {
+        AnalysisKey {
+            generation: g.generation(),
+            types: g.types().len(),
+            values: g.values().len(),
+            exprs: g.exprs().len(),
+        }
+    }
+}
+
+impl PassContext {
+    /// The cached analyses, emptied first if the game changed since they were computed.
+    fn analyses(&mut self, g: &Game) -> &mut Analyses {
+        let key = AnalysisKey::of(g);
+        if self.analyses.key != Some(key) {
+            self.analyses = Analyses {
+                key: Some(key),
+                ..Analyses::default()
+            };
+        }
+        &mut self.analyses
+    }
+
+    /// What the constants and variables of `g` hold ([`analysis::values::Values`]).
+    pub(crate) fn values(&mut self, g: &Game) -> std::sync::Arc<analysis::values::Values> {
+        self.analyses(g)
+            .values
+            .get_or_insert_with(|| std::sync::Arc::new(analysis::values::Values::new(g)))
+            .clone()
+    }
+
+    /// The nodes reachable from `begin` ([`util::reachable_nodes`]), indexed by node.
+    pub(crate) fn reachable_nodes(&mut self, g: &Game, checks: bool) -> std::sync::Arc<Vec<bool>> {
+        self.analyses(g).reachable[usize::from(checks)]
+            .get_or_insert_with(|| std::sync::Arc::new(util::reachable_nodes(g, checks)))
+            .clone()
+    }
 }
 
 /// One transformation of passes.md §3.

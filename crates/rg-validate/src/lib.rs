@@ -35,6 +35,19 @@ pub fn all() -> Vec<Box<dyn Validator>> {
     ]
 }
 
+/// The reference's seven validators, in its order: what the pass manager runs after every
+/// changing pass (`rg_passes::Options::validators`), so exactly the games the reference accepts
+/// pass.
+pub static REFERENCE_VALIDATORS: &[&dyn Validator] = &[
+    &Assignments,
+    &DuplicatedNames,
+    &Maps,
+    &EndReachable,
+    &TagLoops,
+    &TagVariables,
+    &Types,
+];
+
 /// Which validators to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Selection {

@@ -96,7 +96,6 @@ impl Pass for CalculateDisjoints {
             return Ok(false);
         }
         g.pragmas.extend(added);
-        g.touch();
         Ok(true)
     }
 }

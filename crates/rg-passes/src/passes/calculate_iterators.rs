@@ -93,7 +93,6 @@ impl Pass for CalculateIterators {
             return Ok(false);
         }
         g.pragmas.extend(added);
-        g.touch();
         Ok(true)
     }
 }

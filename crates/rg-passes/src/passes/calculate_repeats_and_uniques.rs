@@ -757,7 +757,7 @@ impl Pass for CalculateRepeatsAndUniques {
         Final,
         Pragma
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut decided = vec![false; g.node_capacity()];
         for p in &g.pragmas {
             if let PragmaKind::Unique(ns) | PragmaKind::Repeat { nodes: ns, .. } = &p.kind {
@@ -771,7 +771,7 @@ impl Pass for CalculateRepeatsAndUniques {
             Facts::new(g, SearchGraph::reach(g)),
         ];
         let vars = Variables::new(g);
-        let values = Values::new(g);
+        let values = cx.values(g);
         // Known cell values tell the stores that change their cell; without them (a game too
         // large for the analysis) every store is only a store.
         let cells = solve_facts(
@@ -848,7 +848,6 @@ impl Pass for CalculateRepeatsAndUniques {
             derived: true,
             span: None,
         }));
-        g.touch();
         Ok(true)
     }
 }

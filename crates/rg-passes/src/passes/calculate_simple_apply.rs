@@ -314,7 +314,6 @@ impl Pass for CalculateSimpleApply {
                 span: None,
             });
         }
-        g.touch();
         Ok(true)
     }
 }

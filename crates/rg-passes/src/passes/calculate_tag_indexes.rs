@@ -159,7 +159,6 @@ impl Pass for CalculateTagIndexes {
             derived: true,
             span: None,
         }));
-        g.touch();
         Ok(true)
     }
 }

@@ -365,7 +365,7 @@ impl Pass for CompactVariableRegions {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
@@ -459,7 +459,7 @@ impl Pass for CompactVariableRegions {
             let Some(v_ty) = g.variable(r.v).map(|v| v.ty) else {
                 continue;
             };
-            let typedefs = g.typedefs.len();
+            let mark = g.mark();
             let Some((parallel, chain)) = encode(g, &r, &s, v_ty) else {
                 continue;
             };
@@ -472,7 +472,7 @@ impl Pass for CompactVariableRegions {
             };
             if !typed {
                 // A type declared for the summary goes with it.
-                g.typedefs.truncate(typedefs);
+                g.rollback(mark);
                 continue;
             }
             for &e in &r.edges {

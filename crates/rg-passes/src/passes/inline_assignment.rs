@@ -507,7 +507,7 @@ impl Pass for InlineAssignment {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let Some(chains) = Chains::new(g, &values) else {
             return Ok(false);
         };

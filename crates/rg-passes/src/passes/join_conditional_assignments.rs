@@ -22,7 +22,7 @@ use super::inline_assignment::replacement;
 use super::meta;
 use super::reorder_comparisons::erased_type;
 use crate::analysis::constants::{self, Constants};
-use crate::analysis::values::{Known, Values};
+use crate::analysis::values::Known;
 use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -139,7 +139,7 @@ impl Pass for JoinConditionalAssignments {
         Join
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let found = candidates(g, &c);
         if found.is_empty() {

@@ -27,7 +27,7 @@
 //! O(E); matching uses a hash map per node. One rewrite per node per run.
 
 use super::meta;
-use crate::util::{FxHashMap, check_nodes, negate, reachable_nodes};
+use crate::util::{FxHashMap, check_nodes, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 use std::ops::Range;
@@ -187,12 +187,12 @@ impl Pass for JoinExclusiveEdges {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n.0 as usize] = true;
         }
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let mut joins: Vec<(NodeId, Vec<Route>)> = Vec::new();
         let mut scratch = Scratch::default();
         for n in g.nodes().ids() {

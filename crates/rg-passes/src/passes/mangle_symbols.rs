@@ -246,15 +246,13 @@ impl Pass for MangleSymbols {
             return Ok(false);
         }
         let derived: Vec<bool> = g.pragmas.iter().map(|p| p.derived).collect();
-        let (phase, version) = (g.phase, g.generation());
+        let phase = g.phase;
+        // A game rebuilt from scratch has a generation never seen before: the manager sees
+        // the change.
         *g = Game::from_ast(&ast);
         g.phase = phase;
-        for (p, d) in g.pragmas.iter_mut().zip(derived) {
-            p.derived = d;
-        }
-        // The manager detects changes by the modification counter: move it past the old one.
-        while g.generation() <= version {
-            g.touch();
+        for (i, d) in derived.into_iter().enumerate() {
+            g.pragmas.update(i, |p| p.derived = d);
         }
         Ok(true)
     }

@@ -110,7 +110,9 @@ impl Pass for NormalizeConstants {
         }
         let mut changed = false;
         let mut constants = Vec::with_capacity(g.constants.len());
-        for mut c in std::mem::take(&mut g.constants) {
+        // hoist interns into `g`, so the loop runs over a copy of the list.
+        let old = g.constants.to_vec();
+        for mut c in old {
             let v = h.hoist(g, c.value, c.ty, true);
             if v != c.value {
                 changed = true;
@@ -121,21 +123,19 @@ impl Pass for NormalizeConstants {
             h.known.entry((c.ty, c.value)).or_insert(c.name);
             constants.push(c);
         }
-        g.constants = constants;
+        g.constants.replace(constants);
         for i in 0..g.variables.len() {
             let (init, ty) = (g.variables[i].init, g.variables[i].ty);
             let v = h.hoist(g, init, ty, false);
             if v != init {
                 changed = true;
-                let var = &mut g.variables[i];
-                var.init = v;
-                var.spans = rg_core::Spans::whole(var.spans.whole);
+                g.variables.update(i, |var| {
+                    var.init = v;
+                    var.spans = rg_core::Spans::whole(var.spans.whole);
+                });
             }
         }
-        g.constants.append(&mut h.created);
-        if changed {
-            g.touch();
-        }
+        g.constants.extend(std::mem::take(&mut h.created));
         Ok(changed)
     }
 }

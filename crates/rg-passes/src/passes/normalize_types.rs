@@ -91,21 +91,21 @@ impl Pass for NormalizeTypes {
         // Definitions appended on the way are shallow already.
         for i in 0..g.typedefs.len() {
             let t = namer.shallow(g, g.typedefs[i].ty);
-            let d = &mut g.typedefs[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
+            changed |= g.typedefs.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         for i in 0..g.constants.len() {
             let t = namer.named(g, g.constants[i].ty);
-            let d = &mut g.constants[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
+            changed |= g.constants.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         for i in 0..g.variables.len() {
             let t = namer.named(g, g.variables[i].ty);
-            let d = &mut g.variables[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
-        }
-        if changed {
-            g.touch();
+            changed |= g.variables.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         Ok(changed)
     }

@@ -225,7 +225,7 @@ impl Pass for PropagateConstants {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);

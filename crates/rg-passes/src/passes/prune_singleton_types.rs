@@ -218,7 +218,7 @@ impl Pass for PruneSingletonTypes {
         }
         g.variables.retain(|v| !plan.vars.contains_key(&v.name));
         g.typedefs.retain(|t| !plan.types.contains_key(&t.name));
-        let mut pragmas = std::mem::take(&mut g.pragmas);
+        let mut pragmas = g.pragmas.to_vec();
         let g_ref: &Game = g;
         pragmas.retain_mut(|p| match &mut p.kind {
             PragmaKind::Repeat { variables, .. } => {
@@ -231,8 +231,7 @@ impl Pass for PruneSingletonTypes {
                 .any(|&(l, r)| plan.mentions(g_ref, l) || plan.mentions(g_ref, r)),
             _ => true,
         });
-        g.pragmas = pragmas;
-        g.touch();
+        g.pragmas.replace(pragmas);
         Ok(true)
     }
 }

@@ -1,7 +1,7 @@
 //! passes.md §3.19 prune_unreachable_nodes.
 
 use super::meta;
-use crate::util::{check_nodes, edge_ids, reachable_nodes};
+use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::Game;
 
@@ -17,9 +17,9 @@ impl Pass for PruneUnreachableNodes {
         Loop,
         Prune
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        let seen = reachable_nodes(g, true);
+        let seen = cx.reachable_nodes(g, true);
         for e in edge_ids(g) {
             if !seen[g.edge(e).from.0 as usize] {
                 g.remove_edge(e);

@@ -54,9 +54,6 @@ impl Pass for PruneUnusedConstants {
         let before = g.constants.len();
         g.constants.retain(|c| used.contains(&c.name));
         let changed = g.constants.len() != before;
-        if changed {
-            g.touch();
-        }
         Ok(changed)
     }
 }

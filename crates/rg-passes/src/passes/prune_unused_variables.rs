@@ -47,7 +47,6 @@ impl Pass for PruneUnusedVariables {
             }
         }
         g.variables.retain(|v| !unused.contains(&v.name));
-        g.touch();
         Ok(true)
     }
 }

@@ -24,7 +24,7 @@
 //! starting outside it and the fixed-point loop ends.
 
 use super::meta;
-use crate::util::{edge_ids, names_of, reachable_nodes};
+use crate::util::{edge_ids, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{ExprData, ExprId, Game, Label, NodeId, Symbol};
 use rustc_hash::FxBuildHasher;
@@ -49,7 +49,7 @@ impl Pass for ShareReachabilityCopies {
         Reachability
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let mut checks: Vec<(NodeId, NodeId)> = Vec::new();
         let mut listed = HashSet::new();
         for (_, e) in g.edges() {

@@ -52,9 +52,6 @@ impl Pass for SkipArtificialTags {
             _ => true,
         });
         let mut changed = g.pragmas.len() != before;
-        if changed {
-            g.touch();
-        }
         for e in edge_ids(g) {
             if let Label::Tag(s) = g.edge(e).label
                 && artificial.contains(&s)

@@ -366,7 +366,7 @@ impl Pass for SkipRedundantComparisons {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
@@ -435,11 +435,10 @@ impl Pass for SkipRedundantComparisons {
             if let Some(i) = g.constants.iter().position(|c| c.name == name)
                 && values.kind(name) == NameKind::Constant(i)
             {
-                g.constants[i].ty = ty;
-            } else if let Some(v) = g.variables.iter_mut().find(|v| v.name == name) {
-                v.ty = ty;
+                g.constants.update(i, |c| c.ty = ty);
+            } else if let Some(i) = g.variables.iter().position(|v| v.name == name) {
+                g.variables.update(i, |v| v.ty = ty);
             }
-            g.touch();
         }
         let mut skipped: Vec<EdgeId> = skipped.into_iter().collect();
         skipped.sort_unstable();

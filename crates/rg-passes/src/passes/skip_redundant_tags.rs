@@ -41,7 +41,7 @@
 
 use super::meta;
 use crate::analysis::tag_skeleton::{Caps, EventClasses, Step, events_of, position_sets};
-use crate::util::{artificial_tags, assigned, assigns_player, names_of, reachable_nodes};
+use crate::util::{artificial_tags, assigned, assigns_player, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
 use std::collections::{HashMap, HashSet};
@@ -111,7 +111,7 @@ impl Pass for SkipRedundantTags {
         if !g.edges().any(|(_, d)| d.label.is_tag()) || uses_visibility(g) {
             return Ok(false);
         }
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let artificial = artificial_tags(g);
         let step = |d: &EdgeData| {
             if matches!(d.label, Label::Tag(s) if artificial.contains(&s)) {

@@ -1,7 +1,7 @@
 //! passes.md §3.15 skip_unused_tags.
 
 use super::meta;
-use crate::util::{artificial_tags, edge_ids, reachable_nodes};
+use crate::util::{artificial_tags, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{Game, Label};
 
@@ -18,8 +18,8 @@ impl Pass for SkipUnusedTags {
         Loop,
         Tags
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let main = reachable_nodes(g, false);
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        let main = cx.reachable_nodes(g, false);
         let artificial = artificial_tags(g);
         let mut changed = false;
         for e in edge_ids(g) {

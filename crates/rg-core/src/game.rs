@@ -1,4 +1,5 @@
-//! The core IR: an owned, interned, index-based game (ARCHITECTURE.md §3).
+//! The core IR: an owned, interned, index-based game that every front-end lowers into and every
+//! pass, validator and back-end works on.
 //!
 //! * Names are [`Symbol`]s of the game's own [`Interner`].
 //! * Types, values and expressions are hash-consed ([`UniqueArena`]): equal structure ⇔ equal id,
@@ -57,7 +58,7 @@ crate::entity_id! {
     pub struct EdgeId, "e";
 }
 
-/// A type (rg.md §3.3).
+/// A type: `L -> R`, a set of symbols, or a type name.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum TypeData {
     /// `L -> R`.
@@ -75,7 +76,7 @@ pub struct MapEntry {
     pub value: ValueId,
 }
 
-/// A value (rg.md §3.4).
+/// A value: a symbol (or constant name), or a map with an optional default entry.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum ValueData {
     /// A symbol, or the name of a constant.
@@ -84,7 +85,7 @@ pub enum ValueData {
     Map(Box<[MapEntry]>),
 }
 
-/// An expression (rg.md §3.5).
+/// An expression: an access, a cast or a name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExprData {
     /// `e1[e2]`.
@@ -211,7 +212,7 @@ pub enum PragmaTag {
     Variable(Symbol, TypeId),
 }
 
-/// A pragma (rg.md §3.6, §9), referencing nodes by id.
+/// A pragma (a fact about nodes or symbols that consumers may trust), referencing nodes by id.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum PragmaKind {
     ArtificialTag(Vec<Symbol>),
@@ -460,7 +461,7 @@ impl Game {
         self.symbols.resolve(sym)
     }
 
-    /// Symbols with a special meaning (rg.md §5.3).
+    /// Symbols with a special meaning (`begin`, `end`, `player`, `keeper`, the built-in types…).
     pub fn well_known(&self) -> &WellKnown {
         &self.well_known
     }
@@ -552,7 +553,8 @@ impl Game {
         self.add_expr(ExprData::Cast(ty, e))
     }
 
-    /// The root name of an expression (rg.md §7.4).
+    /// The root name of an expression: through casts and the left sides of accesses, the variable
+    /// or constant it reads or writes.
     pub fn expr_root(&self, mut e: ExprId) -> Symbol {
         loop {
             match self.exprs[e] {
@@ -669,7 +671,7 @@ impl Game {
         self.nodes.len()
     }
 
-    /// Number of distinct nodes that are an endpoint of some live edge (rg.md §13.5 `nodes`).
+    /// Number of distinct nodes that are an endpoint of some live edge (what `rgt stats` counts as `nodes`).
     pub fn node_count(&self) -> usize {
         self.nodes
             .ids()
@@ -918,7 +920,7 @@ impl Game {
 
     // ----- structural equality -------------------------------------------------------------------
 
-    /// Structural equality (rg.md §4): the five lists compared element by element, spans ignored.
+    /// Structural equality: the five lists compared element by element, spans ignored.
     pub fn structurally_eq(&self, other: &Game) -> bool {
         self.to_ast() == other.to_ast()
     }

@@ -3,7 +3,7 @@
 //! * [`ast`] — the owned syntax tree: what front-ends build and the RG parser produces;
 //! * [`Game`] — the interned, index-based IR everything else works on;
 //! * the RG lexer/parser, the built-in definitions step, the static type checker and the
-//!   canonical printer (rg.md §3, §6, §7, §8);
+//!   canonical printer;
 //! * the [`FrontEnd`] and [`Validator`] traits shared by all crates.
 
 pub mod ast;

@@ -1,4 +1,4 @@
-//! The validator interface and the violation data type (ARCHITECTURE.md §4). Implementations
+//! The validator interface and the violation data type. Implementations
 //! live in `rg-validate` (and an interpreter-backed perft oracle in `rg-interp`); the pass
 //! manager receives them as `&dyn Validator`.
 
@@ -54,7 +54,8 @@ pub struct Violation {
     pub code: &'static str,
     pub severity: Severity,
     pub at: Location,
-    /// The message (for the seven reference validators: the reference's text, validators.md §8).
+    /// The message (for the seven reference validators: the reference's own text, so outputs
+    /// can be compared with it).
     pub message: String,
     /// A hint on how to fix it.
     pub help: Option<String>,

@@ -1,4 +1,4 @@
-//! The forward data-flow framework of passes.md §2: an [`Analysis`] describes the knowledge
+//! The forward data-flow framework of the passes (a worklist over nodes to a fixed point): an [`Analysis`] describes the knowledge
 //! attached to nodes, [`solve`] computes it for every node of a game.
 //!
 //! The flow graph is the automaton's edges plus, for analyses with reachability, a synthetic

@@ -1,4 +1,4 @@
-//! The pass manager (passes.md §5.3): the setup passes on a game that is not set up yet, then
+//! The pass manager: the setup passes on a game that is not set up yet, then
 //! the loop passes to a fixed point (restart or sweep scheduling, iteration and time limits),
 //! then the final passes once; validation after every changing pass when asked; one trace
 //! record per pass or validator invocation.
@@ -17,11 +17,11 @@ use crate::{Pass, PassContext, PassError, PassPhase, Pipeline};
 use rg_core::{Game, GameStats, Phase, PragmaKind, Severity, Validator, Violation};
 use std::time::{Duration, Instant};
 
-/// How loop passes are scheduled (passes.md §5.3).
+/// How loop passes are scheduled: the order in which they run until none changes the game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Schedule {
     /// After the first pass that changes the game, start again with the first loop pass (the
-    /// reference's order of rewrites, passes.md §5.3).
+    /// reference's order of rewrites).
     Restart,
     /// Run every enabled loop pass once per sweep, repeat sweeps until one changes nothing; a
     /// pass that already ran on the current game version is not run again. The default: on the
@@ -219,7 +219,7 @@ fn drop_node_pragmas(game: &mut Game) -> usize {
 }
 
 /// The setup step for a game that callers check themselves (the CLI, which reports invalid
-/// input with source spans): adds the built-in definitions (passes.md §3.1, reusing rg-core's)
+/// input with source spans): adds the built-in definitions (`add_builtins`, which reuses rg-core's step)
 /// and returns the trace record of `add_builtins`, or the first problem found.
 pub fn setup(game: &mut Game) -> Result<TraceRecord, Box<Violation>> {
     let before = GameStats::of(game);

@@ -1,4 +1,4 @@
-//! The reference toolchain's `@unique`/`@repeat` inference (passes.md §2.8 ReachingAssignments
+//! The reference toolchain's `@unique`/`@repeat` inference (the reference's ReachingAssignments
 //! and §3.29), for comparing pragma counts only: it is not sound in general (it forgets
 //! everything at every tag and at every assignment to `player`, as if each tag sequence arose
 //! from one place), so no pass uses it and the interpreter never sees its output.
@@ -147,7 +147,7 @@ impl Analysis<'_> {
     }
 }
 
-/// The pragmas passes.md §3.29 would add to `g` (existing `@unique` nodes stay unique).
+/// The pragmas the reference's `calculate_repeats_and_uniques` would add to `g` (existing `@unique` nodes stay unique).
 #[doc(hidden)]
 pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
     reference_pragmas_within(g, usize::MAX).expect("no step limit")
@@ -266,7 +266,7 @@ fn on_cycle(g: &Game) -> Vec<bool> {
     out
 }
 
-/// The symbols `values(e)` of passes.md §3.27: a symbol is itself; a constant its element value
+/// The symbols `values(e)` of the reference's `calculate_disjoints`: a symbol is itself; a constant its element value
 /// or every entry value of a map (`None` if an entry is a map); a variable every member of its
 /// type (`None` for an arrow); an access the values of its root name.
 fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Option<Vec<Symbol>> {
@@ -292,7 +292,7 @@ fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Opt
     }
 }
 
-/// The nodes passes.md §3.27 (the reference's `calculate_disjoints`, its defects included)
+/// The nodes the reference's `calculate_disjoints` (its defects included)
 /// gives a `@disjoint` or `@disjointExhaustive` pragma, with whether it is exhaustive.
 #[doc(hidden)]
 pub fn reference_disjoints(g: &Game) -> Vec<(NodeId, bool)> {
@@ -387,7 +387,7 @@ pub fn reference_disjoints(g: &Game) -> Vec<(NodeId, bool)> {
     out
 }
 
-/// The nodes passes.md §3.32 (the reference's `calculate_tag_indexes`) gives `@tagIndex` and
+/// The nodes the reference's `calculate_tag_indexes` gives `@tagIndex` and
 /// `@tagMaxIndex`: searches start only at the targets of `player` assignments, and index 150
 /// forgets only the node reached with it and stops that search.
 #[doc(hidden)]

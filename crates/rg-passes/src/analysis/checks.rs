@@ -8,7 +8,7 @@
 //! - it *always holds* when `a` is `b` (the walk's start state counts), or when `b` can be found
 //!   from `a` over steps that are legal in every state reaching them: skips, tags, assignments,
 //!   comparisons known to hold, and two parallel edges with complementary conditions
-//!   (`c` / `¬c` to the same node, passes.md §1.2 negation pairs).
+//!   (`c` / `¬c` to the same node: negation pairs).
 //!
 //! Both searches follow the check's own subautomaton only (nested checks are just edges to their
 //! targets). The knowledge at a node holds for every check that starts a walk reaching it, so

@@ -1,4 +1,4 @@
-//! ConstantsAnalysis (passes.md §2.6): which expressions have a known value at each node.
+//! ConstantsAnalysis (the reference's): which expressions have a known value at each node.
 //!
 //! The knowledge at a node is a set of facts `expression ↦ value`, each true on every walk
 //! that reaches the node. Differences from the reference, all sound:
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn begin_with_predecessors_keeps_the_initial_state() {
-        // passes.md §2.3: the reference forgets that `v` is `a` in the first move.
+        // The reference forgets that `v` is `a` in the first move.
         let text = "type T = {a, b};\n\
                     var v: T = a;\n\
                     begin, m: player = x;\n\

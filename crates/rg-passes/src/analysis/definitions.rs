@@ -1,4 +1,4 @@
-//! ReachingDefinitions (passes.md §2.7), as sets: for every variable, which assignment edges
+//! ReachingDefinitions (the reference's), as sets: for every variable, which assignment edges
 //! (or the initial value) may have written its current value at a node.
 //!
 //! The reference keeps one of `All(edge)`, `Any(edge)` and `Mixed` per variable, which tells

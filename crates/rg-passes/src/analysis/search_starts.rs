@@ -1,4 +1,4 @@
-//! Where the interpreter's searches (rg.md §12.5) start, sets of variables, and strongly
+//! Where the interpreter's searches (the walks that find the moves of one player) start, sets of variables, and strongly
 //! connected components: shared by the pragma passes (see also [`super::searches`]).
 //!
 //! * A *move search* starts at `begin` (the initial state) or at the target of an assignment to

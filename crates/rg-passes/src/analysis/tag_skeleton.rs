@@ -1,4 +1,4 @@
-//! The tag skeleton of the main automaton, determinized per move (passes.md §3.16, the `rgt`
+//! The tag skeleton of the main automaton, determinized per move (`skip_redundant_tags`, the `rgt`
 //! requirement).
 //!
 //! Every edge of the main automaton is an *event* (a tag or a variable tag: the label is the

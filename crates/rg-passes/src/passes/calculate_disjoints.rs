@@ -1,4 +1,4 @@
-//! passes.md §3.27 calculate_disjoints, with the three fixes the spec requires: pairwise
+//! `calculate_disjoints`, with the three fixes the spec requires: pairwise
 //! disjoint value sets, exactly one edge from the node to each listed target, one label per
 //! target in the if-else case.
 //!

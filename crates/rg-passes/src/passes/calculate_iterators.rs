@@ -1,4 +1,4 @@
-//! passes.md §3.28 calculate_iterators: `@iterator a b c : v;` where the only edge from `a`
+//! `calculate_iterators`: `@iterator a b c : v;` where the only edge from `a`
 //! assigns the variable `v` and leads to `b`, and the only edge from `b` is a comparison
 //! `M[…][v] == 1` leading to `c`. A compiler may then loop only over the values of `v` that
 //! pass the lookup instead of over all of them.

@@ -1,4 +1,4 @@
-//! passes.md §3.32 calculate_tag_indexes: `@tagIndex n… : i;` when a tag on an edge leaving
+//! `calculate_tag_indexes`: `@tagIndex n… : i;` when a tag on an edge leaving
 //! these nodes is always the i-th tag (0-based) of its move, `@tagMaxIndex n… : i;` when it is at
 //! most the i-th. A compiler then stores moves in a fixed-size array or a bounded vector.
 //!

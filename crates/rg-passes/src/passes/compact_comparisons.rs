@@ -1,4 +1,4 @@
-//! passes.md §3.9 compact_comparisons: a disjunction of equalities of one expression with
+//! `compact_comparisons`: a disjunction of equalities of one expression with
 //! several symbols becomes the shorter conjunction of inequalities with the other symbols of its
 //! type.
 //!

@@ -1,4 +1,4 @@
-//! passes.md §3.4 compact_reachability, with the fix the spec requires: a walk never steps from
+//! `compact_reachability`, with the fix the spec requires: a walk never steps from
 //! a node that is an end (start walk) or a start (end walk) of some check.
 
 use super::meta;

@@ -1,4 +1,4 @@
-//! passes.md §3.2: remove empty edges by contracting skip chains, and drop conditional edges
+//! `compact_skip_edges`: remove empty edges by contracting skip chains, and drop conditional edges
 //! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
 
 use crate::util::{FxHashSet, check_nodes};

@@ -1,5 +1,5 @@
 //! compact_variable_regions (not in the reference; an RG-level form of the RBG translator's
-//! summary of shift runs, rbg.md §10.12(a)): a part of the automaton that only moves one
+//! summary of shift runs): a part of the automaton that only moves one
 //! variable through constant maps becomes one any-assignment.
 //!
 //! A *region* is found from an entry node `A`: the nodes reached from `A` over *local* edges —

@@ -1,10 +1,10 @@
-//! passes.md §3.3 inline_assignment: replace reads of a variable by the expression last assigned
+//! `inline_assignment`: replace reads of a variable by the expression last assigned
 //! to it, so that the assignment disappears, and remove dead stores.
 //!
 //! The def-use chains come from one solve of ReachingDefinitions as sets
 //! (`analysis::definitions`) instead of one forward search per definition (the reference's
 //! O(A · E)). A *usage* of a definition `d = (x → y: v = r)` is an edge `f` that reads `v`
-//! (passes.md §1.2 `reads`, counting `$$ v` and the cells and keys of a left side) where `d` may
+//! (`reads`, counting `$$ v` and the cells and keys of a left side) where `d` may
 //! reach `f`'s source. `d` is inlined when, for every usage `f`:
 //!
 //! - `d` is the only definition of `v` that reaches `f` (no walk reaches `f` with another
@@ -578,7 +578,7 @@ mod tests {
 
     #[test]
     fn a_later_cell_assignment_stops_the_inlining() {
-        // passes.md §3.3, defect D4.
+        // The reference's defect: it inlined across a redefinition.
         let out = run("type T = {p, q};\n\
              const c: T -> T = {:q};\n\
              var m: T -> T = {:p};\n\

@@ -1,4 +1,4 @@
-//! passes.md §3.5 inline_reachability: a check whose subautomaton is a single deterministic
+//! `inline_reachability`: a check whose subautomaton is a single deterministic
 //! chain is replaced by the chain's conditions, evaluated in place.
 //!
 //! For a check `p, q: ? a -> b` (or `! a -> b`) the walk from `a` is followed while every node
@@ -369,7 +369,7 @@ mod tests {
 
     #[test]
     fn a_positive_chain_becomes_its_conditions() {
-        // passes.md §3.5, first example.
+        // The reference's first example.
         let text = format!(
             "{VARS}begin, a: ? s -> t;\na, end: player = keeper;\ns, s1: v == p;\ns1, t: w != q;\n"
         );
@@ -382,7 +382,7 @@ mod tests {
 
     #[test]
     fn a_negative_check_over_one_condition_becomes_its_negation() {
-        // passes.md §3.5, second example.
+        // The reference's second example.
         let text = format!(
             "{VARS}begin, a: ! s -> t;\nbegin, b: ? s -> t;\na, end: player = keeper;\n\
              b, end: player = keeper;\ns, t: v == q;\n"

@@ -1,4 +1,4 @@
-//! passes.md §3.10 join_exclusive_edges: alternative routes from `n` to `t` whose conditions
+//! `join_exclusive_edges`: alternative routes from `n` to `t` whose conditions
 //! together always hold are replaced by one skip `n → t`.
 //!
 //! A *route* of `n` is an outgoing edge followed by the chain behind it: while the current node
@@ -19,7 +19,7 @@
 //! holds and `R0` is passable. So in every state at least one of the routes leads from `n` to
 //! `t`, with no effect on the state and no tag — exactly what the skip does. Several passable
 //! routes reach `t` in the same state with the same tags and are merged by the interpreter's
-//! visited-state check (rg.md §12.6), so the number of moves does not change. Interior nodes of
+//! visited-state check (a search does not enter a node twice in the same state), so the number of moves does not change. Interior nodes of
 //! the routes have no other edges and are not named by any check, so deleting them affects
 //! nothing else.
 //!
@@ -230,7 +230,7 @@ mod tests {
 
     #[test]
     fn complementary_routes_become_a_skip() {
-        // passes.md §3.10 example: a check against its negation, and `v == p`, `v == q` against
+        // The reference's example: a check against its negation, and `v == p`, `v == q` against
         // the chain `v != p`, `v != q`.
         let text = "type T = { p, q, r };\nvar v: T = p;\nbegin, a: ? s -> t;\nbegin, a: ! s -> t;\n\
                     a, b: v == p;\na, b: v == q;\na, m: v != p;\nm, b: v != q;\n\

@@ -1,4 +1,4 @@
-//! passes.md §3.12 join_fork_suffixes, and (an `rgt` extension) nodes whose several outgoing
+//! `join_fork_suffixes`, and (an `rgt` extension) nodes whose several outgoing
 //! edges are the same labels to the same nodes (twins, e.g. the exit of the first step of an
 //! unrolled `X X*` and the exit of its loop body) are merged as well.
 //!

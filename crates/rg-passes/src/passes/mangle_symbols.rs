@@ -1,4 +1,4 @@
-//! passes.md §3.33 mangle_symbols: every name — types, constants, variables, symbols, nodes and
+//! `mangle_symbols`: every name — types, constants, variables, symbols, nodes and
 //! tag symbols — becomes `_` followed by a base-36 number, numbered by first occurrence in a walk
 //! over constants, edges, pragmas, type definitions and variables (each in list order, fields in
 //! declaration order); the number is the size of the renaming table plus one, the table starting
@@ -135,7 +135,8 @@ fn pragma(p: &mut PragmaKind, f: &mut impl FnMut(&mut Ident)) {
     }
 }
 
-/// Every name of the game, in the order of passes.md §3.33.
+/// Every name of the game, in the order the reference numbers them: constants, edges,
+/// pragmas, typedefs, variables.
 fn walk(g: &mut ast::Game, f: &mut impl FnMut(&mut Ident)) {
     for c in &mut g.constants {
         f(&mut c.name);

@@ -1,4 +1,4 @@
-//! passes.md §3.7 merge_accesses: a lookup in a constant map whose index is a lookup in a
+//! `merge_accesses`: a lookup in a constant map whose index is a lookup in a
 //! constant map becomes one lookup in a precomputed composed map.
 //!
 //! Every assignment and comparison is rewritten bottom-up; at an access `L[R]` whose index

@@ -1,4 +1,4 @@
-//! passes.md §3.23 normalize_constants: map literals appear only at the top level of constant
+//! `normalize_constants`: map literals appear only at the top level of constant
 //! definitions; nested maps and map initial values of variables become references to constants.
 //!
 //! `hoist(value, type, top)`: for a map whose type resolves to `K -> V`, every entry value is
@@ -8,7 +8,7 @@
 //! being processed; variables' initial values are never top and new constants are appended.
 //!
 //! Game tree: unchanged — a constant name in a value denotes (a copy of) the value of a constant
-//! declared before it (rg.md §12.1), and every new name is declared before its first use. New
+//! declared before it (a constant sees only the constants above it), and every new name is declared before its first use. New
 //! names are ones that occur nowhere in the game, so no existing name changes its meaning.
 //! Complexity: linear in the size of the values (equal constants are found by hash).
 

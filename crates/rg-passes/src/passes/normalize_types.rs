@@ -1,4 +1,4 @@
-//! passes.md §3.22 normalize_types: arrow types appear only in type definitions and are at most
+//! `normalize_types`: arrow types appear only in type definitions and are at most
 //! one level deep; every constant and variable has a named type (what a compiler that turns
 //! every named type into a type of its own needs).
 //!

@@ -1,4 +1,4 @@
-//! passes.md §3.6 propagate_constants: constant folding and propagation.
+//! `propagate_constants`: constant folding and propagation.
 //!
 //! With the knowledge of ConstantsAnalysis (`analysis::constants`) at each edge's source:
 //!
@@ -9,7 +9,7 @@
 //!   walked — an extension §3.6 allows), unless that leaves no path from `begin` to `end`;
 //! - an assignment that stores the value already held becomes a skip (a cell store only when no
 //!   map literal of the game has an entry equal to its default: storing the default removes such
-//!   an entry, which changes the map as the interpreter compares maps, rg.md §12.1);
+//!   an entry, which changes the map as the interpreter compares maps: entry by entry);
 //! - `$$ v` with `v` known to be `s` becomes `$ s` (the same tag);
 //! - a check whose outcome is known (`analysis::checks`) becomes a skip when it holds and is
 //!   removed when it fails.

@@ -1,4 +1,4 @@
-//! passes.md §3.18 prune_singleton_types: a variable whose type has a single symbol is a
+//! `prune_singleton_types`: a variable whose type has a single symbol is a
 //! constant in disguise; it is replaced by that symbol, and one-symbol type definitions that
 //! nothing needs are deleted.
 //!
@@ -243,7 +243,7 @@ mod tests {
 
     #[test]
     fn a_singleton_variable_becomes_its_symbol() {
-        // passes.md §3.18 example.
+        // The reference's example.
         let text = "type One = { solo };\nvar s: One = solo;\nbegin, a: s == solo;\n\
                     a, end: player = keeper;\n";
         let (_, after, changed, _) = run(&PruneSingletonTypes, text);

@@ -1,4 +1,22 @@
-//! passes.md §3.19 prune_unreachable_nodes.
+//! `prune_unreachable_nodes`: removes the edges no walk can reach, then one layer of edges into
+//! dead ends.
+//!
+//! Applies to (1) every edge whose source is not reachable from `begin`, where the sub-automata
+//! of reachability checks count as reachable from their start node; (2) every edge into a node
+//! other than `end` that has no outgoing edge and is not a node a check names. Step 2 removes
+//! one layer per run; the pass manager runs it again until nothing changes.
+//!
+//! Why the game tree is kept: an edge that no walk reaches is never taken. A walk that enters a
+//! dead end (not `end`, no way on) can never finish a move or reach `end`, so it contributes
+//! no move; a check that names the node still sees it through the node entry, which stays.
+//!
+//! ```text
+//! before:  begin, a: ;  a, end: ;  z, a: x = 1;  a, d: y = 2;
+//! after:   begin, a: ;  a, end: ;
+//! ```
+//! (`z` is unreachable from `begin`; `d` is a dead end.)
+//!
+//! Complexity: linear in the number of nodes and edges.
 
 use super::meta;
 use crate::util::{check_nodes, edge_ids};

@@ -1,4 +1,4 @@
-//! passes.md §3.8 reorder_conditions (unsafe: only in the `reference` pipeline, behind
+//! `reorder_conditions` (unsafe: only in the `reference` pipeline, behind
 //! `--allow-unsafe`).
 //!
 //! When the same label occurs on several branches leaving a node, it is moved to the front of
@@ -9,7 +9,7 @@
 //! nor a tag already on the path. With at least two paths and a label occurring at least twice
 //! over all of them, each path is sorted by a stable insertion sort that moves only labels
 //! occurring at least twice: leftwards while more frequent than, or as frequent as and smaller
-//! (passes.md §1.4) than, the label before, unless that one is a comparison one of whose sides
+//! (in the reference's total order of labels) than, the label before, unless that one is a comparison one of whose sides
 //! is an index inside the moving comparison. The paths keep their nodes and get the sorted
 //! labels. Each step rewrites one node; the next step resumes after it in node order, until a
 //! whole round changes nothing.
@@ -70,7 +70,7 @@ fn is_assignment(l: &Label) -> bool {
 /// or, for `reorder_comparisons`, only what `movable` accepts (comparisons that cannot fault).
 pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
 
-/// The path of edge `e` (passes.md §3.8 step 2).
+/// The path of edge `e`: the chain of single-edge nodes it belongs to (step 2 of the pass).
 fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
     let mut path = vec![e];
     let mut seen: HashSet<NodeId> = HashSet::from([g.edge(e).from]);

@@ -1,9 +1,9 @@
 //! Not in the reference: a reachability check whose sub-automaton is a copy of another part of
 //! the game is pointed at that part, and the copy dies (prune_unreachable_nodes removes it).
 //!
-//! RBG's move guards (rbg.md §10.10) copy the player's move up to the next `player` assignment
+//! RBG's move guards (`{? M}`, translated into checks) copy the player's move up to the next `player` assignment
 //! without its tags; HRG games repeat one check several times (pentago's win checks). A check
-//! `? g -> f` (rg.md §12.8) is true iff a walk from `g` that never leaves `f` reaches `f`; tag and
+//! `? g -> f` is true iff a walk from `g` that never leaves `f` reaches `f`; tag and
 //! variable-tag edges always succeed and change nothing but the tags, which only tell states
 //! apart. So `? g -> f` may become `? m -> t` when the walks from `m` that stop at `t` match the
 //! walks from `g` that stop at `f` edge for edge, tag and skip edges aside: a bisimulation
@@ -12,7 +12,7 @@
 //! there early).
 //!
 //! Two states that differ only in `player`, `goals` or `visible` are merged by the search
-//! (rg.md §12.6), and tags keep states apart, so the two sides may merge different states; the
+//! (the interpreter's visited-state check within one move), and tags keep states apart, so the two sides may merge different states; the
 //! states merged differ only in those three variables, so the result is the same unless a label
 //! of the walk reads one of them: such checks are left alone. Nodes named by pragmas are left
 //! alone too (the interpreter trusts pragmas during the loop; the pragma passes recompute them).

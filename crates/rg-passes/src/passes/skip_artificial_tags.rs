@@ -1,4 +1,4 @@
-//! passes.md §3.30 skip_artificial_tags: the tags declared by `@artificialTag` are removed from
+//! `skip_artificial_tags`: the tags declared by `@artificialTag` are removed from
 //! the automaton (each such `$ s` edge becomes a skip) and the pragmas are deleted.
 //!
 //! Artificial tags come from the HRG statement `$_ name` and from the RBG translator's copies of

@@ -1,5 +1,5 @@
 //! skip_redundant_comparisons (not in the reference; `rgt`'s generalisation of the RBG
-//! translator's removal of `coord != null` checks, rbg.md §10.12(b)): an inequality `x != s`
+//! translator's removal of `coord != null` checks): an inequality `x != s`
 //! becomes a skip when every walk that it stops would die anyway, without effect, a few steps
 //! later.
 //!
@@ -21,7 +21,7 @@
 //!
 //! Reads of a map at a key outside its declared key type (typically `board[null]` once the null
 //! check before it is gone) read the map's default, as in the interpreter; to keep the game
-//! proper (rg.md §11: keys within the source type), the declared key type of such a map — a
+//! proper (in a proper game every key read lies within the map's source type), the declared key type of such a map — a
 //! variable or constant accessed directly — is widened to the smallest declared set type that
 //! also holds the key (`Coord -> Piece` becomes `CoordOrNull -> Piece`). Without such a type the
 //! comparison is kept. A comparison that another removal in the same run relies on is kept.

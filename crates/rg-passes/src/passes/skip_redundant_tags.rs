@@ -1,4 +1,4 @@
-//! passes.md §3.16 skip_redundant_tags, by the determinized tag skeleton that the `rgt`
+//! `skip_redundant_tags`, by the determinized tag skeleton that the `rgt`
 //! requirement of §3.16 asks for instead of the reference's Rules A and B (defect D9).
 //!
 //! On the position sets of the main automaton ([`tag_skeleton`]: after a given sequence of tags
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn only_forced_tags_are_removed() {
-        // passes.md §3.16 example: `done` is forced after both alternatives; `left` and `right`
+        // The reference's example: `done` is forced after both alternatives; `left` and `right`
         // (removed by the reference's Rule B) stay.
         let (_, after, changed, _) = run(&SkipRedundantTags, GAME);
         assert!(changed);

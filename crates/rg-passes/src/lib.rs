@@ -87,7 +87,7 @@ struct Analyses {
     key: Option<AnalysisKey>,
     values: Option<std::sync::Arc<analysis::values::Values>>,
     /// Nodes reachable from `begin` over edges, without and with the sub-automata of checks.
-    reachable: [Option<std::sync::Arc<Vec<bool>>>; 2],
+    reachable: [Option<std::sync::Arc<util::NodeMap<bool>>>; 2],
 }
 
 /// What an analysis depends on: the game's generation and the sizes of its arenas.
@@ -132,7 +132,11 @@ impl PassContext {
     }
 
     /// The nodes reachable from `begin` ([`util::reachable_nodes`]), indexed by node.
-    pub(crate) fn reachable_nodes(&mut self, g: &Game, checks: bool) -> std::sync::Arc<Vec<bool>> {
+    pub(crate) fn reachable_nodes(
+        &mut self,
+        g: &Game,
+        checks: bool,
+    ) -> std::sync::Arc<util::NodeMap<bool>> {
         self.analyses(g).reachable[usize::from(checks)]
             .get_or_insert_with(|| std::sync::Arc::new(util::reachable_nodes(g, checks)))
             .clone()

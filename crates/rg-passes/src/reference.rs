@@ -242,7 +242,7 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
             .map(|(v, _)| *v)
             .collect();
         // Rule 3 (nothing repeats), or rule 4 (a check's node on no cycle).
-        if (!empty && vars.is_empty()) || (!main[n.index()] && !cyclic[n.index()]) {
+        if (!empty && vars.is_empty()) || (!main[n] && !cyclic[n.index()]) {
             out.unique.push(n);
         } else {
             out.repeat.push((n, vars));

@@ -6,6 +6,9 @@ use rg_core::{
 };
 use std::collections::HashSet;
 
+/// A side table with one entry per node of a game, indexed by [`NodeId`].
+pub(crate) type NodeMap<T> = rg_core::IndexVec<NodeId, T>;
+
 /// `is_equal_reference`: the same name, or accesses with the same map and index references;
 /// casts ignored at every level.
 pub(crate) fn same_reference(g: &Game, a: ExprId, b: ExprId) -> bool {
@@ -68,12 +71,12 @@ pub(crate) fn assigned(g: &Game, label: &Label) -> Option<Symbol> {
 }
 
 /// Nodes that are the start or end of some reachability check.
-pub(crate) fn check_nodes(g: &Game) -> Vec<bool> {
-    let mut out = vec![false; g.node_capacity()];
+pub(crate) fn check_nodes(g: &Game) -> NodeMap<bool> {
+    let mut out = NodeMap::from_elem(false, g.node_capacity());
     for (_, e) in g.edges() {
         if let Label::Reach { from, to, .. } = e.label {
-            out[from.0 as usize] = true;
-            out[to.0 as usize] = true;
+            out[from] = true;
+            out[to] = true;
         }
     }
     out
@@ -93,17 +96,17 @@ pub(crate) fn artificial_tags(g: &Game) -> HashSet<Symbol> {
         .collect()
 }
 
-pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
-    let mut seen = vec![false; g.node_capacity()];
+pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> NodeMap<bool> {
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
     let Some(begin) = g.begin() else { return seen };
     let mut stack = vec![begin];
-    seen[begin.0 as usize] = true;
+    seen[begin] = true;
     while let Some(n) = stack.pop() {
         for &e in g.outgoing(n) {
             let d = g.edge(e);
             let mut visit = |m: NodeId, stack: &mut Vec<NodeId>| {
-                if !seen[m.0 as usize] {
-                    seen[m.0 as usize] = true;
+                if !seen[m] {
+                    seen[m] = true;
                     stack.push(m);
                 }
             };
@@ -123,19 +126,19 @@ pub(crate) fn end_reachable_without(g: &Game, without: &[EdgeId]) -> bool {
     let (Some(begin), Some(end)) = (g.begin(), g.end()) else {
         return false;
     };
-    let mut seen = vec![false; g.node_capacity()];
-    seen[begin.0 as usize] = true;
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
+    seen[begin] = true;
     let mut stack = vec![begin];
     while let Some(n) = stack.pop() {
         for &e in g.outgoing(n) {
             let to = g.edge(e).to;
-            if without.contains(&e) || seen[to.0 as usize] {
+            if without.contains(&e) || seen[to] {
                 continue;
             }
             if to == end {
                 return true;
             }
-            seen[to.0 as usize] = true;
+            seen[to] = true;
             stack.push(to);
         }
     }

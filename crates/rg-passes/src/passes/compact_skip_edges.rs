@@ -1,6 +1,7 @@
 //! `compact_skip_edges`: remove empty edges by contracting skip chains, and drop conditional edges
 //! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
 
+use crate::util::NodeMap;
 use crate::util::{FxHashSet, check_nodes};
 use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
 use rg_core::{EdgeId, Game, Label, NodeId};
@@ -19,7 +20,7 @@ fn by_name(g: &Game, nodes: impl Iterator<Item = NodeId>) -> Vec<NodeId> {
 /// contract. Only their nodes are sorted by name (sorting every node each round dominated the
 /// pass on large games); visiting just these in name order gives the same result as visiting
 /// all nodes in name order, since the others never match.
-fn contraction_candidates(g: &Game, protected: &[bool]) -> (Vec<NodeId>, Vec<NodeId>) {
+fn contraction_candidates(g: &Game, protected: &NodeMap<bool>) -> (Vec<NodeId>, Vec<NodeId>) {
     let mut zs = Vec::new();
     let mut xs = Vec::new();
     for (_, d) in g.edges() {
@@ -27,10 +28,10 @@ fn contraction_candidates(g: &Game, protected: &[bool]) -> (Vec<NodeId>, Vec<Nod
             continue;
         }
         let (y, z) = (d.from, d.to);
-        if !protected[y.0 as usize] && g.outgoing(y).len() == 1 {
+        if !protected[y] && g.outgoing(y).len() == 1 {
             zs.push(z);
         }
-        if !protected[z.0 as usize] && g.incoming(z).len() == 1 {
+        if !protected[z] && g.incoming(z).len() == 1 {
             xs.push(y);
         }
     }
@@ -83,12 +84,12 @@ fn obsolete_parallel(g: &mut Game) -> bool {
 }
 
 /// Step 2: a node whose only way out is a skip to `z` is merged into `z`.
-fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
-    let mut used = vec![false; g.node_capacity()];
+fn backward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
+    let mut used = NodeMap::from_elem(false, g.node_capacity());
     let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &z in order {
-        if used[z.0 as usize] || !connected(g, z) {
+        if used[z] || !connected(g, z) {
             continue;
         }
         for &e in g.incoming(z) {
@@ -96,8 +97,8 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             let y = d.from;
             if d.label != Label::Skip
                 || y == z
-                || used[y.0 as usize]
-                || protected[y.0 as usize]
+                || used[y]
+                || protected[y]
                 || g.outgoing(y).len() != 1
             {
                 continue;
@@ -111,8 +112,8 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             if ys.is_empty() {
                 continue;
             }
-            used[y.0 as usize] = true;
-            used[z.0 as usize] = true;
+            used[y] = true;
+            used[z] = true;
             if ys.len() == g.incoming(y).len() {
                 removal.insert(e);
             }
@@ -132,12 +133,12 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
 }
 
 /// Step 3: a node entered only by a skip from `x` gives its outgoing edges to `x`.
-fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
-    let mut used = vec![false; g.node_capacity()];
+fn forward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
+    let mut used = NodeMap::from_elem(false, g.node_capacity());
     let mut resource: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &x in order {
-        if used[x.0 as usize] || !connected(g, x) {
+        if used[x] || !connected(g, x) {
             continue;
         }
         for &e in g.outgoing(x) {
@@ -145,8 +146,8 @@ fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             let y = d.to;
             if d.label != Label::Skip
                 || y == x
-                || used[y.0 as usize]
-                || protected[y.0 as usize]
+                || used[y]
+                || protected[y]
                 || g.incoming(y).len() != 1
             {
                 continue;
@@ -160,8 +161,8 @@ fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             if ys.is_empty() {
                 continue;
             }
-            used[x.0 as usize] = true;
-            used[y.0 as usize] = true;
+            used[x] = true;
+            used[y] = true;
             if ys.len() == g.outgoing(y).len() {
                 removal.insert(e);
             }
@@ -260,7 +261,7 @@ impl Pass for CompactSkipEdges {
         loop {
             let mut protected = check_nodes(g);
             for n in [g.begin(), g.end()].into_iter().flatten() {
-                protected[n.0 as usize] = true;
+                protected[n] = true;
             }
             let mut round = obsolete_parallel(g);
             let (zs, _) = contraction_candidates(g, &protected);

@@ -28,7 +28,7 @@
 use super::meta;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
-use crate::util::{FreshNodes, check_nodes, label_well_typed, names_of};
+use crate::util::{FreshNodes, NodeMap, check_nodes, label_well_typed, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeId};
@@ -55,7 +55,7 @@ enum Local {
 struct Finder<'a> {
     g: &'a Game,
     values: &'a Values,
-    protected: Vec<bool>,
+    protected: NodeMap<bool>,
     /// [`Finder::local`] of every edge's label, by edge index.
     locals: Vec<Local>,
     steps: usize,
@@ -130,7 +130,7 @@ impl Finder<'_> {
             i += 1;
             let out = g.outgoing(n);
             let stops = out.is_empty()
-                || (n != a && self.protected[n.index()])
+                || (n != a && self.protected[n])
                 || out.iter().any(|&e| self.edge_local(e) == Local::No);
             if stops {
                 if exits.len() == 1 {
@@ -369,10 +369,10 @@ impl Pass for CompactVariableRegions {
         let c = Constants { values: &values };
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            protected[n.index()] = true;
+            protected[n] = true;
         }
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| protected[n.index()] = true);
+            p.kind.for_each_node(|n| protected[n] = true);
         }
         let mut finder = Finder {
             g,

@@ -42,6 +42,7 @@ use super::meta;
 use crate::analysis::definitions::{Def, Defs, ReachingDefinitions, Solution, solve_sets};
 use crate::analysis::values::Values;
 use crate::analysis::walk_dependent::{WalkDependent, walk_dependent};
+use crate::util::NodeMap;
 use crate::util::{assigns_player, edge_ids, label_well_typed, reads};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
@@ -348,13 +349,13 @@ fn inlinable(
 
 /// The nodes from which a walk can end a move (assign `player`) without assigning `v` as a whole
 /// first: one backward search.
-fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> Vec<bool> {
+fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> NodeMap<bool> {
     let whole = |lhs: ExprId| g.expr(g.strip_casts(lhs)) == ExprData::Ref(v);
-    let mut seen = vec![false; g.node_capacity()];
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
     let mut stack = Vec::new();
     for (_, e) in g.edges() {
-        if assigns_player(g, &e.label) && !seen[e.from.0 as usize] {
-            seen[e.from.0 as usize] = true;
+        if assigns_player(g, &e.label) && !seen[e.from] {
+            seen[e.from] = true;
             stack.push(e.from);
         }
     }
@@ -363,8 +364,8 @@ fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> Vec<bool> {
             let e = g.edge(f);
             let redefines = matches!(e.label,
                 Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } if whole(lhs));
-            if !redefines && !seen[e.from.0 as usize] {
-                seen[e.from.0 as usize] = true;
+            if !redefines && !seen[e.from] {
+                seen[e.from] = true;
                 stack.push(e.from);
             }
         }
@@ -380,19 +381,19 @@ fn store_merges_walks(
     wd: &WalkDependent,
     d: EdgeId,
     v: Symbol,
-    move_end: &mut HashMap<Symbol, Vec<bool>>,
+    move_end: &mut HashMap<Symbol, NodeMap<bool>>,
 ) -> bool {
     let e = g.edge(d);
     wd.may_differ(e.from, v)
         && move_end
             .entry(v)
-            .or_insert_with(|| nodes_reaching_a_move_end(g, v))[e.to.0 as usize]
+            .or_insert_with(|| nodes_reaching_a_move_end(g, v))[e.to]
 }
 
 fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
     let mut search = Searcher::new(g);
     let wd = walk_dependent(g);
-    let mut move_end: HashMap<Symbol, Vec<bool>> = HashMap::new();
+    let mut move_end: HashMap<Symbol, NodeMap<bool>> = HashMap::new();
     let wk = *g.well_known();
     let mut touched: HashSet<EdgeId> = HashSet::new();
     let mut out = Plan::default();

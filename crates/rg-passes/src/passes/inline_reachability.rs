@@ -52,6 +52,7 @@
 //! O(E) per run, plus the size of the substituted expressions (hash-consed).
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FreshNodes, assigns_player, check_nodes, edge_ids, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -230,7 +231,7 @@ fn skip_final_stores(g: &mut Game, checks: &[(EdgeId, NodeId, NodeId, bool)]) ->
 /// taken at every step.
 fn existing_chain(
     g: &Game,
-    is_check: &[bool],
+    is_check: &NodeMap<bool>,
     p: NodeId,
     conditions: &[Label],
 ) -> Option<Vec<NodeId>> {
@@ -245,7 +246,7 @@ fn existing_chain(
             d.label == *c
                 && (last
                     || (g.incoming(d.to).len() == 1
-                        && !is_check[d.to.0 as usize]
+                        && !is_check[d.to]
                         && Some(d.to) != g.begin()
                         && d.to != p))
         })?;

@@ -26,7 +26,7 @@ use crate::analysis::values::Known;
 use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol};
 use std::collections::HashSet;
 
 #[derive(Debug)]
@@ -74,7 +74,7 @@ fn candidates(g: &Game, c: &Constants<'_>) -> Vec<Candidate> {
         let Some((f, s1, false)) = equality(g, c, &d.label) else {
             continue;
         };
-        if x == p || is_check[x.0 as usize] || Some(x) == g.begin() || Some(x) == g.end() {
+        if x == p || is_check[x] || Some(x) == g.begin() || Some(x) == g.end() {
             continue;
         }
         let ([t], [store]) = (g.incoming(x), g.outgoing(x)) else {
@@ -155,7 +155,7 @@ impl Pass for JoinConditionalAssignments {
             let holds_s0 = g
                 .exprs()
                 .find(&ExprData::Ref(cand.n))
-                .and_then(|r| facts[p.0 as usize].as_ref()?.get(r))
+                .and_then(|r| facts[p.index()].as_ref()?.get(r))
                 == Some(Known::Sym(cand.s0));
             // One rewrite per source node and run (two candidates there may share the route
             // `p → q`); the knowledge stays true after a rewrite, which keeps the game.

@@ -27,6 +27,7 @@
 //! O(E); matching uses a hash map per node. One rewrite per node per run.
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FxHashMap, check_nodes, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
@@ -73,7 +74,7 @@ impl Scratch {
 fn route(
     g: &Game,
     e: EdgeId,
-    protected: &[bool],
+    protected: &NodeMap<bool>,
     in_main: bool,
     s: &mut Scratch,
 ) -> Option<RouteRef> {
@@ -102,7 +103,7 @@ fn route(
         next = None;
         // An interior node is entered only by the route, so the route cannot run into a cycle
         // (it would need a node with two incoming edges); it stops at `n` at the latest.
-        if !protected[n.0 as usize] && g.incoming(n).len() == 1 && g.outgoing(n).len() == 1 {
+        if !protected[n] && g.incoming(n).len() == 1 && g.outgoing(n).len() == 1 {
             next = Some(g.outgoing(n)[0]);
         }
     }
@@ -117,7 +118,7 @@ fn route(
 fn find_join(
     g: &Game,
     n: NodeId,
-    protected: &[bool],
+    protected: &NodeMap<bool>,
     in_main: bool,
     s: &mut Scratch,
 ) -> Option<Vec<Route>> {
@@ -190,7 +191,7 @@ impl Pass for JoinExclusiveEdges {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            protected[n.0 as usize] = true;
+            protected[n] = true;
         }
         let main = cx.reachable_nodes(g, false);
         let mut joins: Vec<(NodeId, Vec<Route>)> = Vec::new();
@@ -199,7 +200,7 @@ impl Pass for JoinExclusiveEdges {
             if g.outgoing(n).len() < 2 {
                 continue;
             }
-            if let Some(routes) = find_join(g, n, &protected, main[n.0 as usize], &mut scratch) {
+            if let Some(routes) = find_join(g, n, &protected, main[n], &mut scratch) {
                 joins.push((n, routes));
             }
         }

@@ -8,9 +8,10 @@
 //! would not have the same targets).
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FxHashMap, FxHashSet, assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
+use rg_core::{EdgeId, Game, Label, NodeId};
 
 /// Nodes whose only edge is the same label to the same node are merged.
 #[derive(Debug)]
@@ -23,7 +24,7 @@ pub(crate) struct JoinForkSuffixes;
 /// The nodes whose edges it moves are added to `moved` (their twin keys change).
 fn suffix_step(
     g: &mut Game,
-    checks: &[bool],
+    checks: &NodeMap<bool>,
     nodes: &[NodeId],
     moved: &mut Vec<NodeId>,
 ) -> Vec<NodeId> {
@@ -42,7 +43,7 @@ fn suffix_step(
         for &e in g.incoming(x) {
             let y = g.edge(e).from;
             let l = g.edge(e).label;
-            if y == x || g.outgoing(y).len() != 1 || checks[y.index()] {
+            if y == x || g.outgoing(y).len() != 1 || checks[y] {
                 continue;
             }
             if removed.contains(&y) {
@@ -119,7 +120,7 @@ fn label_hash(l: &Label) -> u64 {
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
 /// nodes whose edges changed (or whose twin was busy), instead of every node's.
 struct Twins {
-    fixed: Vec<bool>,
+    fixed: NodeMap<bool>,
     /// A node per key: the first one seen with it.
     first: FxHashMap<Vec<(Label, NodeId)>, NodeId>,
     /// The key each node was registered under in `first`.
@@ -132,10 +133,10 @@ impl Twins {
     fn new(g: &Game) -> Twins {
         let mut fixed = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            fixed[n.index()] = true;
+            fixed[n] = true;
         }
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| fixed[n.index()] = true);
+            p.kind.for_each_node(|n| fixed[n] = true);
         }
         Twins {
             fixed,
@@ -149,7 +150,7 @@ impl Twins {
     /// cannot be merged (fewer than two edges, fixed, or an edge to itself).
     fn key(&self, g: &Game, y: NodeId) -> Option<Vec<(Label, NodeId)>> {
         let out = g.outgoing(y);
-        if out.len() < 2 || self.fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
+        if out.len() < 2 || self.fixed[y] || out.iter().any(|&e| g.edge(e).to == y) {
             return None;
         }
         // Labels have no order; a hash, computed once per edge, orders them (equal keys still

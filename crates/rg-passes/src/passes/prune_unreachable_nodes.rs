@@ -39,7 +39,7 @@ impl Pass for PruneUnreachableNodes {
         let mut changed = false;
         let seen = cx.reachable_nodes(g, true);
         for e in edge_ids(g) {
-            if !seen[g.edge(e).from.0 as usize] {
+            if !seen[g.edge(e).from] {
                 g.remove_edge(e);
                 changed = true;
             }
@@ -48,7 +48,7 @@ impl Pass for PruneUnreachableNodes {
         let end = g.end();
         for e in edge_ids(g) {
             let to = g.edge(e).to;
-            if Some(to) != end && g.outgoing(to).is_empty() && !checks[to.0 as usize] {
+            if Some(to) != end && g.outgoing(to).is_empty() && !checks[to] {
                 g.remove_edge(e);
                 changed = true;
             }

@@ -24,6 +24,7 @@
 //! 10 · N steps stops with a warning.
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FxHashMap, FxHashSet, check_nodes, cmp_label};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId};
@@ -71,14 +72,14 @@ fn is_assignment(l: &Label) -> bool {
 pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
 
 /// The path of edge `e`: the chain of single-edge nodes it belongs to (step 2 of the pass).
-fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
+fn path(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
     let mut path = vec![e];
     let mut seen: HashSet<NodeId> = HashSet::from([g.edge(e).from]);
     let mut cur = g.edge(e).to;
     while seen.insert(cur)
         && g.outgoing(cur).len() == 1
         && g.incoming(cur).len() == 1
-        && !checks[cur.0 as usize]
+        && !checks[cur]
     {
         let next = g.outgoing(cur)[0];
         let label = g.edge(next).label;
@@ -99,7 +100,7 @@ fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeI
 }
 
 /// Sorts the labels of the paths leaving `n`; returns the edges to relabel.
-fn step(g: &Game, checks: &[bool], movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
+fn step(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
     let out = g.outgoing(n);
     // `reorder` only steps nodes with two or more edges to pairwise different targets.
     let labels: FxHashSet<Label> = out.iter().map(|&e| g.edge(e).label).collect();

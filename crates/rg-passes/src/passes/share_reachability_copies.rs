@@ -24,6 +24,7 @@
 //! starting outside it and the fixed-point loop ends.
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{edge_ids, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{ExprData, ExprId, Game, Label, NodeId, Symbol};
@@ -55,7 +56,7 @@ impl Pass for ShareReachabilityCopies {
         for (_, e) in g.edges() {
             if let Label::Reach { from, to, .. } = e.label
                 && from != to
-                && !main[from.0 as usize]
+                && !main[from]
                 && listed.insert((from, to))
             {
                 checks.push((from, to));
@@ -68,7 +69,7 @@ impl Pass for ShareReachabilityCopies {
         // Main-automaton nodes by the labels they leave with, in node order.
         let mut by_signature: HashMap<u64, Vec<NodeId>> = HashMap::new();
         for n in g.nodes().ids() {
-            if main[n.0 as usize] && !g.outgoing(n).is_empty() {
+            if main[n] && !g.outgoing(n).is_empty() {
                 by_signature.entry(signature(g, n)).or_default().push(n);
             }
         }
@@ -185,7 +186,7 @@ fn close(g: &Game, n: NodeId, stop: Option<NodeId>, path: &mut Vec<NodeId>) -> N
 /// `player`, `goals` or `visible`, and the work left.
 struct Sharing<'g> {
     g: &'g Game,
-    in_pragma: Vec<bool>,
+    in_pragma: NodeMap<bool>,
     specials: [Symbol; 3],
     nested: HashMap<(NodeId, NodeId), bool>,
     budget: usize,
@@ -193,9 +194,9 @@ struct Sharing<'g> {
 
 impl<'g> Sharing<'g> {
     fn new(g: &'g Game) -> Self {
-        let mut in_pragma = vec![false; g.node_capacity()];
+        let mut in_pragma = NodeMap::from_elem(false, g.node_capacity());
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| in_pragma[n.0 as usize] = true);
+            p.kind.for_each_node(|n| in_pragma[n] = true);
         }
         let w = g.well_known();
         Sharing {
@@ -234,7 +235,7 @@ impl<'g> Sharing<'g> {
             let cy = close(g, y, t, &mut ys);
             xs.push(cx);
             ys.push(cy);
-            if xs.iter().chain(&ys).any(|n| self.in_pragma[n.0 as usize]) {
+            if xs.iter().chain(&ys).any(|&n| self.in_pragma[n]) {
                 return None;
             }
             ys.pop();

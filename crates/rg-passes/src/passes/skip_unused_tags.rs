@@ -38,7 +38,7 @@ impl Pass for SkipUnusedTags {
         let mut changed = false;
         for e in edge_ids(g) {
             let d = g.edge(e);
-            if main[d.from.0 as usize] {
+            if main[d.from] {
                 continue;
             }
             let unused = match d.label {

@@ -8,8 +8,9 @@
 //! emitter and by structural equality).
 //!
 //! Equality, ordering and hashing ignore every [`Loc`], so two trees are equal iff they are
-//! *structurally* equal: the same lists element by element, locations ignored. The derived `Ord` follows the variant and field
-//! order of the reference's definitions (the total order it uses when passes sort things).
+//! *structurally* equal: the same lists element by element, locations ignored. The derived `Ord`
+//! follows the variant and field order of the reference's definitions (the total order it uses when
+//! passes sort things).
 
 use crate::span::{Loc, Span};
 use std::fmt;
@@ -74,7 +75,8 @@ impl From<&String> for Ident {
     }
 }
 
-/// A type: `L -> R`, a set `{ a, b }` or a type name. Variant order = the reference's sort order (Arrow < Set < TypeReference).
+/// A type: `L -> R`, a set `{ a, b }` or a type name. Variant order = the reference's sort order
+/// (Arrow < Set < TypeReference).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     /// `L -> R` (right-associative).
@@ -125,7 +127,8 @@ impl Type {
     }
 }
 
-/// A value: a symbol (or constant name) or a map `{ k: v, :default }`. Variant order = the reference's sort order (Element < Map).
+/// A value: a symbol (or constant name) or a map `{ k: v, :default }`. Variant order = the
+/// reference's sort order (Element < Map).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
     /// A symbol or the name of a constant.
@@ -199,7 +202,8 @@ impl Entry {
     }
 }
 
-/// An expression: `e1[e2]`, `T(e)` or a name. Variant order = the reference's (Access < Cast < Reference).
+/// An expression: `e1[e2]`, `T(e)` or a name. Variant order = the reference's (Access < Cast <
+/// Reference).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Expr {
     /// `e1[e2]`.
@@ -246,7 +250,8 @@ impl Expr {
         }
     }
 
-    /// The root name: descend through casts and into the left side of accesses (the variable or constant an expression reads or writes).
+    /// The root name: descend through casts and into the left side of accesses (the variable or
+    /// constant an expression reads or writes).
     pub fn root(&self) -> &Ident {
         match self {
             Expr::Access { lhs, .. } => lhs.root(),

@@ -1,14 +1,14 @@
 //! [`Decls`]: a declaration list of a [`Game`](crate::Game) that reads like a slice and counts
 //! its mutations.
 //!
-//! A game's typedefs, constants, variables and pragmas are public so that reading them stays
-//! plain (`game.constants[i]`, `game.variables.iter()`, `game.pragmas.len()`), but the list
-//! dereferences only to a shared slice: every change goes through a method of [`Decls`], and
-//! every method that changes the list bumps its version. [`Game::generation`](crate::Game::generation)
-//! adds these versions to the counter of the automaton, so "the game changed" is exactly "the
-//! generation changed" without a convention that writers must remember. Methods that would
-//! write something equal to what is there (`set`, `update`, `retain` keeping everything…) do
-//! not bump the version: a rewrite of something into itself is not a change.
+//! A game's typedefs, constants, variables and pragmas are public so that reading them stays plain
+//! (`game.constants[i]`, `game.variables.iter()`, `game.pragmas.len()`), but the list dereferences
+//! only to a shared slice: every change goes through a method of [`Decls`], and every method that
+//! changes the list bumps its version. [`Game::generation`](crate::Game::generation) adds these
+//! versions to the counter of the automaton, so "the game changed" is exactly "the generation
+//! changed" without a convention that writers must remember. Methods that would write something
+//! equal to what is there (`set`, `update`, `retain` keeping everything…) do not bump the version:
+//! a rewrite of something into itself is not a change.
 
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};

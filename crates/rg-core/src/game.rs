@@ -671,7 +671,8 @@ impl Game {
         self.nodes.len()
     }
 
-    /// Number of distinct nodes that are an endpoint of some live edge (what `rgt stats` counts as `nodes`).
+    /// Number of distinct nodes that are an endpoint of some live edge (what `rgt stats` counts as
+    /// `nodes`).
     pub fn node_count(&self) -> usize {
         self.nodes
             .ids()

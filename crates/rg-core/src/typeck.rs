@@ -565,7 +565,8 @@ impl Checker<'_, '_> {
             .map(|m| format!("did you mean `{m}`?"))
     }
 
-    /// `check(v, T)`: whether value `v` fits type `T`; `slot` is the pre-order slot of `v` in `spans`.
+    /// `check(v, T)`: whether value `v` fits type `T`; `slot` is the pre-order slot of `v` in
+    /// `spans`.
     fn value(
         &mut self,
         v: ValueId,

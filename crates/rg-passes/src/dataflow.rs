@@ -1,5 +1,6 @@
-//! The forward data-flow framework of the passes (a worklist over nodes to a fixed point): an [`Analysis`] describes the knowledge
-//! attached to nodes, [`solve`] computes it for every node of a game.
+//! The forward data-flow framework of the passes (a worklist over nodes to a fixed point): an
+//! [`Analysis`] describes the knowledge attached to nodes, [`solve`] computes it for every node of
+//! a game.
 //!
 //! The flow graph is the automaton's edges plus, for analyses with reachability, a synthetic
 //! skip from the source of every check to the check's start (§2.2). Differences from the

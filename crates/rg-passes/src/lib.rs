@@ -1,9 +1,9 @@
 //! RG optimisation passes and the pass manager.
 //!
 //! Every pass implements [`Pass`]; [`registry`] lists them in the canonical order (the reference's
-//! order of rewrites, with ours where they act); [`Pipeline`] selects a set; [`manager::run`] runs the loop passes to
-//! a fixed point, then the final passes once, validating the game after every changing pass when
-//! asked, and records a [`manager::TraceRecord`] per pass invocation.
+//! order of rewrites, with ours where they act); [`Pipeline`] selects a set; [`manager::run`] runs
+//! the loop passes to a fixed point, then the final passes once, validating the game after every
+//! changing pass when asked, and records a [`manager::TraceRecord`] per pass invocation.
 //!
 //! Every pass is proven by the interpreter's oracle (`rg_interp::equiv`) in the test suite: same
 //! perft counts and the same move lists along seeded playouts before and after.

@@ -218,8 +218,8 @@ fn drop_node_pragmas(game: &mut Game) -> usize {
     before - game.pragmas.len()
 }
 
-/// The setup step for a game that callers check themselves (the CLI, which reports invalid
-/// input with source spans): adds the built-in definitions (`add_builtins`, which reuses rg-core's step)
+/// The setup step for a game that callers check themselves (the CLI, which reports invalid input
+/// with source spans): adds the built-in definitions (`add_builtins`, which reuses rg-core's step)
 /// and returns the trace record of `add_builtins`, or the first problem found.
 pub fn setup(game: &mut Game) -> Result<TraceRecord, Box<Violation>> {
     let before = GameStats::of(game);

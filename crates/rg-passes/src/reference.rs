@@ -147,7 +147,8 @@ impl Analysis<'_> {
     }
 }
 
-/// The pragmas the reference's `calculate_repeats_and_uniques` would add to `g` (existing `@unique` nodes stay unique).
+/// The pragmas the reference's `calculate_repeats_and_uniques` would add to `g` (existing `@unique`
+/// nodes stay unique).
 #[doc(hidden)]
 pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
     reference_pragmas_within(g, usize::MAX).expect("no step limit")
@@ -266,9 +267,9 @@ fn on_cycle(g: &Game) -> Vec<bool> {
     out
 }
 
-/// The symbols `values(e)` of the reference's `calculate_disjoints`: a symbol is itself; a constant its element value
-/// or every entry value of a map (`None` if an entry is a map); a variable every member of its
-/// type (`None` for an arrow); an access the values of its root name.
+/// The symbols `values(e)` of the reference's `calculate_disjoints`: a symbol is itself; a constant
+/// its element value or every entry value of a map (`None` if an entry is a map); a variable every
+/// member of its type (`None` for an arrow); an access the values of its root name.
 fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Option<Vec<Symbol>> {
     let s = g.expr_root(e);
     if let Some(v) = g.variable(s) {

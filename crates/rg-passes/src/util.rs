@@ -393,8 +393,8 @@ pub(crate) fn cmp_label(g: &Game, a: &Label, b: &Label) -> std::cmp::Ordering {
     })
 }
 
-/// Fresh node names (names no node has, so new nodes never merge with old ones): decimal numbers above the largest node name that parses
-/// as an unsigned integer, skipping names that exist.
+/// Fresh node names (names no node has, so new nodes never merge with old ones): decimal numbers
+/// above the largest node name that parses as an unsigned integer, skipping names that exist.
 pub(crate) struct FreshNodes {
     last: u64,
 }

@@ -289,8 +289,9 @@ impl Validator for UnreachableNodes {
 }
 
 /// Reachability checks that can recurse or can never hold (with a sharp recursion test: the
-/// checking edge's source must not be reachable from the check's start). The search of a
-/// check stops at its target (edges leaving it are never followed), so the graph search does not go past the target either.
+/// checking edge's source must not be reachable from the check's start). The search of a check
+/// stops at its target (edges leaving it are never followed), so the graph search does not go past
+/// the target either.
 #[derive(Clone, Copy, Debug)]
 pub struct ReachabilityLint;
 

@@ -1,5 +1,6 @@
-//! Where the interpreter's searches (the walks that find the moves of one player) start, sets of variables, and strongly
-//! connected components: shared by the pragma passes (see also [`super::searches`]).
+//! Where the interpreter's searches (the walks that find the moves of one player) start, sets of
+//! variables, and strongly connected components: shared by the pragma passes (see also
+//! [`super::searches`]).
 //!
 //! * A *move search* starts at `begin` (the initial state) or at the target of an assignment to
 //!   `player` (the state after a move) and never walks past an assignment to `player`.

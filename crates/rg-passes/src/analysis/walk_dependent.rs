@@ -1,8 +1,8 @@
-//! Which variables may hold different values on two walks of one move that have shown the same
-//! tags so far. A proper game's walks with the same labelling end in the same state
-//! (a move is determined by its labels), but on the way they may differ: an untagged loop
-//! `k = kn[k]` runs a different number of times on each, and only a later `k = k1` makes them
-//! agree again. Removing that store (dead or inlined) would leave them apart at the end of the move, so the optimised
+//! Which variables may hold different values on two walks of one move that have shown the same tags
+//! so far. A proper game's walks with the same labelling end in the same state (a move is
+//! determined by its labels), but on the way they may differ: an untagged loop `k = kn[k]` runs a
+//! different number of times on each, and only a later `k = k1` makes them agree again. Removing
+//! that store (dead or inlined) would leave them apart at the end of the move, so the optimised
 //! game would have more moves (inline_assignment asks this analysis first).
 //!
 //! A forward may-analysis on `crate::dataflow` (checks included). A variable becomes walk-dependent when it is assigned

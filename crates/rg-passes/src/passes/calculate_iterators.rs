@@ -8,6 +8,11 @@
 //! index is `v` (casts aside) and its right side the symbol `1` (not a variable or constant of
 //! that name). "Only edge" counts edges as a set, so exact duplicates are one edge.
 //!
+//! ```text
+//! before:  a, b: v = Pos(*);  b, c: free[v] == 1;
+//! after:   @iterator a b c : v;  (the edges are unchanged)
+//! ```
+//!
 //! Game tree: unchanged — the pragma only describes the automaton; the interpreter ignores it.
 //! Complexity: linear in the edges.
 

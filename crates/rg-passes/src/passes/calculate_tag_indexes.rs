@@ -16,6 +16,11 @@
 //! start, and the search does not enter them. The result is the same, as no path to a known node
 //! passes through such a cycle.
 //!
+//! ```text
+//! before:  begin, a: $ from;  a, b: $ to;  b, c: player = other;
+//! after:   @tagIndex begin : 0;  @tagIndex a : 1;  (the edges are unchanged)
+//! ```
+//!
 //! Game tree: unchanged — the interpreter ignores these pragmas. Complexity: O(nodes + edges)
 //! for the components, O(150 · (nodes + edges)) at worst for the search (a tag-free part of the
 //! graph reached with many distinct indexes).

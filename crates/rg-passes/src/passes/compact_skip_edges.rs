@@ -1,6 +1,31 @@
 //! `compact_skip_edges`: remove empty edges by contracting skip chains, and drop conditional edges
 //! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
-
+//!
+//! Each round, until one changes nothing:
+//! 1. for every skip `x → y`, the other edges `x → y` that are comparisons or checks go (the
+//!    skip already lets every walk through, so a condition beside it adds nothing);
+//! 2. a node whose only way out is a skip to `z` is merged into `z` (its incoming edges are
+//!    moved to `z`);
+//! 3. a node entered only by a skip from `x` gives its outgoing edges to `x`;
+//! 4. (not in the reference) an edge `x -L-> z` goes when a skip `x → y` leads to a twin
+//!    `y -L-> z`, unless `L` assigns `player`.
+//!
+//! Applies to every node except `begin`, `end` and the nodes a reachability check names
+//! (moving them would change what the check means).
+//!
+//! Why the game tree is kept: a skip changes neither the state nor the move, so contracting it
+//! joins two points every walk passes through with the same state and labels; a dropped
+//! parallel condition only offered a walk the skip offers too; the twin of step 4 makes the same
+//! move, and the interpreter's visited-state check merges the two walks at `z` anyway.
+//!
+//! ```text
+//! before:  a, b: ;  b, c: x = 1;  a, c: x == 0;  a, c: ;
+//! after:   a, c: ;  a, c: x = 1;
+//! ```
+//! (`a, c: x == 0` lies beside the skip `a, c` and goes; `b` is entered only by the skip from
+//! `a`, so its edge `b, c: x = 1` moves to `a`.)
+//!
+//! Complexity: linear in the size of the game per round; rounds until a fixed point.
 use crate::util::NodeMap;
 use crate::util::{FxHashSet, check_nodes};
 use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};

@@ -6,8 +6,9 @@
 //! bare name would then denote that variable or constant, not the symbol (the reference expands
 //! it anyway and changes the game).
 //!
-//! Game tree: unchanged — this is the definition of the any-assignment (one branch per member of the type): the same
-//! successors in the same order. Complexity: linear in the edges plus the edges created.
+//! Game tree: unchanged — this is the definition of the any-assignment (one branch per member of
+//! the type): the same successors in the same order. Complexity: linear in the edges plus the edges
+//! created.
 
 use super::meta;
 use crate::util::{is_plain_symbol, replace_edges, set_members};

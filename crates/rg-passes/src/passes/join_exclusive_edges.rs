@@ -16,12 +16,12 @@
 //! target.
 //!
 //! Why the game tree is kept: if some `ci` holds, its route is passable; otherwise every `¬ci`
-//! holds and `R0` is passable. So in every state at least one of the routes leads from `n` to
-//! `t`, with no effect on the state and no tag — exactly what the skip does. Several passable
-//! routes reach `t` in the same state with the same tags and are merged by the interpreter's
-//! visited-state check (a search does not enter a node twice in the same state), so the number of moves does not change. Interior nodes of
-//! the routes have no other edges and are not named by any check, so deleting them affects
-//! nothing else.
+//! holds and `R0` is passable. So in every state at least one of the routes leads from `n` to `t`,
+//! with no effect on the state and no tag — exactly what the skip does. Several passable routes
+//! reach `t` in the same state with the same tags and are merged by the interpreter's visited-state
+//! check (a search does not enter a node twice in the same state), so the number of moves does not
+//! change. Interior nodes of the routes have no other edges and are not named by any check, so
+//! deleting them affects nothing else.
 //!
 //! Complexity: every edge belongs to at most one route, so building the routes of all nodes is
 //! O(E); matching uses a hash map per node. One rewrite per node per run.

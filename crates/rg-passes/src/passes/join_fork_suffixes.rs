@@ -1,11 +1,17 @@
-//! `join_fork_suffixes`, and (an `rgt` extension) nodes whose several outgoing
-//! edges are the same labels to the same nodes (twins, e.g. the exit of the first step of an
-//! unrolled `X X*` and the exit of its loop body) are merged as well.
+//! `join_fork_suffixes`: nodes whose only outgoing edge is the same label to the same node are
+//! merged into one (the suffixes of a fork join), and (an `rgt` extension) nodes whose several
+//! outgoing edges are the same labels to the same nodes (twins, e.g. the exit of the first step of
+//! an unrolled `X X*` and the exit of its loop body) are merged as well.
 //!
 //! Why twins can be merged: their futures are the same walks, so sending a twin's incoming
 //! edges to the other one changes no walk's labels. Neither may be a check node (a check sees
 //! the node it names), `begin`, `end` or named by a pragma, nor have an edge to itself (its twin
 //! would not have the same targets).
+//!
+//! ```text
+//! before:  a, x: $ l;  a, y: $ r;  x, z: k = 1;  y, z: k = 1;
+//! after:   a, x: $ l;  a, x: $ r;  x, z: k = 1;
+//! ```
 
 use super::meta;
 use crate::util::NodeMap;

@@ -8,9 +8,10 @@
 //! being processed; variables' initial values are never top and new constants are appended.
 //!
 //! Game tree: unchanged — a constant name in a value denotes (a copy of) the value of a constant
-//! declared before it (a constant sees only the constants above it), and every new name is declared before its first use. New
-//! names are ones that occur nowhere in the game, so no existing name changes its meaning.
-//! Complexity: linear in the size of the values (equal constants are found by hash).
+//! declared before it (a constant sees only the constants above it), and every new name is declared
+//! before its first use. New names are ones that occur nowhere in the game, so no existing name
+//! changes its meaning. Complexity: linear in the size of the values (equal constants are found by
+//! hash).
 
 use super::meta;
 use crate::{Pass, PassContext, PassError};

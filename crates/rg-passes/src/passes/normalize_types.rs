@@ -8,6 +8,12 @@
 //! applies `shallow` to every definition (a set type stays inline in its own definition), then
 //! `named` to the type of every constant and variable.
 //!
+//! ```text
+//! before:  type Pos = { p1, p2 };  var board: Pos -> Pos -> Bool = { :{ :0 } };
+//! after:   type Type1 = Pos -> Bool;  type Type2 = Pos -> Type1;
+//!          var board: Type2 = { :{ :0 } };
+//! ```
+//!
 //! Game tree: unchanged — only names for existing types are introduced, every type denotes the
 //! same set of values. Complexity: linear in the size of the declarations (definitions are
 //! found through a hash of their resolved structure).

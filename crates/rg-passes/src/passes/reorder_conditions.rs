@@ -1,18 +1,18 @@
 //! `reorder_conditions` (unsafe: only in the `reference` pipeline, behind
 //! `--allow-unsafe`).
 //!
-//! When the same label occurs on several branches leaving a node, it is moved to the front of
-//! each branch so that `join_fork_prefixes` can then evaluate it once. A node qualifies when its
-//! outgoing edges go to pairwise different targets with at least two different labels. The
-//! *path* of an outgoing edge (assignments excluded) continues while the next node has one
-//! incoming and one outgoing edge, is not a check node, and that edge is neither an assignment
-//! nor a tag already on the path. With at least two paths and a label occurring at least twice
-//! over all of them, each path is sorted by a stable insertion sort that moves only labels
-//! occurring at least twice: leftwards while more frequent than, or as frequent as and smaller
-//! (in the reference's total order of labels) than, the label before, unless that one is a comparison one of whose sides
-//! is an index inside the moving comparison. The paths keep their nodes and get the sorted
-//! labels. Each step rewrites one node; the next step resumes after it in node order, until a
-//! whole round changes nothing.
+//! When the same label occurs on several branches leaving a node, it is moved to the front of each
+//! branch so that `join_fork_prefixes` can then evaluate it once. A node qualifies when its
+//! outgoing edges go to pairwise different targets with at least two different labels. The *path*
+//! of an outgoing edge (assignments excluded) continues while the next node has one incoming and
+//! one outgoing edge, is not a check node, and that edge is neither an assignment nor a tag already
+//! on the path. With at least two paths and a label occurring at least twice over all of them, each
+//! path is sorted by a stable insertion sort that moves only labels occurring at least twice:
+//! leftwards while more frequent than, or as frequent as and smaller (in the reference's total
+//! order of labels) than, the label before, unless that one is a comparison one of whose sides is
+//! an index inside the moving comparison. The paths keep their nodes and get the sorted labels.
+//! Each step rewrites one node; the next step resumes after it in node order, until a whole round
+//! changes nothing.
 //!
 //! Why it is unsafe: a path holds no assignment, so its comparisons are a conjunction evaluated
 //! in one state and their order is irrelevant — but tags on a path may be reordered (the move

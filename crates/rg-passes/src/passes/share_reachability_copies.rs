@@ -1,27 +1,33 @@
 //! Not in the reference: a reachability check whose sub-automaton is a copy of another part of
 //! the game is pointed at that part, and the copy dies (prune_unreachable_nodes removes it).
 //!
-//! RBG's move guards (`{? M}`, translated into checks) copy the player's move up to the next `player` assignment
-//! without its tags; HRG games repeat one check several times (pentago's win checks). A check
-//! `? g -> f` is true iff a walk from `g` that never leaves `f` reaches `f`; tag and
-//! variable-tag edges always succeed and change nothing but the tags, which only tell states
+//! RBG's move guards (`{? M}`, translated into checks) copy the player's move up to the next
+//! `player` assignment without its tags; HRG games repeat one check several times (pentago's win
+//! checks). A check `? g -> f` is true iff a walk from `g` that never leaves `f` reaches `f`; tag
+//! and variable-tag edges always succeed and change nothing but the tags, which only tell states
 //! apart. So `? g -> f` may become `? m -> t` when the walks from `m` that stop at `t` match the
-//! walks from `g` that stop at `f` edge for edge, tag and skip edges aside: a bisimulation
-//! relating `g` to `m` and `f` (only) to `t`, in which related nodes leave with equal labels to
-//! related nodes and no node related to a node other than `f` is `t` (the search would stop
-//! there early).
+//! walks from `g` that stop at `f` edge for edge, tag and skip edges aside: a bisimulation relating
+//! `g` to `m` and `f` (only) to `t`, in which related nodes leave with equal labels to related
+//! nodes and no node related to a node other than `f` is `t` (the search would stop there early).
 //!
-//! Two states that differ only in `player`, `goals` or `visible` are merged by the search
-//! (the interpreter's visited-state check within one move), and tags keep states apart, so the two sides may merge different states; the
-//! states merged differ only in those three variables, so the result is the same unless a label
-//! of the walk reads one of them: such checks are left alone. Nodes named by pragmas are left
-//! alone too (the interpreter trusts pragmas during the loop; the pragma passes recompute them).
+//! Two states that differ only in `player`, `goals` or `visible` are merged by the search (the
+//! interpreter's visited-state check within one move), and tags keep states apart, so the two sides
+//! may merge different states; the states merged differ only in those three variables, so the
+//! result is the same unless a label of the walk reads one of them: such checks are left alone.
+//! Nodes named by pragmas are left alone too (the interpreter trusts pragmas during the loop; the
+//! pragma passes recompute them).
 //!
 //! Representatives are nodes of the main automaton (reachable from `begin` without entering
 //! checks) or the start and target of an earlier check kept in this run. Only checks whose start
 //! is outside the main automaton are rewritten, and a rewrite either moves a check into the main
 //! automaton or onto an existing check, so every rewrite lowers the number of distinct checks
 //! starting outside it and the fixed-point loop ends.
+//!
+//! ```text
+//! before:  a, b: ? g -> f;  g, f: x == 1;  m, t: x == 1;  begin, m: ;  t, end: ;
+//! after:   a, b: ? m -> t;  g, f: x == 1;  m, t: x == 1;  begin, m: ;  t, end: ;
+//! ```
+//! (`g, f` is then unreachable and goes in `prune_unreachable_nodes`.)
 
 use super::meta;
 use crate::util::NodeMap;
@@ -276,7 +282,8 @@ impl<'g> Sharing<'g> {
     }
 
     /// Whether following `label` reads `player`, `goals` or `visible`: in an expression it
-    /// evaluates, or anywhere in the walks of a check it evaluates (labels only, over-approximated).
+    /// evaluates, or anywhere in the walks of a check it evaluates (labels only,
+    /// over-approximated).
     fn reads_special(&mut self, label: &Label) -> bool {
         let g = self.g;
         let specials = self.specials;

@@ -20,11 +20,12 @@
 //!   with the same knowledge is not explored again.
 //!
 //! Reads of a map at a key outside its declared key type (typically `board[null]` once the null
-//! check before it is gone) read the map's default, as in the interpreter; to keep the game
-//! proper (in a proper game every key read lies within the map's source type), the declared key type of such a map — a
-//! variable or constant accessed directly — is widened to the smallest declared set type that
-//! also holds the key (`Coord -> Piece` becomes `CoordOrNull -> Piece`). Without such a type the
-//! comparison is kept. A comparison that another removal in the same run relies on is kept.
+//! check before it is gone) read the map's default, as in the interpreter; to keep the game proper
+//! (in a proper game every key read lies within the map's source type), the declared key type of
+//! such a map — a variable or constant accessed directly — is widened to the smallest declared set
+//! type that also holds the key (`Coord -> Piece` becomes `CoordOrNull -> Piece`). Without such a
+//! type the comparison is kept. A comparison that another removal in the same run relies on is
+//! kept.
 //!
 //! Why the game tree is kept: a walk over the new skip where the comparison used to fail only
 //! assigns variables and collects tags before dying, so it produces no move and makes no check

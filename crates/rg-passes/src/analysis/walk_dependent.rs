@@ -22,6 +22,7 @@
 //! O(E · R · R / 64).
 
 use crate::dataflow;
+use crate::util::NodeMap;
 use crate::util::{assigns_player, names_of, reads, strongly_connected_components};
 use rg_core::{EdgeData, EdgeId, ExprData, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
@@ -29,7 +30,7 @@ use std::collections::HashMap;
 #[derive(Debug, Default)]
 pub(crate) struct WalkDependent {
     bit: HashMap<Symbol, usize>,
-    at: Vec<Option<Box<[u64]>>>,
+    at: NodeMap<Option<Box<[u64]>>>,
 }
 
 impl WalkDependent {
@@ -38,7 +39,7 @@ impl WalkDependent {
         let Some(&b) = self.bit.get(&v) else {
             return false;
         };
-        self.at[n.0 as usize]
+        self.at[n]
             .as_ref()
             .is_some_and(|k| k[b / 64] & (1 << (b % 64)) != 0)
     }

@@ -221,7 +221,7 @@ struct Searcher {
     /// Edges the searches may still visit.
     budget: usize,
     /// Per node: the number of the search that last reached it.
-    stamp: Vec<u32>,
+    stamp: NodeMap<u32>,
     search: u32,
 }
 
@@ -229,7 +229,7 @@ impl Searcher {
     fn new(g: &Game) -> Self {
         Searcher {
             budget: SEARCH_BUDGET,
-            stamp: vec![0; g.node_capacity()],
+            stamp: NodeMap::from_elem(0, g.node_capacity()),
             search: 0,
         }
     }
@@ -241,7 +241,7 @@ impl Searcher {
         self.search += 1;
         let y = g.edge(d).to;
         let mut stack = vec![y];
-        self.stamp[y.index()] = self.search;
+        self.stamp[y] = self.search;
         while let Some(n) = stack.pop() {
             for &f in g.outgoing(n) {
                 let Some(left) = self.budget.checked_sub(1) else {
@@ -260,8 +260,8 @@ impl Searcher {
                     _ => [Some(e.to), None],
                 };
                 for m in next.into_iter().flatten() {
-                    if self.stamp[m.index()] != self.search {
-                        self.stamp[m.index()] = self.search;
+                    if self.stamp[m] != self.search {
+                        self.stamp[m] = self.search;
                         stack.push(m);
                     }
                 }
@@ -272,7 +272,7 @@ impl Searcher {
 
     /// Whether node `n` was reached by the last search.
     fn reached(&self, n: NodeId) -> bool {
-        self.stamp[n.index()] == self.search
+        self.stamp[n] == self.search
     }
 
     /// Whether the value stored by `d` may reach `d`'s own source (`None`: budget exhausted).

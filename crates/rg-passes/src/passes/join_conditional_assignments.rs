@@ -26,7 +26,7 @@ use crate::analysis::values::Known;
 use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
-use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol};
 use std::collections::HashSet;
 
 #[derive(Debug)]
@@ -155,7 +155,7 @@ impl Pass for JoinConditionalAssignments {
             let holds_s0 = g
                 .exprs()
                 .find(&ExprData::Ref(cand.n))
-                .and_then(|r| facts[p.index()].as_ref()?.get(r))
+                .and_then(|r| facts[p].as_ref()?.get(r))
                 == Some(Known::Sym(cand.s0));
             // One rewrite per source node and run (two candidates there may share the route
             // `p → q`); the knowledge stays true after a rewrite, which keeps the game.

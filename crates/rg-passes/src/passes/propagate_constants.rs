@@ -29,9 +29,7 @@ use crate::analysis::values::{Known, Values};
 use crate::util::{edge_ids, end_reachable_without, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
-use rg_core::{
-    EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData,
-};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData};
 
 /// Known expressions are replaced by their values; comparisons known to hold become skips.
 #[derive(Debug)]
@@ -238,7 +236,7 @@ impl Pass for PropagateConstants {
             let mut checks = CheckValues::new(g, &facts, &c);
             for e in edge_ids(g) {
                 let d = g.edge(e);
-                let Some(k) = &facts[d.from.index()] else {
+                let Some(k) = &facts[d.from] else {
                     continue;
                 };
                 let f = Folder {

@@ -389,7 +389,7 @@ impl Pass for SkipRedundantComparisons {
                 if relied.contains(&e) {
                     continue;
                 }
-                let Some(k) = &facts[d.from.index()] else {
+                let Some(k) = &facts[d.from] else {
                     continue;
                 };
                 let Some((x, s)) = guard(g, &c, d.label, k) else {

@@ -88,6 +88,8 @@ struct Analyses {
     values: Option<std::sync::Arc<analysis::values::Values>>,
     /// Nodes reachable from `begin` over edges, without and with the sub-automata of checks.
     reachable: [Option<std::sync::Arc<util::NodeMap<bool>>>; 2],
+    /// Nodes that start or end a reachability check.
+    check_nodes: Option<std::sync::Arc<util::NodeMap<bool>>>,
 }
 
 /// What an analysis depends on: the game's generation and the sizes of its arenas.
@@ -128,6 +130,14 @@ impl PassContext {
         self.analyses(g)
             .values
             .get_or_insert_with(|| std::sync::Arc::new(analysis::values::Values::new(g)))
+            .clone()
+    }
+
+    /// The nodes that start or end a reachability check ([`util::check_nodes`]).
+    pub(crate) fn check_nodes(&mut self, g: &Game) -> std::sync::Arc<util::NodeMap<bool>> {
+        self.analyses(g)
+            .check_nodes
+            .get_or_insert_with(|| std::sync::Arc::new(util::check_nodes(g)))
             .clone()
     }
 

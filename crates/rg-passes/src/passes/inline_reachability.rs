@@ -53,7 +53,7 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FreshNodes, assigns_player, check_nodes, edge_ids, negate};
+use crate::util::{FreshNodes, assigns_player, edge_ids, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
@@ -283,7 +283,7 @@ impl Pass for InlineReachability {
         Loop,
         Reachability
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let checks: Vec<(EdgeId, NodeId, NodeId, bool)> = edge_ids(g)
             .into_iter()
             .filter_map(|e| match g.edge(e).label {
@@ -306,7 +306,7 @@ impl Pass for InlineReachability {
         // starts a chain of exactly those conditions: it becomes the exits of that chain.
         // Otherwise it is kept, and then its positive twins too, so that the pair can still
         // cancel out.
-        let is_check = check_nodes(g);
+        let is_check = cx.check_nodes(g);
         let mut exits: HashMap<EdgeId, Vec<NodeId>> = HashMap::new();
         for &(e, a, b, negated) in &checks {
             if let (true, Outcome::Conditions(c)) = (negated, &outcomes[&(a, b)])

@@ -243,10 +243,10 @@ impl Pass for JoinForkSuffixes {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
         // Check nodes are named by labels, which this pass never changes.
-        let checks = check_nodes(g);
+        let checks = cx.check_nodes(g);
         let mut twins = Twins::new(g);
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         loop {

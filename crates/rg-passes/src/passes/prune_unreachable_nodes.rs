@@ -19,7 +19,7 @@
 //! Complexity: linear in the number of nodes and edges.
 
 use super::meta;
-use crate::util::{check_nodes, edge_ids};
+use crate::util::edge_ids;
 use crate::{Pass, PassContext, PassError};
 use rg_core::Game;
 
@@ -44,7 +44,7 @@ impl Pass for PruneUnreachableNodes {
                 changed = true;
             }
         }
-        let checks = check_nodes(g);
+        let checks = cx.check_nodes(g);
         let end = g.end();
         for e in edge_ids(g) {
             let to = g.edge(e).to;

@@ -21,6 +21,7 @@ fn game(path: &Path) -> rg_core::Game {
 fn opts() -> Options {
     Options {
         validate_each: true,
+        validators: rg_validate::REFERENCE_VALIDATORS,
         ..Options::default()
     }
 }

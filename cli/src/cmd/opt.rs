@@ -242,6 +242,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             || tracing
             || args.check_perft.is_some()
             || cfg!(debug_assertions),
+        validators: rg_validate::REFERENCE_VALIDATORS,
         keep_snapshots: tracing,
         max_iterations: args.max_iterations,
         time_limit: args.time_limit.map(std::time::Duration::from_secs_f64),

@@ -61,9 +61,9 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         let pipeline = args.game.opt.pipeline();
         if !pipeline.is_setup_only() {
             let opts = rg_passes::Options {
-                // Validation compares the printed game before and after a pass, so a pass that
-                // rewrites something into itself is not a step.
+                // Only a pass that changed the game (its generation) is a step.
                 validate_each: true,
+                validators: rg_validate::REFERENCE_VALIDATORS,
                 ..rg_passes::Options::default()
             };
             let mut hook = |g: &rg_core::Game, pass: &'static str| -> Result<(), String> {

@@ -1,4 +1,5 @@
-//! The owned, string-based syntax tree of RG (rg.md §4).
+//! The owned, string-based syntax tree of RG: five lists (typedefs, constants, variables,
+//! edges, pragmas) in source order.
 //!
 //! This is the exchange format between front-ends and the core: a front-end builds an
 //! [`ast::Game`](Game) (with spans into *its* source where it has them) and converts it with
@@ -7,8 +8,9 @@
 //! emitter and by structural equality).
 //!
 //! Equality, ordering and hashing ignore every [`Loc`], so two trees are equal iff they are
-//! *structurally* equal in the sense of rg.md §4. The derived `Ord` follows the variant and field
-//! order of rg.md §4 ("total order used by the reference when passes sort things").
+//! *structurally* equal: the same lists element by element, locations ignored. The derived `Ord`
+//! follows the variant and field order of the reference's definitions (the total order it uses when
+//! passes sort things).
 
 use crate::span::{Loc, Span};
 use std::fmt;
@@ -73,7 +75,8 @@ impl From<&String> for Ident {
     }
 }
 
-/// A type (rg.md §3.3). Variant order = the reference's sort order (Arrow < Set < TypeReference).
+/// A type: `L -> R`, a set `{ a, b }` or a type name. Variant order = the reference's sort order
+/// (Arrow < Set < TypeReference).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Type {
     /// `L -> R` (right-associative).
@@ -124,7 +127,8 @@ impl Type {
     }
 }
 
-/// A value (rg.md §3.4). Variant order = the reference's sort order (Element < Map).
+/// A value: a symbol (or constant name) or a map `{ k: v, :default }`. Variant order = the
+/// reference's sort order (Element < Map).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Value {
     /// A symbol or the name of a constant.
@@ -198,7 +202,8 @@ impl Entry {
     }
 }
 
-/// An expression (rg.md §3.5). Variant order = the reference's (Access < Cast < Reference).
+/// An expression: `e1[e2]`, `T(e)` or a name. Variant order = the reference's (Access < Cast <
+/// Reference).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Expr {
     /// `e1[e2]`.
@@ -245,7 +250,8 @@ impl Expr {
         }
     }
 
-    /// The root name: descend through casts and into the left side of accesses (rg.md §7.4).
+    /// The root name: descend through casts and into the left side of accesses (the variable or
+    /// constant an expression reads or writes).
     pub fn root(&self) -> &Ident {
         match self {
             Expr::Access { lhs, .. } => lhs.root(),
@@ -255,7 +261,8 @@ impl Expr {
     }
 }
 
-/// An edge label (rg.md §3.5). Variant order = the reference's sort order (Assignment <
+/// An edge label: assignment, any-assignment, comparison, reachability check, skip, tag or
+/// variable tag. Variant order = the reference's sort order (Assignment <
 /// AssignmentAny < Comparison < Reachability < Skip < Tag < TagVariable).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Label {
@@ -279,7 +286,7 @@ pub enum Label {
     TagVar(Ident),
 }
 
-/// An edge `from, to: label;`. Ordered by label, then `from`, then `to` (rg.md §4).
+/// An edge `from, to: label;`. Ordered by label, then `from`, then `to` (the reference's order).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Edge {
     pub from: Ident,
@@ -340,7 +347,7 @@ pub struct Variable {
     pub loc: Loc,
 }
 
-/// A tag pattern of `@simpleApply` (rg.md §3.6). Symbol < Variable.
+/// A tag pattern of `@simpleApply`: a literal tag or a binder `p: T`. Symbol < Variable.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PragmaTag {
     /// A literal tag symbol.
@@ -356,7 +363,8 @@ pub struct PragmaAssign {
     pub rhs: Expr,
 }
 
-/// The content of a pragma (rg.md §3.6, §9). Variant order = the reference's sort order.
+/// The content of a pragma: a fact about nodes or symbols that consumers may trust (the
+/// interpreter and the compiled model do). Variant order = the reference's sort order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PragmaKind {
     /// `@artificialTag t1 t2;`
@@ -422,7 +430,7 @@ impl Pragma {
     }
 }
 
-/// A whole game: five lists, each in source order (rg.md §4).
+/// A whole game: five lists, each in source order.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Game {
     pub typedefs: Vec<Typedef>,

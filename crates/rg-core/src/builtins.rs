@@ -1,4 +1,4 @@
-//! The built-in definitions step (rg.md §6, validators.md §3.2): adds `Bool`, `Goals`,
+//! The built-in definitions step: adds `Bool`, `Goals`,
 //! `Visibility`, `PlayerOrSystem`, `goals`, `player` and `visible` when omitted, and rejects
 //! user definitions that are not loosely equal to them — in the reference's order, stopping at
 //! the first error, with the reference's messages.
@@ -12,7 +12,8 @@ use crate::validate::{Location, Severity, Violation};
 /// The validator name reported in violations of this step.
 pub const VALIDATOR: &str = "builtins";
 
-/// Adds the implicit definitions, or returns the first problem found (rg.md §6.2).
+/// Adds the implicit definitions, or returns the first problem found (a user definition of a
+/// built-in name that conflicts with it).
 pub fn add_builtins(game: &mut Game) -> Result<(), Box<Violation>> {
     let wk = *game.well_known();
     let zero = wk.zero;
@@ -74,7 +75,6 @@ pub fn add_builtins(game: &mut Game) -> Result<(), Box<Violation>> {
         value: onev,
     }]);
     ensure_variable(game, wk.visible, vis_name, vis_init)?;
-    game.touch();
     Ok(())
 }
 

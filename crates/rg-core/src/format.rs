@@ -1,4 +1,5 @@
-//! `rgt fmt` for RG: the canonical form of rg.md §8 with the source's `//` comments kept.
+//! `rgt fmt` for RG: the canonical form (see [`crate::print`]) with the source's `//` comments
+//! kept.
 //!
 //! The canonical printer sorts declarations by kind, so a comment cannot stay where it was; it
 //! travels with the declaration it belongs to:

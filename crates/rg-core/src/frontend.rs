@@ -1,4 +1,5 @@
-//! The interface every front-end implements (ARCHITECTURE.md §4).
+//! The interface every front-end implements: source text in; a game with its warnings, or the
+//! front-end's typed error, out.
 
 use crate::game::Game;
 use crate::span::FileId;

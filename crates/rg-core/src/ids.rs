@@ -86,6 +86,18 @@ impl<I: EntityId, T> IndexVec<I, T> {
         }
     }
 
+    /// A side table of `n` entries, each `value` (e.g. one flag per node of a game:
+    /// `IndexVec::from_elem(false, game.node_capacity())`).
+    pub fn from_elem(value: T, n: usize) -> Self
+    where
+        T: Clone,
+    {
+        IndexVec {
+            raw: vec![value; n],
+            _marker: PhantomData,
+        }
+    }
+
     /// Appends and returns the new id.
     pub fn push(&mut self, value: T) -> I {
         let id = I::new(self.raw.len());
@@ -131,6 +143,11 @@ impl<I: EntityId, T> IndexVec<I, T> {
     /// The entries in order.
     pub fn values(&self) -> std::slice::Iter<'_, T> {
         self.raw.iter()
+    }
+
+    /// The entries as a plain vector, for code that indexes by number.
+    pub fn into_raw(self) -> Vec<T> {
+        self.raw
     }
 
     /// The underlying slice.

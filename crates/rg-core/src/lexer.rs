@@ -1,10 +1,10 @@
-//! The RG lexer (rg.md §2): a logos token enum plus an adapter that feeds LALRPOP with
+//! The RG lexer: a logos token enum plus an adapter that feeds LALRPOP with
 //! `(start, token, end)` triples and reproduces two reference quirks:
 //!
-//! * **Pragma keywords are prefixes** (rg.md §3.6): after `@` the keywords are tried in a fixed
+//! * **Pragma keywords are prefixes**: after `@` the keywords are tried in a fixed
 //!   order as plain prefixes of the remaining text; `@uniqueFoo a;` is `@unique Foo a;`. If none
 //!   matches, everything up to the next `;` is the verbatim content of an unknown pragma.
-//! * **Declaration keywords are prefixes** (rg.md §2.4): at the start of a declaration a name
+//! * **Declaration keywords are prefixes**: at the start of a declaration a name
 //!   beginning with `const`, `type` or `var` is split into the keyword and the rest, so
 //!   `typeT = { a };` is a typedef and `variant, end: ;` is (as in the reference) a broken
 //!   variable declaration.

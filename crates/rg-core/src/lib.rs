@@ -3,11 +3,12 @@
 //! * [`ast`] — the owned syntax tree: what front-ends build and the RG parser produces;
 //! * [`Game`] — the interned, index-based IR everything else works on;
 //! * the RG lexer/parser, the built-in definitions step, the static type checker and the
-//!   canonical printer (rg.md §3, §6, §7, §8);
+//!   canonical printer;
 //! * the [`FrontEnd`] and [`Validator`] traits shared by all crates.
 
 pub mod ast;
 pub mod builtins;
+pub mod decls;
 pub mod format;
 pub mod frontend;
 pub mod game;
@@ -23,10 +24,12 @@ pub mod tidy;
 pub mod typeck;
 pub mod validate;
 
+pub use decls::{Decls, DeclsMark};
 pub use frontend::{DEFAULT_SIZE_LIMIT, FrontEnd, LowerOptions, Lowered};
 pub use game::{
-    Constant, EdgeData, EdgeId, ExprData, ExprId, Game, Label, MapEntry, NodeData, NodeId, Phase,
-    Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData, ValueId, Variable,
+    Constant, EdgeData, EdgeId, ExprData, ExprId, Game, GameMark, Label, MapEntry, NodeData,
+    NodeId, Phase, Pragma, PragmaKind, PragmaTag, Spans, TypeData, TypeId, Typedef, ValueData,
+    ValueId, Variable,
 };
 pub use ids::{EntityId, IndexVec, SecondaryMap, UniqueArena};
 pub use interner::{Interner, Symbol};
@@ -34,4 +37,4 @@ pub use parser::{ParseErrors, SyntaxError, parse, parse_ast};
 pub use print::print;
 pub use span::{FileId, Loc, SourceMap, Span};
 pub use stats::GameStats;
-pub use validate::{Cost, Location, Severity, Validator, Violation};
+pub use validate::{Cost, Location, Severity, Validator, Violation, annotate};

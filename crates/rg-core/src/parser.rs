@@ -405,7 +405,8 @@ fn token_help(found: Tok<'_>, expected: &[String]) -> Option<String> {
 }
 
 /// Errors inside a declaration whose first word was split into `const`/`type`/`var` + rest get a
-/// hint, because the reference (and rgt) read such words as keywords (rg.md §2.4).
+/// hint, because the reference (and rgt) read such words as keywords (a declaration keyword is a
+/// prefix: `typeX` is `type X`).
 fn add_keyword_prefix_help(text: &str, errors: &mut [SyntaxError]) {
     for e in errors.iter_mut() {
         let at = e.offset().min(text.len());

@@ -1,4 +1,4 @@
-//! The canonical RG printer (rg.md §8): one declaration per line in the fixed order pragmas,
+//! The canonical RG printer: one declaration per line in the fixed order pragmas,
 //! typedefs, constants, variables, edges; fixed spacing; maps of 100+ entries whose first value
 //! is a map on several lines. Deterministic: the output depends only on the game's structure.
 //!

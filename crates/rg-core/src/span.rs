@@ -51,7 +51,7 @@ impl From<Span> for miette::SourceSpan {
 }
 
 /// An optional source location that never takes part in equality, ordering or hashing, so that
-/// syntax trees compare structurally (rg.md §4: "spans never take part in equality").
+/// syntax trees compare structurally (spans never take part in equality).
 #[derive(Clone, Copy, Default)]
 pub struct Loc(pub Option<Span>);
 
@@ -147,7 +147,8 @@ impl SourceMap {
             .map(|f| miette::NamedSource::new(f.name.clone(), f.text.clone()))
     }
 
-    /// 1-based `(line, column)` of a byte offset; the column counts bytes (rg.md §2.1).
+    /// 1-based `(line, column)` of a byte offset; the column counts bytes (a multi-byte
+    /// character advances it by its length in UTF-8).
     pub fn line_col(&self, id: FileId, offset: u32) -> Option<(usize, usize)> {
         let text = &self.get(id)?.text;
         Some(line_col(text, offset as usize))

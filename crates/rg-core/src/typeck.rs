@@ -1,4 +1,4 @@
-//! Static semantics of RG (rg.md §7, validators.md §4.7): type resolution, assignability,
+//! Static semantics of RG (what the `types` validator checks): type resolution, assignability,
 //! expression typing, and [`check`], which returns *every* type error of a game (the reference
 //! stops at the first; the order here is the reference's: edges, then constants, then variables,
 //! so the first error reported is the reference's error).
@@ -80,7 +80,8 @@ pub enum TypeFail {
     Cyclic(Symbol),
 }
 
-/// Which declarations are visible when typing names (rg.md §7.6).
+/// Which declarations are visible when typing names (inside a constant's value only the
+/// constants above it; in labels and variables every constant).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scope {
     /// Everything (edge labels).
@@ -91,7 +92,7 @@ pub enum Scope {
     Constants,
 }
 
-/// Type relations over one game (rg.md §7.1–§7.3).
+/// Type relations over one game: resolution, assignability, the type of a name.
 #[derive(Debug)]
 pub struct TypeEnv<'g> {
     game: &'g Game,
@@ -121,7 +122,7 @@ impl<'g> TypeEnv<'g> {
         self.game
     }
 
-    /// The id of the set or arrow type that `t` resolves to (rg.md §7.1).
+    /// The id of the set or arrow type that `t` resolves to (type names followed).
     pub fn resolve_id(&self, mut t: TypeId) -> Result<TypeId, TypeFail> {
         let mut steps = 0usize;
         while let TypeData::Name(n) = self.game.ty(t) {
@@ -137,7 +138,7 @@ impl<'g> TypeEnv<'g> {
         Ok(t)
     }
 
-    /// `resolve(T)` (rg.md §7.1): follows type names to a set or an arrow.
+    /// `resolve(T)`: follows type names to a set or an arrow.
     pub fn resolve(&self, t: TypeId) -> Result<Resolved<'g>, TypeFail> {
         Ok(match self.game.ty(self.resolve_id(t)?) {
             TypeData::Set(ms) => Resolved::Set(Members::Many(ms)),
@@ -162,7 +163,7 @@ impl<'g> TypeEnv<'g> {
         })
     }
 
-    /// `assignable(L, R, strict)` (rg.md §7.2): may a value of type `R` be stored where `L` is
+    /// `assignable(L, R, strict)`: may a value of type `R` be stored where `L` is
     /// expected?
     pub fn assignable(&self, l: Ty, r: Ty, strict: bool) -> Result<bool, TypeFail> {
         if l == r {
@@ -222,7 +223,8 @@ impl<'g> TypeEnv<'g> {
         }
     }
 
-    /// `typeOf(name)` in a scope (rg.md §7.3, §7.6).
+    /// `typeOf(name)` in a scope: the declared type of the visible constant or variable of that
+    /// name, or else the singleton set of the symbol itself.
     pub fn type_of(&self, name: Symbol, scope: Scope) -> Ty {
         if let Some(&i) = self.index.constants.get(&name) {
             let visible = match scope {
@@ -321,7 +323,7 @@ pub enum InferError {
     NotAssignable { rhs: Ty, lhs: Ty, slot: usize },
 }
 
-/// Checks every edge label, constant and variable of `game` (validators.md §4.7) and returns
+/// Checks every edge label, constant and variable of `game` and returns
 /// every violation found, in the reference's order.
 pub fn check(game: &Game) -> Vec<Violation> {
     let env = TypeEnv::new(game);
@@ -563,7 +565,8 @@ impl Checker<'_, '_> {
             .map(|m| format!("did you mean `{m}`?"))
     }
 
-    /// `check(v, T)` (rg.md §7.5); `slot` is the pre-order slot of `v` in `spans`.
+    /// `check(v, T)`: whether value `v` fits type `T`; `slot` is the pre-order slot of `v` in
+    /// `spans`.
     fn value(
         &mut self,
         v: ValueId,
@@ -655,7 +658,7 @@ mod tests {
     use super::*;
     use crate::span::FileId;
 
-    /// The examples of validators.md §4.7.
+    /// The reference's examples of type errors.
     fn first_error(edge: &str) -> Option<String> {
         let text = format!(
             "type Player = {{ x }}; type Score = {{ 0 }}; type T = {{ a, b }}; var v: T = a;\n\

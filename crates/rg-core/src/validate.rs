@@ -1,9 +1,12 @@
-//! The validator interface and the violation data type (ARCHITECTURE.md §4). Implementations
+//! The validator interface and the violation data type. Implementations
 //! live in `rg-validate` (and an interpreter-backed perft oracle in `rg-interp`); the pass
 //! manager receives them as `&dyn Validator`.
 
 use crate::game::{EdgeId, Game, NodeId};
+use crate::ids::EntityId;
+use crate::print::{Around, DeclRef, print_decorated};
 use crate::span::Span;
+use std::collections::HashMap;
 
 /// How expensive a validator is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,7 +54,8 @@ pub struct Violation {
     pub code: &'static str,
     pub severity: Severity,
     pub at: Location,
-    /// The message (for the seven reference validators: the reference's text, validators.md §8).
+    /// The message (for the seven reference validators: the reference's own text, so outputs
+    /// can be compared with it).
     pub message: String,
     /// A hint on how to fix it.
     pub help: Option<String>,
@@ -111,5 +115,122 @@ impl miette::Diagnostic for Violation {
         } else {
             Some(Box::new(all.into_iter()))
         }
+    }
+}
+
+/// The game in canonical RG with every violation written under the line it concerns, as a
+/// comment (`// ^ error[code]: message`), the way Cranelift's verifier shows errors in place.
+/// A violation about a node goes under the first edge from or to it; one about the game as a
+/// whole, or about a node without edges, goes in a block of comments before the first line.
+/// Violations keep their order under each line.
+pub fn annotate(game: &Game, violations: &[Violation]) -> String {
+    let edge_line: HashMap<EdgeId, usize> =
+        game.edges().enumerate().map(|(i, (e, _))| (e, i)).collect();
+    let node_line = |n: NodeId| {
+        game.edges()
+            .position(|(_, d)| d.from == n || d.to == n)
+            .map(DeclRef::Edge)
+    };
+    let mut under: HashMap<DeclRef, Vec<&Violation>> = HashMap::new();
+    let mut header = String::new();
+    for v in violations {
+        let decl = match v.at {
+            Location::Game => None,
+            Location::Node(n) => node_line(n),
+            Location::Edge(e) => edge_line.get(&e).map(|&i| DeclRef::Edge(i)),
+            Location::Typedef(i) => Some(DeclRef::Typedef(i)),
+            Location::Constant(i) => Some(DeclRef::Constant(i)),
+            Location::Variable(i) => Some(DeclRef::Variable(i)),
+            Location::Pragma(i) => Some(DeclRef::Pragma(i)),
+        };
+        match decl {
+            Some(d) => under.entry(d).or_default().push(v),
+            None => {
+                let what = match v.at {
+                    Location::Node(n) if n.index() < game.node_capacity() => {
+                        format!(" (node {})", game.node_name(n))
+                    }
+                    _ => String::new(),
+                };
+                header.push_str(&comment(v, "", &what));
+                header.push('\n');
+            }
+        }
+    }
+    let body = print_decorated(game, &mut |at, out| {
+        if let Around::After(d) = at
+            && let Some(vs) = under.get(&d)
+        {
+            for v in vs {
+                out.push('\n');
+                out.push_str(&comment(v, "^ ", ""));
+            }
+        }
+    });
+    header + &body
+}
+
+/// One violation as an RG comment line (without the line break).
+fn comment(v: &Violation, marker: &str, what: &str) -> String {
+    let severity = match v.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut line = format!("// {marker}{severity}[{}]{what}: {}", v.code, v.message);
+    if let Some(help) = &v.help {
+        line.push_str(" (help: ");
+        line.push_str(help);
+        line.push(')');
+    }
+    // A message on several lines stays inside the comment.
+    line.replace('\n', "\n//   ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn violation(at: Location, message: &str) -> Violation {
+        Violation {
+            validator: "test",
+            code: "rg::test",
+            severity: Severity::Error,
+            at,
+            message: message.into(),
+            help: None,
+            span: None,
+            labels: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn violations_go_under_their_lines() {
+        let g = crate::parse(
+            crate::FileId(0),
+            "type Player = { x }; var v: Player = x;\nbegin, a: v == x; a, end: player = keeper;",
+        )
+        .expect("parses");
+        let second = g.edges().nth(1).expect("two edges").0;
+        let a = g.find_node(g.find_sym("a").expect("a")).expect("node a");
+        let text = annotate(
+            &g,
+            &[
+                violation(Location::Edge(second), "bad edge"),
+                violation(Location::Variable(0), "bad variable"),
+                violation(Location::Game, "bad game"),
+                violation(Location::Node(a), "bad node"),
+            ],
+        );
+        assert_eq!(
+            text,
+            "// error[rg::test]: bad game\n\
+             type Player = { x };\n\
+             var v: Player = x;\n\
+             // ^ error[rg::test]: bad variable\n\
+             begin, a: v == x;\n\
+             // ^ error[rg::test]: bad node\n\
+             a, end: player = keeper;\n\
+             // ^ error[rg::test]: bad edge\n"
+        );
     }
 }

@@ -1,5 +1,6 @@
-//! The forward data-flow framework of passes.md §2: an [`Analysis`] describes the knowledge
-//! attached to nodes, [`solve`] computes it for every node of a game.
+//! The forward data-flow framework of the passes (a worklist over nodes to a fixed point): an
+//! [`Analysis`] describes the knowledge attached to nodes, [`solve`] computes it for every node of
+//! a game.
 //!
 //! The flow graph is the automaton's edges plus, for analyses with reachability, a synthetic
 //! skip from the source of every check to the check's start (§2.2). Differences from the
@@ -24,7 +25,8 @@
 //! O(E). The worklist takes nodes in reverse postorder (a priority queue), which settles
 //! acyclic regions in one visit per node; results are deterministic.
 
-use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
+use crate::util::NodeMap;
+use rg_core::{EdgeId, Game, Label, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -56,8 +58,8 @@ pub(crate) trait Analysis {
 }
 
 /// The knowledge at every node, indexed by node id; `None` for nodes no walk reaches.
-pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> Vec<Option<A::Domain>> {
-    let mut value = Vec::new();
+pub(crate) fn solve<A: Analysis>(g: &Game, a: &A) -> NodeMap<Option<A::Domain>> {
+    let mut value = NodeMap::new();
     solve_into(g, a, usize::MAX, &mut value);
     value
 }
@@ -69,8 +71,8 @@ pub(crate) fn solve_within<A: Analysis>(
     g: &Game,
     a: &A,
     max_visits: usize,
-) -> Option<Vec<Option<A::Domain>>> {
-    let mut value = Vec::new();
+) -> Option<NodeMap<Option<A::Domain>>> {
+    let mut value = NodeMap::new();
     solve_into(g, a, max_visits, &mut value).then_some(value)
 }
 
@@ -79,37 +81,37 @@ fn solve_into<A: Analysis>(
     g: &Game,
     a: &A,
     max_visits: usize,
-    value: &mut Vec<Option<A::Domain>>,
+    value: &mut NodeMap<Option<A::Domain>>,
 ) -> bool {
     let n = g.node_capacity();
-    *value = vec![None; n];
+    *value = NodeMap::from_elem(None, n);
     let Some(begin) = g.begin() else {
         return true;
     };
     // Starts of the checks leaving each node (the synthetic edges), built once.
-    let mut check_starts: Vec<Vec<NodeId>> = vec![Vec::new(); n];
+    let mut check_starts: NodeMap<Vec<NodeId>> = NodeMap::from_elem(Vec::new(), n);
     if a.with_reachability() {
         for (_, e) in g.edges() {
             if let Label::Reach { from, .. } = e.label {
-                check_starts[e.from.index()].push(from);
+                check_starts[e.from].push(from);
             }
         }
     }
     // Reverse postorder of the flow graph from `begin`: the worklist always takes the node
     // earliest in it, so values settle in few sweeps (one per loop nesting level, roughly).
     let rank = reverse_postorder(g, &[begin], &check_starts);
-    value[begin.index()] = Some(a.extreme(g));
-    let mut queued = vec![false; n];
-    let mut work = BinaryHeap::from([Reverse((rank[begin.index()], begin))]);
-    queued[begin.index()] = true;
+    value[begin] = Some(a.extreme(g));
+    let mut queued = NodeMap::from_elem(false, n);
+    let mut work = BinaryHeap::from([Reverse((rank[begin], begin))]);
+    queued[begin] = true;
     // Joins the knowledge after `edge` (from `node`, whose value is `k`) into `to`.
-    let flow = |value: &mut [Option<A::Domain>],
+    let flow = |value: &mut NodeMap<Option<A::Domain>>,
                 work: &mut BinaryHeap<Reverse<(u32, NodeId)>>,
-                queued: &mut [bool],
+                queued: &mut NodeMap<bool>,
                 k: &A::Domain,
                 edge: Option<EdgeId>,
                 to: NodeId| {
-        let changed = match &mut value[to.index()] {
+        let changed = match &mut value[to] {
             Some(old) => a.flow_into(g, k, edge, old),
             slot @ None => {
                 let mut new = k.clone();
@@ -120,9 +122,9 @@ fn solve_into<A: Analysis>(
                 walkable
             }
         };
-        if changed && !queued[to.index()] {
-            queued[to.index()] = true;
-            work.push(Reverse((rank[to.index()], to)));
+        if changed && !queued[to] {
+            queued[to] = true;
+            work.push(Reverse((rank[to], to)));
         }
     };
     let mut visits = 0usize;
@@ -131,16 +133,16 @@ fn solve_into<A: Analysis>(
             return false;
         }
         visits += 1;
-        queued[node.index()] = false;
+        queued[node] = false;
         // The node's value is taken out while it flows to the successors; it is copied only
         // when a self loop or a check starting here joins into the node itself (copying it on
         // every visit was most of a solve with large values).
         let into_itself = g.outgoing(node).iter().any(|&e| g.edge(e).to == node)
-            || check_starts[node.index()].contains(&node);
+            || check_starts[node].contains(&node);
         let taken = if into_itself {
-            value[node.index()].clone()
+            value[node].clone()
         } else {
-            value[node.index()].take()
+            value[node].take()
         };
         let Some(k) = taken else {
             continue;
@@ -148,11 +150,11 @@ fn solve_into<A: Analysis>(
         for &e in g.outgoing(node) {
             flow(value, &mut work, &mut queued, &k, Some(e), g.edge(e).to);
         }
-        for &start in &check_starts[node.index()] {
+        for &start in &check_starts[node] {
             flow(value, &mut work, &mut queued, &k, None, start);
         }
         if !into_itself {
-            value[node.index()] = Some(k);
+            value[node] = Some(k);
         }
     }
     true
@@ -166,34 +168,34 @@ fn solve_into<A: Analysis>(
 pub(crate) fn reverse_postorder(
     g: &Game,
     roots: &[NodeId],
-    check_starts: &[Vec<NodeId>],
-) -> Vec<u32> {
+    check_starts: &NodeMap<Vec<NodeId>>,
+) -> NodeMap<u32> {
     let n = g.node_capacity();
     let succ = |x: NodeId, i: usize| {
         let out = g.outgoing(x);
         match out.get(i) {
             Some(&e) => Some(g.edge(e).to),
             None => check_starts
-                .get(x.index())
+                .get(x)
                 .and_then(|c| c.get(i - out.len()))
                 .copied(),
         }
     };
-    let mut seen = vec![false; n];
+    let mut seen = NodeMap::from_elem(false, n);
     let mut post = Vec::with_capacity(n);
     for &root in roots {
-        if seen[root.index()] {
+        if seen[root] {
             continue;
         }
         // Iterative DFS: (node, index of the next successor to look at).
         let mut stack = vec![(root, 0usize)];
-        seen[root.index()] = true;
+        seen[root] = true;
         while let Some(&mut (x, ref mut i)) = stack.last_mut() {
             match succ(x, *i) {
                 Some(y) => {
                     *i += 1;
-                    if !seen[y.index()] {
-                        seen[y.index()] = true;
+                    if !seen[y] {
+                        seen[y] = true;
                         stack.push((y, 0));
                     }
                 }
@@ -204,9 +206,9 @@ pub(crate) fn reverse_postorder(
             }
         }
     }
-    let mut rank = vec![u32::MAX; n];
+    let mut rank = NodeMap::from_elem(u32::MAX, n);
     for (r, x) in post.iter().rev().enumerate() {
-        rank[x.index()] = r as u32;
+        rank[*x] = r as u32;
     }
     rank
 }
@@ -244,8 +246,8 @@ mod tests {
         }
     }
 
-    fn value_at(g: &Game, v: &[Option<u32>], name: &str) -> Option<u32> {
-        v[g.find_node(g.find_sym(name).unwrap()).unwrap().index()]
+    fn value_at(g: &Game, v: &NodeMap<Option<u32>>, name: &str) -> Option<u32> {
+        v[g.find_node(g.find_sym(name).unwrap()).unwrap()]
     }
 
     #[test]

@@ -1,9 +1,9 @@
-//! RG optimisation passes and the pass manager (passes.md §3, §5.3).
+//! RG optimisation passes and the pass manager.
 //!
 //! Every pass implements [`Pass`]; [`registry`] lists them in the canonical order (the reference's
-//! order of passes.md §5.1); [`Pipeline`] selects a set; [`manager::run`] runs the loop passes to
-//! a fixed point, then the final passes once, validating the game after every changing pass when
-//! asked, and records a [`manager::TraceRecord`] per pass invocation.
+//! order of rewrites, with ours where they act); [`Pipeline`] selects a set; [`manager::run`] runs
+//! the loop passes to a fixed point, then the final passes once, validating the game after every
+//! changing pass when asked, and records a [`manager::TraceRecord`] per pass invocation.
 //!
 //! Every pass is proven by the interpreter's oracle (`rg_interp::equiv`) in the test suite: same
 //! perft counts and the same move lists along seeded playouts before and after.
@@ -20,9 +20,12 @@ mod util;
 
 use rg_core::Game;
 
-pub use manager::{Options, PassReport, PipelineError, Schedule, TraceRecord, run, setup};
+pub use manager::{
+    Options, PassReport, PipelineError, Rejection, Schedule, TraceRecord, run, setup,
+};
+pub use passes::PassId;
 
-/// What a pass may change (passes.md §1.3).
+/// What a pass may change: nothing observable, only move labels (bijectively), or the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Safety {
     /// Same game tree and same move labels.
@@ -66,15 +69,93 @@ pub struct PassError {
     pub message: String,
 }
 
-/// Services for passes: warnings for the trace.
+/// Services for passes: warnings for the trace, and a cache of the analyses several passes
+/// need. The pass manager keeps one context for a whole pipeline run, so a pass that changes
+/// nothing leaves its analyses to the next pass.
 #[derive(Debug, Default)]
 pub struct PassContext {
+    /// Warnings for the trace (the manager moves them into the trace record after each pass).
     pub warnings: Vec<String>,
+    analyses: Analyses,
 }
 
-/// One transformation of passes.md §3.
+/// Analyses of one version of a game. They stay valid while the game's generation is the same
+/// and no type, value or expression was interned since (the analyses index the arenas, and
+/// interning is not a change of the game).
+#[derive(Debug, Default)]
+struct Analyses {
+    key: Option<AnalysisKey>,
+    values: Option<std::sync::Arc<analysis::values::Values>>,
+    /// Nodes reachable from `begin` over edges, without and with the sub-automata of checks.
+    reachable: [Option<std::sync::Arc<util::NodeMap<bool>>>; 2],
+    /// Nodes that start or end a reachability check.
+    check_nodes: Option<std::sync::Arc<util::NodeMap<bool>>>,
+}
+
+/// What an analysis depends on: the game's generation and the sizes of its arenas.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct AnalysisKey {
+    generation: u64,
+    types: usize,
+    values: usize,
+    exprs: usize,
+}
+
+impl AnalysisKey {
+    fn of(g: &Game) -> Self {
+        AnalysisKey {
+            generation: g.generation(),
+            types: g.types().len(),
+            values: g.values().len(),
+            exprs: g.exprs().len(),
+        }
+    }
+}
+
+impl PassContext {
+    /// The cached analyses, emptied first if the game changed since they were computed.
+    fn analyses(&mut self, g: &Game) -> &mut Analyses {
+        let key = AnalysisKey::of(g);
+        if self.analyses.key != Some(key) {
+            self.analyses = Analyses {
+                key: Some(key),
+                ..Analyses::default()
+            };
+        }
+        &mut self.analyses
+    }
+
+    /// What the constants and variables of `g` hold ([`analysis::values::Values`]).
+    pub(crate) fn values(&mut self, g: &Game) -> std::sync::Arc<analysis::values::Values> {
+        self.analyses(g)
+            .values
+            .get_or_insert_with(|| std::sync::Arc::new(analysis::values::Values::new(g)))
+            .clone()
+    }
+
+    /// The nodes that start or end a reachability check ([`util::check_nodes`]).
+    pub(crate) fn check_nodes(&mut self, g: &Game) -> std::sync::Arc<util::NodeMap<bool>> {
+        self.analyses(g)
+            .check_nodes
+            .get_or_insert_with(|| std::sync::Arc::new(util::check_nodes(g)))
+            .clone()
+    }
+
+    /// The nodes reachable from `begin` ([`util::reachable_nodes`]), indexed by node.
+    pub(crate) fn reachable_nodes(
+        &mut self,
+        g: &Game,
+        checks: bool,
+    ) -> std::sync::Arc<util::NodeMap<bool>> {
+        self.analyses(g).reachable[usize::from(checks)]
+            .get_or_insert_with(|| std::sync::Arc::new(util::reachable_nodes(g, checks)))
+            .clone()
+    }
+}
+
+/// One transformation of a game, with the metadata the pass manager and `rgt passes` use.
 pub trait Pass: Sync {
-    /// snake_case name, as in passes.md (the CLI uses the kebab-case form).
+    /// snake_case name, the reference's where it has the pass (the CLI uses the kebab-case form).
     fn name(&self) -> &'static str;
     /// One line for `rgt passes`.
     fn description(&self) -> &'static str;
@@ -93,11 +174,70 @@ pub fn registry() -> &'static [&'static dyn Pass] {
 
 /// A pass by snake_case or kebab-case name.
 pub fn find(name: &str) -> Option<&'static dyn Pass> {
-    let snake = name.replace('-', "_");
-    registry().iter().copied().find(|p| p.name() == snake)
+    name.parse::<PassId>().ok().map(PassId::pass)
 }
 
-/// Which of the reference's option sets switches a pass on (passes.md §3.0, column "Set").
+impl PassId {
+    /// The pass.
+    pub fn pass(self) -> &'static dyn Pass {
+        passes::ALL[self as usize]
+    }
+
+    /// The snake_case name of the pass.
+    pub fn name(self) -> &'static str {
+        self.pass().name()
+    }
+
+    /// The id of a pass of the registry.
+    pub fn of(pass: &dyn Pass) -> Option<PassId> {
+        pass.name().parse().ok()
+    }
+}
+
+/// A name that is not a pass's.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown pass `{0}`")]
+pub struct UnknownPass(pub String);
+
+impl std::str::FromStr for PassId {
+    type Err = UnknownPass;
+    /// Parses a snake_case or kebab-case pass name.
+    fn from_str(name: &str) -> Result<PassId, UnknownPass> {
+        let snake = name.replace('-', "_");
+        PassId::ALL
+            .iter()
+            .copied()
+            .find(|p| p.name() == snake)
+            .ok_or_else(|| UnknownPass(name.to_owned()))
+    }
+}
+
+impl std::fmt::Display for PassId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What names a pass for [`Pipeline`]'s methods: a [`PassId`], or a name parsed into one.
+pub trait PassRef {
+    /// The pass, if the name is one.
+    fn pass_id(&self) -> Option<PassId>;
+}
+
+impl PassRef for PassId {
+    fn pass_id(&self) -> Option<PassId> {
+        Some(*self)
+    }
+}
+
+impl PassRef for &str {
+    fn pass_id(&self) -> Option<PassId> {
+        self.parse().ok()
+    }
+}
+
+/// Which of the reference's option sets switches a pass on (its command-line switches group
+/// the passes this way).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum OptionSet {
     /// Runs before everything (add_builtins).
@@ -124,32 +264,42 @@ pub fn option_set(p: &dyn Pass) -> OptionSet {
     }
 }
 
-/// A set of enabled passes; they always run in the canonical order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// A set of enabled passes (a set of [`PassId`]s); they always run in the canonical order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Pipeline {
-    enabled: Vec<&'static str>,
+    /// Bit `i` is `PassId::ALL[i]`.
+    enabled: u64,
 }
 
+const _: () = assert!(
+    PassId::ALL.len() <= 64,
+    "Pipeline's bit set holds 64 passes"
+);
+
 impl Pipeline {
-    /// The names of the named pipelines (passes.md §5.3).
+    /// The names of the named pipelines (see [`Pipeline::named`]).
     pub const NAMES: [&'static str; 5] = ["none", "safe", "reference", "pragmas", "compiler"];
 
-    fn pick(f: &dyn Fn(&dyn Pass) -> bool) -> Pipeline {
-        Pipeline {
-            enabled: registry()
-                .iter()
-                .filter(|p| p.phase() == PassPhase::Setup || f(**p))
-                .map(|p| p.name())
-                .collect(),
-        }
+    fn bit(id: PassId) -> u64 {
+        1 << id as u32
     }
 
-    /// A named pipeline (passes.md §5.3); every one includes the setup pass `add_builtins`:
-    /// `none` (nothing else); `safe` (the reference's optimizations that keep the game tree,
-    /// labels may change: `-O2` with `pragmas`); `reference` (all of the reference's
-    /// optimizations, unsafe ones included); `pragmas` (the pragma calculations); `compiler`
-    /// (`reference` + `pragmas` + `normalize_types` + `normalize_constants`, the reference's
-    /// benchmark preset).
+    fn pick(f: &dyn Fn(&dyn Pass) -> bool) -> Pipeline {
+        let mut p = Pipeline::default();
+        for &id in PassId::ALL {
+            let pass = id.pass();
+            if pass.phase() == PassPhase::Setup || f(pass) {
+                p.enabled |= Pipeline::bit(id);
+            }
+        }
+        p
+    }
+
+    /// A named pipeline; every one includes the setup pass `add_builtins`: `none` (nothing
+    /// else); `safe` (the reference's optimizations that keep the game tree, labels may change:
+    /// `-O2` with `pragmas`); `reference` (all of the reference's optimizations, unsafe ones
+    /// included); `pragmas` (the pragma calculations); `compiler` (`reference` + `pragmas` +
+    /// `normalize_types` + `normalize_constants`, the reference's benchmark preset).
     pub fn named(name: &str) -> Option<Pipeline> {
         let opt = |p: &dyn Pass| option_set(p) == OptionSet::Optimization;
         Some(match name {
@@ -160,7 +310,10 @@ impl Pipeline {
             "compiler" => Pipeline::pick(&|p| {
                 opt(p)
                     || option_set(p) == OptionSet::Pragma
-                    || matches!(p.name(), "normalize_types" | "normalize_constants")
+                    || matches!(
+                        PassId::of(p),
+                        Some(PassId::NormalizeTypes | PassId::NormalizeConstants)
+                    )
             }),
             _ => return None,
         })
@@ -186,45 +339,81 @@ impl Pipeline {
 
     /// Adds the passes of another pipeline.
     pub fn union(mut self, other: &Pipeline) -> Pipeline {
-        for &p in &other.enabled {
-            self.add(p);
-        }
+        self.enabled |= other.enabled;
         self
     }
 
-    /// Enables a pass (by its snake_case name).
-    pub fn add(&mut self, name: &'static str) {
-        if !self.enabled.contains(&name) {
-            self.enabled.push(name);
+    /// Enables a pass. A name is parsed into a [`PassId`]; an unknown name is a bug of the
+    /// caller (the CLI checks names with [`find`] first) and panics.
+    pub fn add(&mut self, pass: impl PassRef) {
+        let id = pass
+            .pass_id()
+            .expect("Pipeline::add: not the name of a pass");
+        self.enabled |= Pipeline::bit(id);
+    }
+
+    /// Disables a pass (an unknown name disables nothing).
+    pub fn remove(&mut self, pass: impl PassRef) {
+        if let Some(id) = pass.pass_id() {
+            self.enabled &= !Pipeline::bit(id);
         }
     }
 
-    /// Disables a pass.
-    pub fn remove(&mut self, name: &str) {
-        self.enabled.retain(|p| *p != name);
+    /// Whether a pass is enabled.
+    pub fn contains(&self, pass: impl PassRef) -> bool {
+        pass.pass_id()
+            .is_some_and(|id| self.enabled & Pipeline::bit(id) != 0)
     }
 
-    /// Whether a pass is enabled.
-    pub fn contains(&self, name: &str) -> bool {
-        self.enabled.contains(&name)
+    /// The enabled passes, in canonical order.
+    pub fn ids(&self) -> impl Iterator<Item = PassId> + '_ {
+        PassId::ALL
+            .iter()
+            .copied()
+            .filter(|&id| self.enabled & Pipeline::bit(id) != 0)
     }
 
     /// The enabled passes, in canonical order.
     pub fn passes(&self) -> Vec<&'static dyn Pass> {
-        registry()
-            .iter()
-            .copied()
-            .filter(|p| self.contains(p.name()))
-            .collect()
+        self.ids().map(PassId::pass).collect()
     }
 
     /// Whether nothing is enabled.
     pub fn is_empty(&self) -> bool {
-        self.enabled.is_empty()
+        self.enabled == 0
     }
 
     /// Whether only setup passes are enabled (nothing to do for a game that is set up).
     pub fn is_setup_only(&self) -> bool {
         self.passes().iter().all(|p| p.phase() == PassPhase::Setup)
+    }
+}
+
+#[cfg(test)]
+mod pipeline_tests {
+    use super::*;
+
+    #[test]
+    fn pass_ids_follow_the_registry_and_parse_both_spellings() {
+        assert_eq!(PassId::ALL.len(), registry().len());
+        for (&id, p) in PassId::ALL.iter().zip(registry()) {
+            assert_eq!(id.name(), p.name());
+            assert_eq!(PassId::of(*p), Some(id));
+        }
+        assert_eq!("merge-accesses".parse(), Ok(PassId::MergeAccesses));
+        assert_eq!("merge_accesses".parse(), Ok(PassId::MergeAccesses));
+        assert!("merge".parse::<PassId>().is_err());
+    }
+
+    #[test]
+    fn pipelines_are_sets_of_pass_ids() {
+        let mut p = Pipeline::named("none").expect("none");
+        assert_eq!(p.ids().collect::<Vec<_>>(), [PassId::AddBuiltins]);
+        p.add(PassId::MergeAccesses);
+        p.add("prune-self-loops");
+        assert!(p.contains(PassId::PruneSelfLoops) && p.contains("prune_self_loops"));
+        p.remove("merge_accesses");
+        assert!(!p.contains(PassId::MergeAccesses));
+        assert!(!p.contains("no_such_pass"));
     }
 }

@@ -1,24 +1,27 @@
-//! The pass manager (passes.md §5.3): the setup passes on a game that is not set up yet, then
+//! The pass manager: the setup passes on a game that is not set up yet, then
 //! the loop passes to a fixed point (restart or sweep scheduling, iteration and time limits),
 //! then the final passes once; validation after every changing pass when asked; one trace
 //! record per pass or validator invocation.
 //!
-//! Change detection: a pass reports whether it changed the game, and the manager compares the
-//! game's modification counter ([`Game::generation`]) before and after the call. A pass that
-//! touched nothing is unchanged whatever it reports. When the manager validates (debug builds,
-//! `--validate`, `--trace`) it also compares the printed game before and after, so a rewrite of
-//! something into itself counts as unchanged (termination depends on it) and a pass whose flag
-//! disagrees with its effect gets a warning in the trace.
+//! Change detection has one source of truth: the game's generation ([`Game::generation`]),
+//! which every mutation of the game changes and a write of something equal to what is there
+//! does not. A pass changed the game exactly when the generation differs after it. A pass also
+//! returns whether it changed the game; debug builds assert that the two agree, and release
+//! builds follow the generation and note a disagreement in the trace.
+//!
+//! Validators are the caller's ([`Options::validators`], usually rg-validate's reference set):
+//! the pass manager depends on rg-core's [`Validator`] trait only. A game they reject after a
+//! pass is reported with the printed game annotated in place ([`rg_core::annotate`]).
 
 use crate::{Pass, PassContext, PassError, PassPhase, Pipeline};
-use rg_core::{Game, GameStats, Phase, PragmaKind, Severity, Violation};
+use rg_core::{Game, GameStats, Phase, PragmaKind, Severity, Validator, Violation};
 use std::time::{Duration, Instant};
 
-/// How loop passes are scheduled (passes.md §5.3).
+/// How loop passes are scheduled: the order in which they run until none changes the game.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Schedule {
     /// After the first pass that changes the game, start again with the first loop pass (the
-    /// reference's order of rewrites, passes.md §5.3).
+    /// reference's order of rewrites).
     Restart,
     /// Run every enabled loop pass once per sweep, repeat sweeps until one changes nothing; a
     /// pass that already ran on the current game version is not run again. The default: on the
@@ -29,10 +32,15 @@ pub enum Schedule {
 }
 
 /// How to run a pipeline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Options {
-    /// Run the validators after every changing pass (always on in debug builds).
+    /// Run the validators after the setup passes and after every changing pass (on by default
+    /// in debug builds).
     pub validate_each: bool,
+    /// The validators to run (only their errors stop the pipeline). The caller supplies them
+    /// (the CLI passes rg-validate's reference set); by default there are none, and
+    /// `validate_each` then only keeps the game before each pass for error reports.
+    pub validators: &'static [&'static dyn Validator],
     /// Keep the RG text after every changing pass in the trace.
     pub keep_snapshots: bool,
     /// Stop the loop after this many iterations (the game stays valid; a warning is recorded).
@@ -47,11 +55,26 @@ impl Default for Options {
     fn default() -> Self {
         Options {
             validate_each: cfg!(debug_assertions),
+            validators: &[],
             keep_snapshots: false,
             max_iterations: 10_000,
             time_limit: None,
             schedule: Schedule::Sweep,
         }
+    }
+}
+
+impl std::fmt::Debug for Options {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let validators: Vec<&str> = self.validators.iter().map(|v| v.name()).collect();
+        f.debug_struct("Options")
+            .field("validate_each", &self.validate_each)
+            .field("validators", &validators)
+            .field("keep_snapshots", &self.keep_snapshots)
+            .field("max_iterations", &self.max_iterations)
+            .field("time_limit", &self.time_limit)
+            .field("schedule", &self.schedule)
+            .finish()
     }
 }
 
@@ -104,14 +127,20 @@ pub enum PipelineError {
     /// The game after the setup passes is not valid (the input's fault, not a pass's).
     #[error("the game is not valid: {message}")]
     InvalidInput {
+        /// The errors, `message (code)` joined by `; `.
         message: String,
+        /// The errors, and the game with each under its line.
+        rejection: Box<Rejection>,
         report: Box<PassReport>,
     },
     /// A pass produced a game the validators reject.
     #[error("pass {pass} produced an invalid game: {message}")]
     Invalid {
         pass: &'static str,
+        /// The errors, `message (code)` joined by `; `.
         message: String,
+        /// The errors, and the game after the pass with each under its line.
+        rejection: Box<Rejection>,
         before: String,
         after: String,
         report: Box<PassReport>,
@@ -127,6 +156,24 @@ pub enum PipelineError {
     },
 }
 
+/// What the validators rejected.
+#[derive(Clone, Debug)]
+pub struct Rejection {
+    /// The errors found, in validator order.
+    pub violations: Vec<Violation>,
+    /// The printed game with each error under the line it concerns ([`rg_core::annotate`]).
+    pub annotated: String,
+}
+
+impl Rejection {
+    fn new(game: &Game, violations: Vec<Violation>) -> Box<Rejection> {
+        Box::new(Rejection {
+            annotated: rg_core::annotate(game, &violations),
+            violations,
+        })
+    }
+}
+
 impl PipelineError {
     /// The trace up to the failure, if the pipeline got that far.
     pub fn report(&self) -> Option<&PassReport> {
@@ -139,13 +186,23 @@ impl PipelineError {
     }
 }
 
-fn validation_errors(game: &Game) -> Option<String> {
-    let errors: Vec<String> = rg_validate::validate(game, rg_validate::Selection::Reference)
-        .into_iter()
-        .filter(|v| v.severity == Severity::Error)
+/// The errors the validators find in `game`, in validator order.
+fn validation_errors(game: &Game, validators: &[&dyn Validator]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for v in validators {
+        v.validate(game, &mut found);
+    }
+    found.retain(|v| v.severity == Severity::Error);
+    found
+}
+
+/// The errors as one line: `message (code)` joined by `; `.
+fn summary(errors: &[Violation]) -> String {
+    let errors: Vec<String> = errors
+        .iter()
         .map(|v| format!("{} ({})", v.message, v.code))
         .collect();
-    (!errors.is_empty()).then(|| errors.join("; "))
+    errors.join("; ")
 }
 
 /// Drops the pragmas that describe nodes (`@disjoint`, `@unique`, `@repeat`, `@simpleApply`,
@@ -158,15 +215,11 @@ fn drop_node_pragmas(game: &mut Game) -> usize {
         p.kind.for_each_node(|_| names_nodes = true);
         !names_nodes && !matches!(p.kind, PragmaKind::Unique(_))
     });
-    let dropped = before - game.pragmas.len();
-    if dropped > 0 {
-        game.touch();
-    }
-    dropped
+    before - game.pragmas.len()
 }
 
-/// The setup step for a game that callers check themselves (the CLI, which reports invalid
-/// input with source spans): adds the built-in definitions (passes.md §3.1, reusing rg-core's)
+/// The setup step for a game that callers check themselves (the CLI, which reports invalid input
+/// with source spans): adds the built-in definitions (`add_builtins`, which reuses rg-core's step)
 /// and returns the trace record of `add_builtins`, or the first problem found.
 pub fn setup(game: &mut Game) -> Result<TraceRecord, Box<Violation>> {
     let before = GameStats::of(game);
@@ -203,6 +256,7 @@ pub fn run(
         report: PassReport::default(),
         hook,
         stats: None,
+        cx: PassContext::default(),
     };
     let passes = pipeline.passes();
     let of_phase = |phase: PassPhase| -> Vec<&'static dyn Pass> {
@@ -219,12 +273,14 @@ pub fn run(
         }
         if changed || m.opts.validate_each {
             let t = Instant::now();
-            let result = validation_errors(game);
+            let errors = validation_errors(game, opts.validators);
             let stats = m.stats(game);
+            let result = (!errors.is_empty()).then(|| summary(&errors));
             m.record_validation(0, PassPhase::Setup, t.elapsed(), stats, result.clone());
             if let Some(message) = result {
                 return Err(PipelineError::InvalidInput {
                     message,
+                    rejection: Rejection::new(game, errors),
                     report: Box::new(m.report),
                 });
             }
@@ -295,6 +351,9 @@ struct Manager<'a> {
     /// The statistics of the game at a generation: most pass runs change nothing, and counting
     /// a large game twice per run cost more than several passes (racer.kif: 0.7 s).
     stats: Option<(u64, GameStats)>,
+    /// One context for the whole run, so that cached analyses outlive a pass that changed
+    /// nothing.
+    cx: PassContext,
 }
 
 impl Manager<'_> {
@@ -344,35 +403,26 @@ impl Manager<'_> {
         let before_text = opts.validate_each.then(|| rg_core::print(game));
         let before = self.stats(game);
         let version = game.generation();
-        let mut cx = PassContext::default();
         let t = Instant::now();
-        let reported = pass.run(game, &mut cx)?;
+        let reported = pass.run(game, &mut self.cx)?;
+        let mut warnings = std::mem::take(&mut self.cx.warnings);
         let duration = t.elapsed();
         let after = self.stats(game);
-        let mut changed = reported && game.generation() != version;
-        if reported && !changed {
-            cx.warnings.push(format!(
-                "{} reported a change but modified nothing",
-                pass.name()
+        let changed = game.generation() != version;
+        debug_assert!(
+            reported == changed,
+            "{} returned changed = {reported} but the game's generation says {changed}",
+            pass.name()
+        );
+        if reported != changed {
+            warnings.push(format!(
+                "{} reported changed = {reported} but the game is {}",
+                pass.name(),
+                if changed { "different" } else { "unchanged" }
             ));
         }
-        let mut after_text = None;
-        if let Some(before_text) = &before_text
-            && game.generation() != version
-        {
-            let text = rg_core::print(game);
-            let differs = &text != before_text;
-            if differs != changed {
-                cx.warnings.push(format!(
-                    "{} reported changed = {reported} but the game is {}",
-                    pass.name(),
-                    if differs { "different" } else { "unchanged" }
-                ));
-            }
-            changed = differs;
-            after_text = Some(text);
-        }
-        self.report.warnings.extend(cx.warnings.iter().cloned());
+        let after_text = (changed && opts.keep_snapshots).then(|| rg_core::print(game));
+        self.report.warnings.extend(warnings.iter().cloned());
         self.report.records.push(TraceRecord {
             seq: self.report.records.len() + 1,
             iteration,
@@ -383,9 +433,8 @@ impl Manager<'_> {
             before,
             after,
             validation: None,
-            game_after: (changed && opts.keep_snapshots)
-                .then(|| after_text.clone().unwrap_or_else(|| rg_core::print(game))),
-            warnings: cx.warnings,
+            game_after: after_text.clone(),
+            warnings,
         });
         if !changed {
             return Ok(false);
@@ -398,13 +447,15 @@ impl Manager<'_> {
         };
         if opts.validate_each {
             let t = Instant::now();
-            let result = validation_errors(game);
+            let errors = validation_errors(game, opts.validators);
+            let result = (!errors.is_empty()).then(|| summary(&errors));
             self.record_validation(iteration, pass.phase(), t.elapsed(), after, result.clone());
             if let Some(message) = result {
                 let (before, after) = texts(game, after_text);
                 return Err(PipelineError::Invalid {
                     pass: pass.name(),
                     message,
+                    rejection: Rejection::new(game, errors),
                     before,
                     after,
                     report: Box::new(std::mem::take(&mut self.report)),
@@ -437,7 +488,6 @@ mod tests {
         meta!("breaker", "deletes every variable", Safe, Loop, Prune);
         fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
             g.variables.clear();
-            g.touch();
             Ok(true)
         }
     }
@@ -447,9 +497,38 @@ mod tests {
 
     impl Pass for Liar {
         meta!("liar", "claims a change", Safe, Loop, Prune);
-        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-            g.touch();
+        fn run(&self, _g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
             Ok(true)
+        }
+    }
+
+    /// A validator for these tests: every comparison must read a declared variable.
+    struct Declared;
+
+    impl Validator for Declared {
+        fn name(&self) -> &'static str {
+            "declared"
+        }
+        fn cost(&self) -> rg_core::Cost {
+            rg_core::Cost::Linear
+        }
+        fn validate(&self, g: &Game, out: &mut Vec<Violation>) {
+            for (e, d) in g.edges() {
+                if let rg_core::Label::Compare { lhs, .. } = d.label
+                    && g.variable(g.expr_root(lhs)).is_none()
+                {
+                    out.push(Violation {
+                        validator: "declared",
+                        code: "test::undeclared",
+                        severity: Severity::Error,
+                        at: rg_core::Location::Edge(e),
+                        message: "reads an undeclared variable".into(),
+                        help: None,
+                        span: None,
+                        labels: Vec::new(),
+                    });
+                }
+            }
         }
     }
 
@@ -467,6 +546,7 @@ mod tests {
     fn validating() -> Options {
         Options {
             validate_each: true,
+            validators: &[&Declared],
             ..Options::default()
         }
     }
@@ -480,6 +560,7 @@ mod tests {
             report: PassReport::default(),
             hook,
             stats: None,
+            cx: PassContext::default(),
         }
     }
 
@@ -494,14 +575,33 @@ mod tests {
             e.to_string()
                 .starts_with("pass breaker produced an invalid game: ")
         );
-        let PipelineError::Invalid { before, after, .. } = e else {
+        let PipelineError::Invalid {
+            before,
+            after,
+            rejection,
+            ..
+        } = e
+        else {
             panic!("{e}")
         };
         assert!(before.contains("var v: Player = x;"));
         assert!(!after.contains("var v"));
+        let annotated = &rejection.annotated;
+        assert!(
+            annotated.contains(
+                "begin, a: v == x;\n// ^ error[test::undeclared]: reads an undeclared variable\n"
+            ),
+            "{annotated}"
+        );
     }
 
     #[test]
+    #[cfg_attr(
+        debug_assertions,
+        should_panic(
+            expected = "liar returned changed = true but the game's generation says false"
+        )
+    )]
     fn a_claimed_change_that_changes_nothing_is_no_change_and_a_warning() {
         let opts = validating();
         let mut hook = |_: &Game, _: &'static str| Ok(());

@@ -1,4 +1,4 @@
-//! The reference toolchain's `@unique`/`@repeat` inference (passes.md §2.8 ReachingAssignments
+//! The reference toolchain's `@unique`/`@repeat` inference (the reference's ReachingAssignments
 //! and §3.29), for comparing pragma counts only: it is not sound in general (it forgets
 //! everything at every tag and at every assignment to `player`, as if each tag sequence arose
 //! from one place), so no pass uses it and the interpreter never sees its output.
@@ -10,6 +10,7 @@
 //! solve starts from `begin` and does not enter checks; a node it never reaches has the empty
 //! map (the reference's bottom), so every node only checks reach is unique.
 
+use crate::util::NodeMap;
 use crate::util::{assigns_player, negation_pair};
 use rg_core::{
     EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, ValueData,
@@ -42,7 +43,7 @@ struct Analysis<'g> {
     g: &'g Game,
     tracked: HashSet<Symbol>,
     /// Per node: the targets its `@disjoint`/`@disjointExhaustive` pragmas list.
-    disjoint: Vec<Vec<NodeId>>,
+    disjoint: NodeMap<Vec<NodeId>>,
 }
 
 impl Analysis<'_> {
@@ -53,8 +54,8 @@ impl Analysis<'_> {
         }
         a != b
             && da.from == db.from
-            && self.disjoint[da.from.index()].contains(&da.to)
-            && self.disjoint[da.from.index()].contains(&db.to)
+            && self.disjoint[da.from].contains(&da.to)
+            && self.disjoint[da.from].contains(&db.to)
     }
 
     fn add_condition(&self, r: &mut Record, e: EdgeId) {
@@ -147,7 +148,8 @@ impl Analysis<'_> {
     }
 }
 
-/// The pragmas passes.md §3.29 would add to `g` (existing `@unique` nodes stay unique).
+/// The pragmas the reference's `calculate_repeats_and_uniques` would add to `g` (existing `@unique`
+/// nodes stay unique).
 #[doc(hidden)]
 pub fn reference_pragmas(g: &Game) -> ReferencePragmas {
     reference_pragmas_within(g, usize::MAX).expect("no step limit")
@@ -175,15 +177,15 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
             }
         })
         .collect();
-    let mut disjoint = vec![Vec::new(); g.node_capacity()];
-    let mut already = vec![false; g.node_capacity()];
+    let mut disjoint = NodeMap::from_elem(Vec::new(), g.node_capacity());
+    let mut already = NodeMap::from_elem(false, g.node_capacity());
     for p in &g.pragmas {
         match &p.kind {
             PragmaKind::Disjoint { node, nodes }
             | PragmaKind::DisjointExhaustive { node, nodes } => {
-                disjoint[node.index()].extend(nodes.iter().copied());
+                disjoint[*node].extend(nodes.iter().copied());
             }
-            PragmaKind::Unique(ns) => ns.iter().for_each(|n| already[n.index()] = true),
+            PragmaKind::Unique(ns) => ns.iter().for_each(|n| already[*n] = true),
             _ => {}
         }
     }
@@ -192,16 +194,16 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
         tracked,
         disjoint,
     };
-    let mut at: Vec<Option<Domain>> = vec![None; g.node_capacity()];
+    let mut at: NodeMap<Option<Domain>> = NodeMap::from_elem(None, g.node_capacity());
     let main = crate::util::reachable_nodes(g, false);
     if let Some(begin) = g.begin() {
-        at[begin.index()] = Some(Domain::new());
+        at[begin] = Some(Domain::new());
         let mut work = vec![begin];
-        let mut queued = vec![false; g.node_capacity()];
-        queued[begin.index()] = true;
+        let mut queued = NodeMap::from_elem(false, g.node_capacity());
+        queued[begin] = true;
         while let Some(n) = work.pop() {
-            queued[n.index()] = false;
-            let here = at[n.index()].clone().expect("queued nodes have a value");
+            queued[n] = false;
+            let here = at[n].clone().expect("queued nodes have a value");
             for &e in g.outgoing(n) {
                 steps += 1;
                 if steps > max_steps {
@@ -209,14 +211,14 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
                 }
                 let next = a.transfer(&here, e);
                 let to = g.edge(e).to;
-                let changed = match &mut at[to.index()] {
+                let changed = match &mut at[to] {
                     Some(old) => a.join(old, &next),
                     slot @ None => {
                         *slot = Some(next);
                         true
                     }
                 };
-                if changed && !std::mem::replace(&mut queued[to.index()], true) {
+                if changed && !std::mem::replace(&mut queued[to], true) {
                     work.push(to);
                 }
             }
@@ -229,8 +231,8 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
             continue; // not a node of the automaton
         }
         let empty_map = Domain::new();
-        let k = at[n.index()].as_ref().unwrap_or(&empty_map);
-        if already[n.index()] || g.outgoing(n).is_empty() {
+        let k = at[n].as_ref().unwrap_or(&empty_map);
+        if already[n] || g.outgoing(n).is_empty() {
             out.unique.push(n);
             continue;
         }
@@ -242,7 +244,7 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
             .map(|(v, _)| *v)
             .collect();
         // Rule 3 (nothing repeats), or rule 4 (a check's node on no cycle).
-        if (!empty && vars.is_empty()) || (!main[n.index()] && !cyclic[n.index()]) {
+        if (!empty && vars.is_empty()) || (!main[n] && !cyclic[n]) {
             out.unique.push(n);
         } else {
             out.repeat.push((n, vars));
@@ -252,23 +254,22 @@ pub fn reference_pragmas_within(g: &Game, max_steps: usize) -> Option<ReferenceP
 }
 
 /// Whether each node lies on a cycle of the whole graph.
-fn on_cycle(g: &Game) -> Vec<bool> {
+fn on_cycle(g: &Game) -> NodeMap<bool> {
     let comp = crate::analysis::search_starts::components(g, |_| true);
     let mut size = std::collections::HashMap::new();
     for n in g.nodes().ids() {
         *size.entry(comp[n.index()]).or_insert(0usize) += 1;
     }
-    let mut out = vec![false; g.node_capacity()];
+    let mut out = NodeMap::from_elem(false, g.node_capacity());
     for n in g.nodes().ids() {
-        out[n.index()] =
-            size[&comp[n.index()]] > 1 || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
+        out[n] = size[&comp[n.index()]] > 1 || g.outgoing(n).iter().any(|&e| g.edge(e).to == n);
     }
     out
 }
 
-/// The symbols `values(e)` of passes.md §3.27: a symbol is itself; a constant its element value
-/// or every entry value of a map (`None` if an entry is a map); a variable every member of its
-/// type (`None` for an arrow); an access the values of its root name.
+/// The symbols `values(e)` of the reference's `calculate_disjoints`: a symbol is itself; a constant
+/// its element value or every entry value of a map (`None` if an entry is a map); a variable every
+/// member of its type (`None` for an arrow); an access the values of its root name.
 fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Option<Vec<Symbol>> {
     let s = g.expr_root(e);
     if let Some(v) = g.variable(s) {
@@ -292,7 +293,7 @@ fn switch_values(g: &Game, env: &rg_core::typeck::TypeEnv<'_>, e: ExprId) -> Opt
     }
 }
 
-/// The nodes passes.md §3.27 (the reference's `calculate_disjoints`, its defects included)
+/// The nodes the reference's `calculate_disjoints` (its defects included)
 /// gives a `@disjoint` or `@disjointExhaustive` pragma, with whether it is exhaustive.
 #[doc(hidden)]
 pub fn reference_disjoints(g: &Game) -> Vec<(NodeId, bool)> {
@@ -387,7 +388,7 @@ pub fn reference_disjoints(g: &Game) -> Vec<(NodeId, bool)> {
     out
 }
 
-/// The nodes passes.md §3.32 (the reference's `calculate_tag_indexes`) gives `@tagIndex` and
+/// The nodes the reference's `calculate_tag_indexes` gives `@tagIndex` and
 /// `@tagMaxIndex`: searches start only at the targets of `player` assignments, and index 150
 /// forgets only the node reached with it and stops that search.
 #[doc(hidden)]

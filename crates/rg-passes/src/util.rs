@@ -1,9 +1,13 @@
-//! Shared vocabulary of the passes (passes.md §1.2).
+//! Shared vocabulary of the passes: what a label reads and assigns, negation pairs, the total
+//! orders passes sort by, fresh node names, reachability over edges.
 
 use rg_core::{
     EdgeId, ExprData, ExprId, Game, Label, NodeId, PragmaKind, Symbol, TypeData, TypeId, ValueData,
 };
 use std::collections::HashSet;
+
+/// A side table with one entry per node of a game, indexed by [`NodeId`].
+pub(crate) type NodeMap<T> = rg_core::IndexVec<NodeId, T>;
 
 /// `is_equal_reference`: the same name, or accesses with the same map and index references;
 /// casts ignored at every level.
@@ -33,7 +37,8 @@ pub(crate) fn names_of(g: &Game, e: ExprId, f: &mut impl FnMut(Symbol)) {
     }
 }
 
-/// `reads(L)` (passes.md §1.2), with the fix that `$$ v` reads `v`.
+/// `reads(L)`: the names label `L` reads (both sides of a comparison, the right side and the
+/// index parts of the left side of an assignment), with the fix that `$$ v` reads `v`.
 pub(crate) fn reads(g: &Game, label: &Label, f: &mut impl FnMut(Symbol)) {
     match *label {
         Label::Assign { lhs, rhs } => {
@@ -66,19 +71,19 @@ pub(crate) fn assigned(g: &Game, label: &Label) -> Option<Symbol> {
 }
 
 /// Nodes that are the start or end of some reachability check.
-pub(crate) fn check_nodes(g: &Game) -> Vec<bool> {
-    let mut out = vec![false; g.node_capacity()];
+pub(crate) fn check_nodes(g: &Game) -> NodeMap<bool> {
+    let mut out = NodeMap::from_elem(false, g.node_capacity());
     for (_, e) in g.edges() {
         if let Label::Reach { from, to, .. } = e.label {
-            out[from.0 as usize] = true;
-            out[to.0 as usize] = true;
+            out[from] = true;
+            out[to] = true;
         }
     }
     out
 }
 
 /// Nodes that can ever be visited: from `begin`, and (with `checks`) from the start of every
-/// check whose edge's source can be visited (passes.md §2.5).
+/// check whose edge's source can be visited (a search runs a check's sub-automaton from there).
 /// The tags that `@artificialTag` pragmas declare.
 pub(crate) fn artificial_tags(g: &Game) -> HashSet<Symbol> {
     g.pragmas
@@ -91,17 +96,17 @@ pub(crate) fn artificial_tags(g: &Game) -> HashSet<Symbol> {
         .collect()
 }
 
-pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
-    let mut seen = vec![false; g.node_capacity()];
+pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> NodeMap<bool> {
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
     let Some(begin) = g.begin() else { return seen };
     let mut stack = vec![begin];
-    seen[begin.0 as usize] = true;
+    seen[begin] = true;
     while let Some(n) = stack.pop() {
         for &e in g.outgoing(n) {
             let d = g.edge(e);
             let mut visit = |m: NodeId, stack: &mut Vec<NodeId>| {
-                if !seen[m.0 as usize] {
-                    seen[m.0 as usize] = true;
+                if !seen[m] {
+                    seen[m] = true;
                     stack.push(m);
                 }
             };
@@ -115,25 +120,25 @@ pub(crate) fn reachable_nodes(g: &Game, checks: bool) -> Vec<bool> {
 }
 
 /// Whether an edge into `end` can be reached from `begin` over the edges other than `without`
-/// (labels ignored): what the validators require of every game (validators.md §4.4), so a pass
+/// (labels ignored): what the validators require of every game, so a pass
 /// that deletes edges it proved never walkable keeps them when the game would lose its `end`.
 pub(crate) fn end_reachable_without(g: &Game, without: &[EdgeId]) -> bool {
     let (Some(begin), Some(end)) = (g.begin(), g.end()) else {
         return false;
     };
-    let mut seen = vec![false; g.node_capacity()];
-    seen[begin.0 as usize] = true;
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
+    seen[begin] = true;
     let mut stack = vec![begin];
     while let Some(n) = stack.pop() {
         for &e in g.outgoing(n) {
             let to = g.edge(e).to;
-            if without.contains(&e) || seen[to.0 as usize] {
+            if without.contains(&e) || seen[to] {
                 continue;
             }
             if to == end {
                 return true;
             }
-            seen[to.0 as usize] = true;
+            seen[to] = true;
             stack.push(to);
         }
     }
@@ -145,7 +150,8 @@ pub(crate) fn edge_ids(g: &Game) -> Vec<EdgeId> {
     g.edges().map(|(id, _)| id).collect()
 }
 
-/// Whether a label type checks (rg.md §7.4) in `env`; used by passes that build new labels to
+/// Whether a label type checks in `env` (both sides resolve and the right side is assignable
+/// to, or for comparisons comparable with, the left); used by passes that build new labels to
 /// keep every rewrite well typed.
 pub(crate) fn label_well_typed(env: &rg_core::typeck::TypeEnv<'_>, label: &Label) -> bool {
     use rg_core::typeck::Ty;
@@ -184,7 +190,7 @@ pub(crate) fn negate(label: &Label) -> Option<Label> {
     }
 }
 
-/// Whether two labels are negations of each other (passes.md §1.2): comparisons with the same
+/// Whether two labels are negations of each other: comparisons with the same
 /// sides (also swapped: equality is symmetric) and opposite operators, or checks with the same
 /// nodes and opposite polarity.
 pub(crate) fn negation_pair(a: &Label, b: &Label) -> bool {
@@ -273,14 +279,15 @@ pub(crate) fn variable_positions(g: &Game) -> std::collections::HashMap<Symbol, 
         .collect()
 }
 
-/// Whether the label assigns `player` (and so ends a move, rg.md §12.5).
+/// Whether the label assigns `player` (and so ends a move: the interpreter's search for a
+/// move stops at such an edge).
 pub(crate) fn assigns_player(g: &Game, label: &Label) -> bool {
     let player = g.well_known().player;
     matches!(*label, Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
         if g.expr(g.strip_casts(lhs)) == ExprData::Ref(player))
 }
 
-/// The order of expressions of passes.md §1.4: access < cast < reference, then by fields;
+/// The reference's total order of expressions: access < cast < reference, then by fields;
 /// names byte-wise.
 pub(crate) fn cmp_expr(g: &Game, a: ExprId, b: ExprId) -> std::cmp::Ordering {
     use std::cmp::Ordering;
@@ -305,7 +312,7 @@ pub(crate) fn cmp_expr(g: &Game, a: ExprId, b: ExprId) -> std::cmp::Ordering {
     })
 }
 
-/// The order of types of passes.md §1.4: arrow < set < type name.
+/// The reference's total order of types: arrow < set < type name.
 pub(crate) fn cmp_type(g: &Game, a: TypeId, b: TypeId) -> std::cmp::Ordering {
     use std::cmp::Ordering;
     if a == b {
@@ -330,7 +337,7 @@ pub(crate) fn cmp_type(g: &Game, a: TypeId, b: TypeId) -> std::cmp::Ordering {
     })
 }
 
-/// The order of labels of passes.md §1.4: by kind (assignment < any-assignment < comparison <
+/// The reference's total order of labels: by kind (assignment < any-assignment < comparison <
 /// reachability < skip < tag < tag variable), then by fields.
 pub(crate) fn cmp_label(g: &Game, a: &Label, b: &Label) -> std::cmp::Ordering {
     let rank = |l: &Label| match l {
@@ -386,8 +393,8 @@ pub(crate) fn cmp_label(g: &Game, a: &Label, b: &Label) -> std::cmp::Ordering {
     })
 }
 
-/// Fresh node names (passes.md §1.2): decimal numbers above the largest node name that parses
-/// as an unsigned integer, skipping names that exist.
+/// Fresh node names (names no node has, so new nodes never merge with old ones): decimal numbers
+/// above the largest node name that parses as an unsigned integer, skipping names that exist.
 pub(crate) struct FreshNodes {
     last: u64,
 }

@@ -229,14 +229,13 @@ pub fn optimise(game: &mut Game, opt: OptLevel) -> Result<Vec<rg_passes::TraceRe
     if pipeline.is_setup_only() {
         return Ok(Vec::new()); // the loader has set the game up
     }
-    rg_passes::run(
-        game,
-        &pipeline,
-        &rg_passes::Options::default(),
-        &mut |_, _| Ok(()),
-    )
-    .map(|report| report.records)
-    .map_err(pass_failure)
+    let opts = rg_passes::Options {
+        validators: rg_validate::REFERENCE_VALIDATORS,
+        ..rg_passes::Options::default()
+    };
+    rg_passes::run(game, &pipeline, &opts, &mut |_, _| Ok(()))
+        .map(|report| report.records)
+        .map_err(pass_failure)
 }
 
 /// A failed pass pipeline as a diagnostic.
@@ -246,11 +245,15 @@ pub fn pass_failure(e: rg_passes::PipelineError) -> Error {
         Some("rg::passes::failed"),
         e.to_string(),
     );
-    if let rg_passes::PipelineError::Invalid { .. } = &e {
-        d = d.with_help(
+    if let rg_passes::PipelineError::Invalid { rejection, .. } = &e {
+        // The game after the pass with each violation under its line, as a compiler
+        // verifier shows a broken function.
+        d = d.with_help(format!(
             "this is a bug in rgt's optimiser; `-O0` avoids it, and `rgt opt` shows the game \
-             before and after the pass",
-        );
+             before and after the pass. The game after the pass, each violation under its \
+             line:\n{}",
+            rejection.annotated
+        ));
     }
     Error::diagnostic(d)
 }

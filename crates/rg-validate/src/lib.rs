@@ -1,7 +1,7 @@
-//! Validators of RG games (validators.md): the seven checks of the reference, in its order
+//! Validators of RG games: the seven checks of the reference, in its order
 //! (assignments, duplicated names, maps, reachability of `end`, tag loops, tag variables,
 //! types), each reporting *every* violation with a span, a stable code and a help line; plus
-//! lints for conditions the reference does not check (validators.md §6, §9.1), as warnings.
+//! lints for conditions of proper games the reference does not check, as warnings.
 //!
 //! Entry points: [`validate`] runs a [`Selection`] and returns the violations (errors first in
 //! validator order, then warnings); [`all`] lists every validator so callers (the pass manager)
@@ -34,6 +34,19 @@ pub fn all() -> Vec<Box<dyn Validator>> {
         Box::new(ReachabilityLint),
     ]
 }
+
+/// The reference's seven validators, in its order: what the pass manager runs after every
+/// changing pass (`rg_passes::Options::validators`), so exactly the games the reference accepts
+/// pass.
+pub static REFERENCE_VALIDATORS: &[&dyn Validator] = &[
+    &Assignments,
+    &DuplicatedNames,
+    &Maps,
+    &EndReachable,
+    &TagLoops,
+    &TagVariables,
+    &Types,
+];
 
 /// Which validators to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,6 @@
-//! Lints: conditions of proper games that the reference does not check (validators.md §6,
-//! §9.1), decided without playing. All are warnings, so every game the reference accepts is
+//! Lints: conditions of proper games that the reference does not check (the built-in types,
+//! pragma targets, unreachable nodes, checks that recurse or never hold), decided without
+//! playing. All are warnings, so every game the reference accepts is
 //! still accepted (`--deny warnings` makes them errors).
 
 use crate::reference::violation;
@@ -81,7 +82,7 @@ impl Validator for EndProtocol {
     }
 }
 
-/// The built-in types and variables as the paper requires them (validators.md §9.1): `Player`
+/// The built-in types and variables as the RG paper requires them: `Player`
 /// without `keeper`/`random`, `player` starting as `keeper`, no duplicate set members, no name
 /// that is both a constant and a variable.
 #[derive(Clone, Copy, Debug)]
@@ -170,7 +171,7 @@ impl Validator for PlayerSets {
 }
 
 /// Pragmas name nodes that exist and variables that are declared; `@disjoint` lists exactly the
-/// targets of the node's edges (validators.md §9.1).
+/// targets of the node's edges (the interpreter trusts it to pick the one edge that applies).
 #[derive(Clone, Copy, Debug)]
 pub struct PragmaTargets;
 
@@ -287,10 +288,10 @@ impl Validator for UnreachableNodes {
     }
 }
 
-/// Reachability checks that can recurse or can never hold (validators.md §6, with the sharper
-/// recursion test of §9.1: the checking edge's source must not be reachable from the check's
-/// start). The search of a check stops at its target (rg.md §12.8: edges leaving it are never
-/// followed), so the graph search does not go past the target either.
+/// Reachability checks that can recurse or can never hold (with a sharp recursion test: the
+/// checking edge's source must not be reachable from the check's start). The search of a check
+/// stops at its target (edges leaving it are never followed), so the graph search does not go past
+/// the target either.
 #[derive(Clone, Copy, Debug)]
 pub struct ReachabilityLint;
 

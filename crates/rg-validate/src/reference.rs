@@ -1,4 +1,5 @@
-//! The reference's seven validators (validators.md §4), with its conditions and messages, but
+//! The reference's seven validators (assignments, duplicated names, maps, reachability of
+//! `end`, tag loops, tag variables, types), with its conditions and messages, but
 //! reporting every violation instead of stopping at the first.
 
 use rg_core::print::{print_edge, print_label, print_type, print_value};
@@ -31,7 +32,8 @@ pub(crate) fn violation(
 /// Edge part indices (rg_core::game module docs): source, target, label, then the label's parts.
 const PART_LHS: usize = 3;
 
-/// validators.md §4.1: assignments only to variables; no `player = T(*)`.
+/// Assignments only to variables (not to constants or symbols); no `player = T(*)` (who
+/// moves must be decided, not chosen).
 #[derive(Clone, Copy, Debug)]
 pub struct Assignments;
 
@@ -83,7 +85,8 @@ impl Validator for Assignments {
     }
 }
 
-/// validators.md §4.2: no two constants, typedefs or variables share a name.
+/// No two constants, typedefs or variables share a name (a name must resolve to one
+/// declaration).
 #[derive(Clone, Copy, Debug)]
 pub struct DuplicatedNames;
 
@@ -151,7 +154,8 @@ impl Validator for DuplicatedNames {
     }
 }
 
-/// validators.md §4.3: map values have unique keys and exactly one default entry.
+/// Map values have unique keys and exactly one default entry (what a lookup of any other key
+/// reads).
 #[derive(Clone, Copy, Debug)]
 pub struct Maps;
 
@@ -233,7 +237,8 @@ impl Validator for Maps {
     }
 }
 
-/// validators.md §4.4: some edge into `end` is reachable from `begin` (labels ignored).
+/// Some edge into `end` is reachable from `begin` (labels ignored): a game that can never end
+/// is rejected.
 #[derive(Clone, Copy, Debug)]
 pub struct EndReachable;
 
@@ -278,7 +283,8 @@ impl Validator for EndReachable {
     }
 }
 
-/// validators.md §4.5: no edge that emits a tag loops on its own node.
+/// No edge that emits a tag loops on its own node (a move could repeat the tag without
+/// bound).
 #[derive(Clone, Copy, Debug)]
 pub struct TagLoops;
 
@@ -305,7 +311,7 @@ impl Validator for TagLoops {
     }
 }
 
-/// validators.md §4.6: `$$ v` names a variable of a set type.
+/// `$$ v` names a variable of a set type (its value becomes the tag, so it must be a symbol).
 #[derive(Clone, Copy, Debug)]
 pub struct TagVariables;
 
@@ -358,7 +364,8 @@ impl Validator for TagVariables {
     }
 }
 
-/// validators.md §4.7: the type checker (rg_core::typeck), every error.
+/// The type checker (rg_core::typeck): every constant, variable and label is well typed;
+/// every error.
 #[derive(Clone, Copy, Debug)]
 pub struct Types;
 

@@ -8,7 +8,7 @@
 //! - it *always holds* when `a` is `b` (the walk's start state counts), or when `b` can be found
 //!   from `a` over steps that are legal in every state reaching them: skips, tags, assignments,
 //!   comparisons known to hold, and two parallel edges with complementary conditions
-//!   (`c` / `¬c` to the same node, passes.md §1.2 negation pairs).
+//!   (`c` / `¬c` to the same node: negation pairs).
 //!
 //! Both searches follow the check's own subautomaton only (nested checks are just edges to their
 //! targets). The knowledge at a node holds for every check that starts a walk reaching it, so
@@ -18,17 +18,18 @@
 //! checks with that start.
 
 use super::constants::{Constants, Facts};
+use crate::util::NodeMap;
 use crate::util::negation_pair;
-use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
+use rg_core::{EdgeId, Game, Label, NodeId};
 use std::collections::HashMap;
 
 /// Known outcomes of reachability checks.
 pub(crate) struct CheckValues<'a> {
     g: &'a Game,
-    facts: &'a [Option<Facts>],
+    facts: &'a NodeMap<Option<Facts>>,
     c: &'a Constants<'a>,
     /// Per start: (nodes found over walkable edges, nodes found over always-legal steps).
-    found: HashMap<NodeId, (Vec<bool>, Vec<bool>)>,
+    found: HashMap<NodeId, (NodeMap<bool>, NodeMap<bool>)>,
 }
 
 /// How a comparison edge fares with the knowledge at its source.
@@ -40,7 +41,11 @@ enum Outcome {
 }
 
 impl<'a> CheckValues<'a> {
-    pub(crate) fn new(g: &'a Game, facts: &'a [Option<Facts>], c: &'a Constants<'a>) -> Self {
+    pub(crate) fn new(
+        g: &'a Game,
+        facts: &'a NodeMap<Option<Facts>>,
+        c: &'a Constants<'a>,
+    ) -> Self {
         CheckValues {
             g,
             facts,
@@ -51,7 +56,7 @@ impl<'a> CheckValues<'a> {
 
     fn outcome(&self, e: EdgeId) -> Outcome {
         let d = self.g.edge(e);
-        let Some(k) = &self.facts[d.from.index()] else {
+        let Some(k) = &self.facts[d.from] else {
             return Outcome::Fails;
         };
         match d.label {
@@ -77,16 +82,16 @@ impl<'a> CheckValues<'a> {
     }
 
     /// The nodes found from `start` following the edges `step` accepts.
-    fn search(&self, start: NodeId, always: bool) -> Vec<bool> {
+    fn search(&self, start: NodeId, always: bool) -> NodeMap<bool> {
         let g = self.g;
-        let mut seen = vec![false; g.node_capacity()];
-        seen[start.index()] = true;
+        let mut seen = NodeMap::from_elem(false, g.node_capacity());
+        seen[start] = true;
         let mut stack = vec![start];
         while let Some(x) = stack.pop() {
             let out = g.outgoing(x);
             for (i, &e) in out.iter().enumerate() {
                 let to = g.edge(e).to;
-                if seen[to.index()] {
+                if seen[to] {
                     continue;
                 }
                 let passable = match self.outcome(e) {
@@ -95,7 +100,7 @@ impl<'a> CheckValues<'a> {
                     Outcome::Unknown if !always => true,
                     // A condition with its negation on a parallel edge: one of them holds.
                     Outcome::Unknown => {
-                        self.facts[x.index()].is_some()
+                        self.facts[x].is_some()
                             && out.iter().enumerate().any(|(j, &f)| {
                                 j != i
                                     && g.edge(f).to == to
@@ -104,7 +109,7 @@ impl<'a> CheckValues<'a> {
                     }
                 };
                 if passable {
-                    seen[to.index()] = true;
+                    seen[to] = true;
                     stack.push(to);
                 }
             }
@@ -123,9 +128,9 @@ impl<'a> CheckValues<'a> {
             self.found.insert(a, (may, always));
         }
         let (may, always) = &self.found[&a];
-        if always[b.index()] {
+        if always[b] {
             Some(true)
-        } else if !may[b.index()] {
+        } else if !may[b] {
             Some(false)
         } else {
             None

@@ -1,4 +1,4 @@
-//! ConstantsAnalysis (passes.md §2.6): which expressions have a known value at each node.
+//! ConstantsAnalysis (the reference's): which expressions have a known value at each node.
 //!
 //! The knowledge at a node is a set of facts `expression ↦ value`, each true on every walk
 //! that reaches the node. Differences from the reference, all sound:
@@ -26,6 +26,7 @@
 use super::values::{Known, NameKind, Values};
 use crate::PassContext;
 use crate::dataflow::{Analysis, solve_within};
+use crate::util::NodeMap;
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 
 /// Facts `expression ↦ value`, in two lists sorted by expression id: facts about a bare name
@@ -185,7 +186,7 @@ pub(crate) fn solve_facts(
     c: &Constants<'_>,
     cx: &mut PassContext,
     pass: &str,
-) -> Option<Vec<Option<Facts>>> {
+) -> Option<NodeMap<Option<Facts>>> {
     if too_large(g) {
         return None;
     }
@@ -354,7 +355,6 @@ mod tests {
     use super::*;
     use crate::dataflow::solve;
     use crate::testing::test_game;
-    use rg_core::EntityId;
 
     fn facts_at(g: &mut Game, node: &str, expr: &str) -> Option<Known> {
         let values = Values::new(g);
@@ -362,7 +362,7 @@ mod tests {
         let n = g.find_node(g.find_sym(node).unwrap()).unwrap();
         let s = g.find_sym(expr).unwrap();
         let e = g.exprs().find(&ExprData::Ref(s))?;
-        let k = facts[n.index()].as_ref()?;
+        let k = facts[n].as_ref()?;
         Constants { values: &values }.eval(g, e, k)
     }
 
@@ -408,7 +408,7 @@ mod tests {
 
     #[test]
     fn begin_with_predecessors_keeps_the_initial_state() {
-        // passes.md §2.3: the reference forgets that `v` is `a` in the first move.
+        // The reference forgets that `v` is `a` in the first move.
         let text = "type T = {a, b};\n\
                     var v: T = a;\n\
                     begin, m: player = x;\n\
@@ -445,9 +445,9 @@ mod tests {
         let c = Constants { values: &values };
         let facts = solve(&g, &c);
         // The knowledge at each node and after each edge's transfer: the targets to join into.
-        let mut known: Vec<Facts> = facts.iter().flatten().cloned().collect();
+        let mut known: Vec<Facts> = facts.values().flatten().cloned().collect();
         for e in crate::util::edge_ids(&g) {
-            if let Some(src) = &facts[g.edge(e).from.index()] {
+            if let Some(src) = &facts[g.edge(e).from] {
                 let mut moved = src.clone();
                 if c.transfer(&g, &mut moved, Some(e)) {
                     known.push(moved);
@@ -456,7 +456,7 @@ mod tests {
         }
         let mut compared = 0;
         for e in crate::util::edge_ids(&g) {
-            let Some(src) = facts[g.edge(e).from.index()].as_ref() else {
+            let Some(src) = facts[g.edge(e).from].as_ref() else {
                 continue;
             };
             for dst in &known {

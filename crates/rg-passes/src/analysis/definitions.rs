@@ -1,4 +1,4 @@
-//! ReachingDefinitions (passes.md §2.7), as sets: for every variable, which assignment edges
+//! ReachingDefinitions (the reference's), as sets: for every variable, which assignment edges
 //! (or the initial value) may have written its current value at a node.
 //!
 //! The reference keeps one of `All(edge)`, `Any(edge)` and `Mixed` per variable, which tells
@@ -25,6 +25,7 @@
 
 use crate::analysis::values::Values;
 use crate::dataflow::{Analysis, solve};
+use crate::util::NodeMap;
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
 
@@ -238,7 +239,7 @@ impl Analysis for ReachingDefinitions {
 /// The solution of [`ReachingDefinitions`] at every node.
 pub(crate) enum Solution {
     /// As the generic solver computes it.
-    Dense(Vec<Option<Box<[Defs]>>>),
+    Dense(NodeMap<Option<Box<[Defs]>>>),
     /// One bit per definition (see [`solve_sets`]).
     Bits(BitSolution),
 }
@@ -247,7 +248,7 @@ impl Solution {
     /// Whether some walk reaches `n`.
     pub(crate) fn reached(&self, n: NodeId) -> bool {
         match self {
-            Solution::Dense(at) => at[n.index()].is_some(),
+            Solution::Dense(at) => at[n].is_some(),
             Solution::Bits(b) => b.reached(n),
         }
     }
@@ -256,7 +257,7 @@ impl Solution {
     /// `n`).
     pub(crate) fn defs(&self, n: NodeId, slot: usize) -> Option<Defs> {
         match self {
-            Solution::Dense(at) => at[n.index()].as_ref().map(|k| k[slot]),
+            Solution::Dense(at) => at[n].as_ref().map(|k| k[slot]),
             Solution::Bits(b) => b.defs(n, slot),
         }
     }
@@ -265,18 +266,18 @@ impl Solution {
 /// Reaching definitions as bit sets: bit `i` of a node is definition `def[i]`; the bits of
 /// slot `s` are `start[s]..start[s + 1]`, in increasing [`Def`] order (the initial value last).
 pub(crate) struct BitSolution {
-    rows: Vec<Option<Box<[u64]>>>,
+    rows: NodeMap<Option<Box<[u64]>>>,
     start: Vec<usize>,
     def: Vec<Def>,
 }
 
 impl BitSolution {
     fn reached(&self, n: NodeId) -> bool {
-        self.rows[n.index()].is_some()
+        self.rows[n].is_some()
     }
 
     fn defs(&self, n: NodeId, slot: usize) -> Option<Defs> {
-        let row = self.rows[n.index()].as_ref()?;
+        let row = self.rows[n].as_ref()?;
         let set = (self.start[slot]..self.start[slot + 1])
             .filter(|&i| row[i / 64] >> (i % 64) & 1 == 1)
             .map(|i| self.def[i]);
@@ -417,7 +418,6 @@ mod tests {
     use super::*;
     use crate::dataflow::solve;
     use crate::testing::test_game;
-    use rg_core::EntityId;
 
     #[test]
     fn sets_of_definitions_join_and_saturate() {
@@ -435,7 +435,7 @@ mod tests {
         let rd = ReachingDefinitions::new(&g, &values);
         let r = solve(&g, &rd);
         let v = rd.slot(g.find_sym("v").unwrap()).unwrap();
-        let at = |n: &str| r[g.find_node(g.find_sym(n).unwrap()).unwrap().index()].clone();
+        let at = |n: &str| r[g.find_node(g.find_sym(n).unwrap()).unwrap()].clone();
         let e = |i: usize| Def::edge(EdgeId(i as u32));
         assert_eq!(at("a").unwrap()[v].items(), Some(&[e(0), Def::INIT][..]));
         assert_eq!(at("b").unwrap()[v].single(), Some(e(2)));

@@ -1,5 +1,6 @@
-//! Analyses of the automaton that passes share (passes.md §2 and the analyses the `rgt` rules of
-//! §3 call for), one file each; the data-flow ones on the framework of `crate::dataflow`.
+//! Analyses of the automaton that passes share (the reference's data-flow analyses and the analyses
+//! the `rgt` rules of §3 call for), one file each; the data-flow ones on the framework of
+//! `crate::dataflow`.
 
 pub(crate) mod checks;
 pub(crate) mod constants;

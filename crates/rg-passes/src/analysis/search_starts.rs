@@ -1,10 +1,12 @@
-//! Where the interpreter's searches (rg.md §12.5) start, sets of variables, and strongly
-//! connected components: shared by the pragma passes (see also [`super::searches`]).
+//! Where the interpreter's searches (the walks that find the moves of one player) start, sets of
+//! variables, and strongly connected components: shared by the pragma passes (see also
+//! [`super::searches`]).
 //!
 //! * A *move search* starts at `begin` (the initial state) or at the target of an assignment to
 //!   `player` (the state after a move) and never walks past an assignment to `player`.
 //! * A *reach search* starts at the start node of a reachability check.
 
+use crate::util::NodeMap;
 use crate::util::assigns_player;
 use rg_core::EntityId;
 use rg_core::{EdgeId, Game, Label, NodeId};
@@ -21,10 +23,10 @@ pub(crate) struct Starts {
 impl Starts {
     pub(crate) fn of(g: &Game) -> Starts {
         let mut s = Starts::default();
-        let mut seen_m = vec![false; g.node_capacity()];
-        let mut seen_r = vec![false; g.node_capacity()];
-        let add = |v: &mut Vec<NodeId>, seen: &mut [bool], n: NodeId| {
-            if !std::mem::replace(&mut seen[n.index()], true) {
+        let mut seen_m = NodeMap::from_elem(false, g.node_capacity());
+        let mut seen_r = NodeMap::from_elem(false, g.node_capacity());
+        let add = |v: &mut Vec<NodeId>, seen: &mut NodeMap<bool>, n: NodeId| {
+            if !std::mem::replace(&mut seen[n], true) {
                 v.push(n);
             }
         };

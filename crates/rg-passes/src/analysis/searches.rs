@@ -22,6 +22,7 @@
 //! for the search.
 
 use super::search_starts::{Starts, VarSet, components};
+use crate::util::NodeMap;
 use crate::util::{
     assigned, assigns_player, literal_symbol, negation_pair, same_reference, set_members,
 };
@@ -35,12 +36,12 @@ pub(crate) struct SearchGraph {
     /// Per edge index: a search of this kind may walk it.
     pub(crate) walked: Vec<bool>,
     /// Per node: a search of this kind may take a state there from its stack.
-    pub(crate) visited: Vec<bool>,
+    pub(crate) visited: NodeMap<bool>,
     /// The nodes where searches of this kind start.
     pub(crate) starts: Vec<NodeId>,
     /// Per node: a search of this kind is there only as its target (it ends at the first
     /// state it takes there).
-    pub(crate) target_only: Vec<bool>,
+    pub(crate) target_only: NodeMap<bool>,
 }
 
 /// Edge visits the reach walks may make, per node and edge of the game, before the remaining
@@ -52,10 +53,10 @@ impl SearchGraph {
     pub(crate) fn moves(g: &Game) -> Self {
         let starts = Starts::of(g).moves;
         let mut walked = vec![false; g.edge_entries().len()];
-        let mut visited = vec![false; g.node_capacity()];
+        let mut visited = NodeMap::from_elem(false, g.node_capacity());
         let mut stack = Vec::new();
         for &s in &starts {
-            if !std::mem::replace(&mut visited[s.index()], true) {
+            if !std::mem::replace(&mut visited[s], true) {
                 stack.push(s);
             }
         }
@@ -66,12 +67,12 @@ impl SearchGraph {
                     continue;
                 }
                 walked[e.index()] = true;
-                if !std::mem::replace(&mut visited[d.to.index()], true) {
+                if !std::mem::replace(&mut visited[d.to], true) {
                     stack.push(d.to);
                 }
             }
         }
-        let target_only = vec![false; g.node_capacity()];
+        let target_only = NodeMap::from_elem(false, g.node_capacity());
         SearchGraph {
             walked,
             visited,
@@ -92,9 +93,9 @@ impl SearchGraph {
         pairs.sort_unstable();
         pairs.dedup();
         let mut walked = vec![false; g.edge_entries().len()];
-        let mut visited = vec![false; g.node_capacity()];
-        let mut expanded = vec![false; g.node_capacity()];
-        let mut stamp = vec![usize::MAX; g.node_capacity()];
+        let mut visited = NodeMap::from_elem(false, g.node_capacity());
+        let mut expanded = NodeMap::from_elem(false, g.node_capacity());
+        let mut stamp = NodeMap::from_elem(usize::MAX, g.node_capacity());
         let budget = REACH_BUDGET_FACTOR * (g.node_capacity() + g.edge_entries().len());
         let mut work = 0usize;
         let mut stack = Vec::new();
@@ -104,39 +105,39 @@ impl SearchGraph {
                 rest.push(a);
                 continue;
             }
-            stamp[a.index()] = i;
+            stamp[a] = i;
             stack.push(a);
             while let Some(n) = stack.pop() {
-                visited[n.index()] = true;
+                visited[n] = true;
                 if n == b {
                     continue;
                 }
-                expanded[n.index()] = true;
+                expanded[n] = true;
                 for &e in g.outgoing(n) {
                     work += 1;
                     walked[e.index()] = true;
                     let to = g.edge(e).to;
-                    if stamp[to.index()] != i {
-                        stamp[to.index()] = i;
+                    if stamp[to] != i {
+                        stamp[to] = i;
                         stack.push(to);
                     }
                 }
             }
         }
         // Over the budget: every edge from the remaining starts, in one walk.
-        let mut seen = vec![false; g.node_capacity()];
+        let mut seen = NodeMap::from_elem(false, g.node_capacity());
         for &a in &rest {
-            if !std::mem::replace(&mut seen[a.index()], true) {
+            if !std::mem::replace(&mut seen[a], true) {
                 stack.push(a);
             }
         }
         while let Some(n) = stack.pop() {
-            visited[n.index()] = true;
-            expanded[n.index()] = true;
+            visited[n] = true;
+            expanded[n] = true;
             for &e in g.outgoing(n) {
                 walked[e.index()] = true;
                 let to = g.edge(e).to;
-                if !std::mem::replace(&mut seen[to.index()], true) {
+                if !std::mem::replace(&mut seen[to], true) {
                     stack.push(to);
                 }
             }
@@ -144,8 +145,8 @@ impl SearchGraph {
         let mut starts: Vec<NodeId> = pairs.iter().map(|p| p.0).collect();
         starts.dedup();
         let target_only = visited
-            .iter()
-            .zip(&expanded)
+            .values()
+            .zip(expanded.values())
             .map(|(&v, &x)| v && !x)
             .collect();
         SearchGraph {
@@ -184,9 +185,9 @@ pub(crate) struct Order {
     /// Visited nodes, every edge between two components leading forward.
     pub(crate) topological: Vec<NodeId>,
     /// Per node: its position in `topological` (`u32::MAX` when not visited).
-    pub(crate) rank: Vec<u32>,
+    pub(crate) rank: NodeMap<u32>,
     /// Per node: a walk of the graph leads from the node back to itself.
-    pub(crate) cyclic: Vec<bool>,
+    pub(crate) cyclic: NodeMap<bool>,
 }
 
 impl Order {
@@ -194,25 +195,24 @@ impl Order {
         let comp = components(g, |e| sg.walked[e.index()]);
         let mut size: HashMap<usize, usize> = HashMap::new();
         for n in g.nodes().ids() {
-            if sg.visited[n.index()] {
+            if sg.visited[n] {
                 *size.entry(comp[n.index()]).or_default() += 1;
             }
         }
-        let mut cyclic = vec![false; g.node_capacity()];
+        let mut cyclic = NodeMap::from_elem(false, g.node_capacity());
         let mut topological = Vec::new();
         for n in g.nodes().ids() {
-            if !sg.visited[n.index()] {
+            if !sg.visited[n] {
                 continue;
             }
             topological.push(n);
-            cyclic[n.index()] =
-                size[&comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
+            cyclic[n] = size[&comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
         }
         // Tarjan numbers a component after every component it reaches.
         topological.sort_by_key(|n| (Reverse(comp[n.index()]), n.index()));
-        let mut rank = vec![u32::MAX; g.node_capacity()];
+        let mut rank = NodeMap::from_elem(u32::MAX, g.node_capacity());
         for (i, n) in topological.iter().enumerate() {
-            rank[n.index()] = i as u32;
+            rank[*n] = i as u32;
         }
         Order {
             topological,
@@ -233,30 +233,30 @@ pub(crate) fn solve<D: Clone>(
     init: D,
     flow: impl Fn(&D, EdgeId) -> Option<D>,
     join: impl Fn(&mut D, &D) -> bool,
-) -> Vec<Option<D>> {
-    let mut at: Vec<Option<D>> = vec![None; g.node_capacity()];
-    let mut queued = vec![false; g.node_capacity()];
+) -> NodeMap<Option<D>> {
+    let mut at: NodeMap<Option<D>> = NodeMap::from_elem(None, g.node_capacity());
+    let mut queued = NodeMap::from_elem(false, g.node_capacity());
     let mut work = BinaryHeap::new();
     for &s in &sg.starts {
-        match &mut at[s.index()] {
+        match &mut at[s] {
             Some(v) => {
                 join(v, &init);
             }
             slot @ None => *slot = Some(init.clone()),
         }
-        if !std::mem::replace(&mut queued[s.index()], true) {
-            work.push(Reverse(order.rank[s.index()]));
+        if !std::mem::replace(&mut queued[s], true) {
+            work.push(Reverse(order.rank[s]));
         }
     }
     while let Some(Reverse(r)) = work.pop() {
         let u = order.topological[r as usize];
-        queued[u.index()] = false;
+        queued[u] = false;
         // Taken out while it flows (copied only when an edge leads back to `u`).
         let into_itself = sg.out(g, u).any(|e| g.edge(e).to == u);
         let here = if into_itself {
-            at[u.index()].clone()
+            at[u].clone()
         } else {
-            at[u.index()].take()
+            at[u].take()
         }
         .expect("queued nodes have a value");
         for e in sg.out(g, u) {
@@ -264,19 +264,19 @@ pub(crate) fn solve<D: Clone>(
                 continue;
             };
             let to = g.edge(e).to;
-            let grew = match &mut at[to.index()] {
+            let grew = match &mut at[to] {
                 Some(old) => join(old, &next),
                 slot @ None => {
                     *slot = Some(next);
                     true
                 }
             };
-            if grew && !std::mem::replace(&mut queued[to.index()], true) {
-                work.push(Reverse(order.rank[to.index()]));
+            if grew && !std::mem::replace(&mut queued[to], true) {
+                work.push(Reverse(order.rank[to]));
             }
         }
         if !into_itself {
-            at[u.index()] = Some(here);
+            at[u] = Some(here);
         }
     }
     at
@@ -289,7 +289,7 @@ pub(crate) fn assigned_since_start(
     g: &Game,
     sg: &SearchGraph,
     order: &Order,
-) -> Vec<Option<VarSet>> {
+) -> NodeMap<Option<VarSet>> {
     let position = crate::util::variable_positions(g);
     solve(
         g,
@@ -373,7 +373,7 @@ impl TagCounts {
 }
 
 /// The [`TagCounts`] of every node.
-pub(crate) fn tag_counts(g: &Game, sg: &SearchGraph, order: &Order) -> Vec<Option<TagCounts>> {
+pub(crate) fn tag_counts(g: &Game, sg: &SearchGraph, order: &Order) -> NodeMap<Option<TagCounts>> {
     solve(
         g,
         sg,
@@ -506,15 +506,15 @@ pub(crate) fn arrivals(
     sg: &SearchGraph,
     order: &Order,
     branches: &[bool],
-) -> Vec<Option<Arrivals>> {
-    let mut at: Vec<Option<Arrivals>> = vec![None; g.node_capacity()];
-    let mut is_start = vec![false; g.node_capacity()];
+) -> NodeMap<Option<Arrivals>> {
+    let mut at: NodeMap<Option<Arrivals>> = NodeMap::from_elem(None, g.node_capacity());
+    let mut is_start = NodeMap::from_elem(false, g.node_capacity());
     for &s in &sg.starts {
-        is_start[s.index()] = true;
+        is_start[s] = true;
     }
     let mut members = HashMap::new();
     for &m in &order.topological {
-        at[m.index()] = Some(if order.cyclic[m.index()] {
+        at[m] = Some(if order.cyclic[m] {
             Arrivals::Many
         } else {
             arrivals_at(g, sg, &at, &is_start, branches, &mut members, m)
@@ -526,21 +526,21 @@ pub(crate) fn arrivals(
 fn arrivals_at(
     g: &Game,
     sg: &SearchGraph,
-    at: &[Option<Arrivals>],
-    is_start: &[bool],
+    at: &NodeMap<Option<Arrivals>>,
+    is_start: &NodeMap<bool>,
     branches: &[bool],
     members: &mut HashMap<TypeId, usize>,
     m: NodeId,
 ) -> Arrivals {
     let mut walks: Vec<Walk> = Vec::new();
-    if is_start[m.index()] {
+    if is_start[m] {
         walks.push(Walk {
             start: m,
             branches: Vec::new(),
         });
     }
     for e in sg.entering(g, m) {
-        let ws = match &at[g.edge(e).from.index()] {
+        let ws = match &at[g.edge(e).from] {
             None => continue,
             Some(Arrivals::Many) => return Arrivals::Many,
             Some(Arrivals::Once(ws)) => ws,

@@ -55,6 +55,7 @@ use super::constants::{Constants, Facts};
 use super::search_starts::VarSet;
 use super::searches::{Order, SearchGraph, TagCounts, solve};
 use super::values::{Known, NameKind, Values};
+use crate::util::NodeMap;
 use crate::util::set_members;
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, ValueData};
 use rustc_hash::FxHashMap;
@@ -423,14 +424,14 @@ pub(crate) struct Symbolic<'a> {
     pub(crate) tracked: Vec<Option<usize>>,
     /// Per tracked index: the variable position.
     pub(crate) positions: Vec<usize>,
-    tags: &'a [Option<TagCounts>],
+    tags: &'a NodeMap<Option<TagCounts>>,
     pub(crate) terms: std::cell::RefCell<Terms>,
     members: std::cell::RefCell<HashMap<rg_core::TypeId, Option<SymSet>>>,
     position: HashMap<Symbol, usize>,
     ordinary: &'a [bool],
     /// Per node: expressions with a known value on every walk from `begin` (the constants
     /// analysis), when computed: tells a store that changes its cell.
-    cells: Option<&'a [Option<Facts>]>,
+    cells: Option<&'a NodeMap<Option<Facts>>>,
     pub(crate) universe: Universe,
     tables: std::cell::RefCell<HashMap<u32, Option<Table>>>,
 }
@@ -442,8 +443,8 @@ impl<'a> Symbolic<'a> {
         sg: &SearchGraph,
         values: &'a Values,
         ordinary: &'a [bool],
-        tags: &'a [Option<TagCounts>],
-        cells: Option<&'a [Option<Facts>]>,
+        tags: &'a NodeMap<Option<TagCounts>>,
+        cells: Option<&'a NodeMap<Option<Facts>>>,
     ) -> Option<Self> {
         let position = crate::util::variable_positions(g);
         let mut written = VarSet::empty(g.variables.len());
@@ -483,7 +484,7 @@ impl<'a> Symbolic<'a> {
     }
 
     /// The facts at every node of `sg`.
-    pub(crate) fn solve(&self, sg: &SearchGraph, order: &Order) -> Vec<Option<NodeFacts>> {
+    pub(crate) fn solve(&self, sg: &SearchGraph, order: &Order) -> NodeMap<Option<NodeFacts>> {
         let mut terms = self.terms.borrow_mut();
         let init = NodeFacts {
             vars: self
@@ -744,7 +745,7 @@ impl<'a> Symbolic<'a> {
                     }
                     _ => unreachable!(),
                 };
-                let counts = self.tags[d.from.index()];
+                let counts = self.tags[d.from];
                 if counts.is_none() {
                     k.tags.iter_mut().for_each(|x| *x = None);
                 }
@@ -966,7 +967,7 @@ impl<'a> Symbolic<'a> {
     /// always changes the cell: the constants analysis knows the cell's old value and the
     /// stored symbol, and they differ.
     fn changes_cell(&self, n: rg_core::NodeId, lhs: ExprId, rhs: ExprId) -> bool {
-        let Some(facts) = self.cells.and_then(|c| c[n.index()].as_ref()) else {
+        let Some(facts) = self.cells.and_then(|c| c[n].as_ref()) else {
             return false;
         };
         let c = Constants {

@@ -1,4 +1,4 @@
-//! The tag skeleton of the main automaton, determinized per move (passes.md §3.16, the `rgt`
+//! The tag skeleton of the main automaton, determinized per move (`skip_redundant_tags`, the `rgt`
 //! requirement).
 //!
 //! Every edge of the main automaton is an *event* (a tag or a variable tag: the label is the
@@ -192,7 +192,7 @@ impl<F: Fn(&EdgeData) -> Step> Explorer<'_, F> {
 /// checks are not moves).
 pub(crate) fn position_sets(
     g: &Game,
-    main: &[bool],
+    main: &crate::util::NodeMap<bool>,
     step: impl Fn(&EdgeData) -> Step,
     classes: &EventClasses,
     caps: Caps,
@@ -209,7 +209,7 @@ pub(crate) fn position_sets(
     };
     let mut starts: Vec<NodeId> = g.begin().into_iter().collect();
     for (_, d) in g.edges() {
-        if main[d.from.0 as usize] && (x.step)(d) == Step::End {
+        if main[d.from] && (x.step)(d) == Step::End {
             starts.push(d.to);
         }
     }

@@ -1,6 +1,6 @@
-//! Types up to strict equality (passes.md §3.22): type names resolved, set types compared as
-//! sets of symbols, arrows component-wise. Used to find "the first type definition strictly
-//! equal to" a type (normalize_types, add_explicit_casts).
+//! Types up to strict equality (what `normalize_types` shares definitions by): type names resolved,
+//! set types compared as sets of symbols, arrows component-wise. Used to find "the first type
+//! definition strictly equal to" a type (normalize_types, add_explicit_casts).
 
 use rg_core::{Game, Symbol, TypeData, TypeId, Typedef};
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
-//! Name resolution and the values of constants, as the interpreter sees them (rg.md §12.1,
-//! §12.3), for the passes that evaluate expressions at compile time.
+//! Name resolution and the values of constants, as the interpreter sees them (casts are erased
+//! at run time), for the passes that evaluate expressions at compile time.
 //!
 //! A name in an edge label denotes `goals`, `player` or `visible`; else the constant of that
 //! name; else the variable; else it is a literal symbol. Inside a declared value a name denotes

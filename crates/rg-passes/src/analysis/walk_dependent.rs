@@ -1,6 +1,6 @@
-//! Which variables may hold different values on two walks of one move that have shown the same
-//! tags so far. A proper game's walks with the same labelling end in the same state (rg.md §11,
-//! move unambiguity), but on the way they may differ: an untagged loop `k = kn[k]` runs a
+//! Which variables may hold different values on two walks of one move that have shown the same tags
+//! so far. A proper game's walks with the same labelling end in the same state (a move is
+//! determined by its labels), but on the way they may differ: an untagged loop `k = kn[k]` runs a
 //! different number of times on each, and only a later `k = k1` makes them agree again. Removing
 //! that store (dead or inlined) would leave them apart at the end of the move, so the optimised
 //! game would have more moves (inline_assignment asks this analysis first).
@@ -22,6 +22,7 @@
 //! O(E · R · R / 64).
 
 use crate::dataflow;
+use crate::util::NodeMap;
 use crate::util::{assigns_player, names_of, reads, strongly_connected_components};
 use rg_core::{EdgeData, EdgeId, ExprData, Game, Label, NodeId, Symbol};
 use std::collections::HashMap;
@@ -29,7 +30,7 @@ use std::collections::HashMap;
 #[derive(Debug, Default)]
 pub(crate) struct WalkDependent {
     bit: HashMap<Symbol, usize>,
-    at: Vec<Option<Box<[u64]>>>,
+    at: NodeMap<Option<Box<[u64]>>>,
 }
 
 impl WalkDependent {
@@ -38,7 +39,7 @@ impl WalkDependent {
         let Some(&b) = self.bit.get(&v) else {
             return false;
         };
-        self.at[n.0 as usize]
+        self.at[n]
             .as_ref()
             .is_some_and(|k| k[b / 64] & (1 << (b % 64)) != 0)
     }

@@ -1,9 +1,9 @@
-//! passes.md §3.1 add_builtins: makes the implicit built-in definitions explicit (`Bool`,
+//! `add_builtins`: makes the implicit built-in definitions explicit (`Bool`,
 //! `Goals`, `Visibility`, `PlayerOrSystem`, `goals`, `player`, `visible`), so that later passes
 //! and the validators can resolve them.
 //!
 //! The definitions and their checks are rg-core's ([`rg_core::builtins::add_builtins`], the
-//! step every loader runs, rg.md §6); this pass only makes that step the first pass of a
+//! step every loader runs); this pass only makes that step the first pass of a
 //! pipeline. A definition that exists is never added again, so the pass is a no-op on a game
 //! that already has them (the CLI adds them while loading, to report problems with source
 //! spans, and the manager then skips the setup phase).

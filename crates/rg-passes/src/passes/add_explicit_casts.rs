@@ -1,4 +1,4 @@
-//! passes.md §3.24 add_explicit_casts: every assignment and comparison gets explicit casts to
+//! `add_explicit_casts`: every assignment and comparison gets explicit casts to
 //! named types, for backends that need the type of every sub-expression spelled out.
 //!
 //! For a label whose left side's type is strictly equal to a type definition `T` (the first
@@ -11,9 +11,18 @@
 //! propagate_constants folds casts away, so in the loop the two undid each other until the
 //! iteration limit (`rgt opt -O2 --pass add-explicit-casts` took 10 000 iterations).
 //!
-//! Game tree: unchanged — casts are erased at run time (rg.md §12.3) and a cast to a type equal
-//! to the expression's own type always type checks. Complexity: linear in the size of the
-//! labels.
+//! Game tree: unchanged — casts are erased at run time (the interpreter never checks them) and a
+//! cast to a type equal to the expression's own type always type checks. Complexity: linear in the
+//! size of the labels.
+//!
+//! ```text
+//! before:  type Cell = { e, w };  type Pos = { p1, p2 };  type Board = Pos -> Cell;
+//!          var board: Board = { :e };  var at: Pos = p1;
+//!          a, b: board[at] = w;
+//! after:   a, b: Cell(Board(board)[Pos(at)]) = Cell(w);
+//! ```
+//! (the map is cast to the definition equal to its type, the index to the one equal to its key
+//! type, and both sides to the left side's type `Cell`.)
 
 use super::meta;
 use crate::analysis::type_keys::TypeKeys;

@@ -1,4 +1,4 @@
-//! passes.md §3.27 calculate_disjoints, with the three fixes the spec requires: pairwise
+//! `calculate_disjoints`, with the three fixes the spec requires: pairwise
 //! disjoint value sets, exactly one edge from the node to each listed target, one label per
 //! target in the if-else case.
 //!
@@ -8,6 +8,15 @@
 //! side against its own symbol, two edges may share a target (`c, t: v == a; c, t: v == b;`
 //! gives `@disjoint c : t t;`): every edge to a listed node is one of the tests, and at most one
 //! test holds. The if-else case keeps two different targets.
+//!
+//! ```text
+//! before:  c, t: v == a;  c, t: v == b;  c, u: v == d;
+//! after:   @disjoint c : t t u;  (the edges are unchanged)
+//! ```
+//!
+//! Game tree: unchanged — the pragma only states what holds (at most one of the edges can be
+//! taken); a consumer that trusts it stops trying the others once one holds, and they would
+//! have failed anyway.
 
 use super::meta;
 use crate::util::{literal_symbol, negation_pair};
@@ -96,7 +105,6 @@ impl Pass for CalculateDisjoints {
             return Ok(false);
         }
         g.pragmas.extend(added);
-        g.touch();
         Ok(true)
     }
 }

@@ -1,4 +1,4 @@
-//! passes.md §3.28 calculate_iterators: `@iterator a b c : v;` where the only edge from `a`
+//! `calculate_iterators`: `@iterator a b c : v;` where the only edge from `a`
 //! assigns the variable `v` and leads to `b`, and the only edge from `b` is a comparison
 //! `M[…][v] == 1` leading to `c`. A compiler may then loop only over the values of `v` that
 //! pass the lookup instead of over all of them.
@@ -7,6 +7,11 @@
 //! left side must be exactly `v` (casts aside), the comparison's left side an access whose last
 //! index is `v` (casts aside) and its right side the symbol `1` (not a variable or constant of
 //! that name). "Only edge" counts edges as a set, so exact duplicates are one edge.
+//!
+//! ```text
+//! before:  a, b: v = Pos(*);  b, c: free[v] == 1;
+//! after:   @iterator a b c : v;  (the edges are unchanged)
+//! ```
 //!
 //! Game tree: unchanged — the pragma only describes the automaton; the interpreter ignores it.
 //! Complexity: linear in the edges.
@@ -93,7 +98,6 @@ impl Pass for CalculateIterators {
             return Ok(false);
         }
         g.pragmas.extend(added);
-        g.touch();
         Ok(true)
     }
 }

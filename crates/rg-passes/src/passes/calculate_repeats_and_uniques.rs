@@ -131,6 +131,7 @@ use crate::analysis::searches::{
 };
 use crate::analysis::symbolic::{NodeFacts, Symbolic, TAG_INDEXES, Term, TermId, VarFact};
 use crate::analysis::values::{Known, Values};
+use crate::util::NodeMap;
 use crate::util::{literal_symbol, same_reference, set_members};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, ExprId, Game, Label, NodeId, Pragma, PragmaKind, Symbol, TypeId};
@@ -146,31 +147,31 @@ const MAX_LISTED: usize = 64;
 struct Facts {
     sg: SearchGraph,
     order: Order,
-    assigned: Vec<Option<VarSet>>,
-    tags: Vec<Option<TagCounts>>,
-    arrivals: Vec<Option<Arrivals>>,
+    assigned: NodeMap<Option<VarSet>>,
+    tags: NodeMap<Option<TagCounts>>,
+    arrivals: NodeMap<Option<Arrivals>>,
     branches: Vec<bool>,
-    is_start: Vec<bool>,
+    is_start: NodeMap<bool>,
 }
 
 /// The symbolic facts of one kind of search (see [`Symbolic`]), when computed.
 struct Sym<'a> {
     analysis: Symbolic<'a>,
-    at: Vec<Option<NodeFacts>>,
+    at: NodeMap<Option<NodeFacts>>,
 }
 
 impl Sym<'_> {
     /// The fact about the variable at `position` at node `n`.
     fn var(&self, n: NodeId, position: usize) -> Option<&VarFact> {
         let t = self.analysis.tracked[position]?;
-        Some(&self.at[n.index()].as_ref()?.vars[t])
+        Some(&self.at[n].as_ref()?.vars[t])
     }
 
     /// Whether the states at `n` that agree on everything but the variable at `position`
     /// agree on it: it has a single term (one function of the atoms), or another variable's
     /// single term is a change of a cell at its key ([`Terms::determines`]).
     fn determined(&self, n: NodeId, position: usize) -> bool {
-        let Some(here) = self.at[n.index()].as_ref() else {
+        let Some(here) = self.at[n].as_ref() else {
             return false;
         };
         if self.var(n, position).is_some_and(|f| f.single().is_some()) {
@@ -190,9 +191,9 @@ impl Facts {
     fn new(g: &Game, sg: SearchGraph) -> Facts {
         let order = Order::of(g, &sg);
         let branches = branches(g, &sg);
-        let mut is_start = vec![false; g.node_capacity()];
+        let mut is_start = NodeMap::from_elem(false, g.node_capacity());
         for &s in &sg.starts {
-            is_start[s.index()] = true;
+            is_start[s] = true;
         }
         Facts {
             assigned: assigned_since_start(g, &sg, &order),
@@ -206,7 +207,7 @@ impl Facts {
     }
 
     fn once(&self, n: NodeId) -> Option<&[Walk]> {
-        match &self.arrivals[n.index()] {
+        match &self.arrivals[n] {
             Some(Arrivals::Once(ws)) => Some(ws),
             _ => None,
         }
@@ -218,7 +219,7 @@ impl Facts {
     /// variables (a single term).
     fn agree_on(&self, sym: Option<&Sym<'_>>, n: NodeId, position: usize) -> bool {
         self.once(n).is_some()
-            || self.assigned[n.index()]
+            || self.assigned[n]
                 .as_ref()
                 .is_some_and(|a| !a.contains(position))
             || sym.is_some_and(|s| s.determined(n, position))
@@ -226,7 +227,7 @@ impl Facts {
 
     /// The tag counts of the arrivals through `e`.
     fn tags_after(&self, g: &Game, e: EdgeId) -> Option<TagCounts> {
-        Some(self.tags[g.edge(e).from.index()]?.after(g, e))
+        Some(self.tags[g.edge(e).from]?.after(g, e))
     }
 }
 
@@ -351,7 +352,7 @@ impl Prover<'_> {
         if !matches!(g.expr(g.strip_casts(lhs)), rg_core::ExprData::Ref(_)) {
             return false;
         }
-        let Some(here) = sym.at[g.edge(e).from.index()].as_ref() else {
+        let Some(here) = sym.at[g.edge(e).from].as_ref() else {
             return false;
         };
         let Some(xs) = sym.var(g.edge(e).from, v).and_then(|f| f.values.clone()) else {
@@ -578,7 +579,7 @@ impl Prover<'_> {
     fn values_differ(&mut self, sym: Option<&Sym<'_>>, s: NodeId, r1: ExprId, r2: ExprId) -> bool {
         let g = self.g;
         let Some(sym) = sym else { return false };
-        let Some(here) = sym.at[s.index()].as_ref() else {
+        let Some(here) = sym.at[s].as_ref() else {
             return false;
         };
         let (Some(t1), Some(t2)) = (
@@ -622,7 +623,7 @@ impl Prover<'_> {
     /// Whether the searches of this kind never arrive twice at `n` with one key.
     fn unique(&mut self, f: &Facts, sym: Option<&Sym<'_>>, n: NodeId) -> bool {
         let g = self.g;
-        if !f.sg.visited[n.index()] || f.sg.target_only[n.index()] || f.once(n).is_some() {
+        if !f.sg.visited[n] || f.sg.target_only[n] || f.once(n).is_some() {
             return true;
         }
         // Edges that the symbolic facts show no state passes deliver nothing.
@@ -632,7 +633,7 @@ impl Prover<'_> {
             if into.len() == MAX_ARRIVING {
                 return false;
             }
-            let facts = sym.and_then(|s| Some((s, s.at[g.edge(e).from.index()].as_ref()?)));
+            let facts = sym.and_then(|s| Some((s, s.at[g.edge(e).from].as_ref()?)));
             match facts.map(|(s, here)| s.analysis.after(here, e)) {
                 Some(None) => {}
                 Some(facts) => {
@@ -645,8 +646,8 @@ impl Prover<'_> {
                 }
             }
         }
-        if f.is_start[n.index()]
-            && f.order.cyclic[n.index()]
+        if f.is_start[n]
+            && f.order.cyclic[n]
             && into
                 .iter()
                 .any(|&e| f.tags_after(g, e).is_none_or(TagCounts::may_be_zero))
@@ -717,11 +718,7 @@ impl Prover<'_> {
             }
             let mut deps = Vec::new();
             for (f, sym) in kinds {
-                if !f.sg.visited[n.index()]
-                    || f.assigned[n.index()]
-                        .as_ref()
-                        .is_some_and(|a| !a.contains(v))
-                {
+                if !f.sg.visited[n] || f.assigned[n].as_ref().is_some_and(|a| !a.contains(v)) {
                     continue;
                 }
                 let Some(sym) = sym else { continue 'vars };
@@ -757,12 +754,12 @@ impl Pass for CalculateRepeatsAndUniques {
         Final,
         Pragma
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut decided = vec![false; g.node_capacity()];
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        let mut decided = NodeMap::from_elem(false, g.node_capacity());
         for p in &g.pragmas {
             if let PragmaKind::Unique(ns) | PragmaKind::Repeat { nodes: ns, .. } = &p.kind {
                 for n in ns {
-                    decided[n.index()] = true;
+                    decided[*n] = true;
                 }
             }
         }
@@ -771,7 +768,7 @@ impl Pass for CalculateRepeatsAndUniques {
             Facts::new(g, SearchGraph::reach(g)),
         ];
         let vars = Variables::new(g);
-        let values = Values::new(g);
+        let values = cx.values(g);
         // Known cell values tell the stores that change their cell; without them (a game too
         // large for the analysis) every store is only a store.
         let cells = solve_facts(
@@ -784,7 +781,7 @@ impl Pass for CalculateRepeatsAndUniques {
             .iter()
             .map(|f| {
                 let analysis =
-                    Symbolic::new(g, &f.sg, &values, &vars.ordinary, &f.tags, cells.as_deref())?;
+                    Symbolic::new(g, &f.sg, &values, &vars.ordinary, &f.tags, cells.as_ref())?;
                 let at = analysis.solve(&f.sg, &f.order);
                 Some(Sym { analysis, at })
             })
@@ -803,8 +800,8 @@ impl Pass for CalculateRepeatsAndUniques {
         let mut unique: Vec<NodeId> = Vec::new();
         let mut repeats: BTreeMap<Vec<Symbol>, Vec<NodeId>> = BTreeMap::new();
         for n in g.nodes().ids() {
-            let visiting = both.iter().filter(|(f, _)| f.sg.visited[n.index()]);
-            if visiting.clone().next().is_none() || decided[n.index()] {
+            let visiting = both.iter().filter(|(f, _)| f.sg.visited[n]);
+            if visiting.clone().next().is_none() || decided[n] {
                 continue;
             }
             if g.outgoing(n).is_empty() || visiting.clone().all(|&(f, s)| prover.unique(f, s, n)) {
@@ -813,7 +810,7 @@ impl Pass for CalculateRepeatsAndUniques {
             }
             let mut assigned = VarSet::empty(g.variables.len());
             for (f, _) in visiting {
-                if let Some(a) = &f.assigned[n.index()] {
+                if let Some(a) = &f.assigned[n] {
                     assigned.union(a);
                 }
             }
@@ -848,7 +845,6 @@ impl Pass for CalculateRepeatsAndUniques {
             derived: true,
             span: None,
         }));
-        g.touch();
         Ok(true)
     }
 }

@@ -1,10 +1,10 @@
-//! passes.md §3.31 calculate_simple_apply: `@simpleApply a b [tags] assignments;` says that
+//! `calculate_simple_apply`: `@simpleApply a b [tags] assignments;` says that
 //! applying a move that continues at node `a` with `tags` means performing `assignments` in
 //! order and continuing at `b`, without searching; `@simpleApplyExhaustive` adds that the
 //! listed alternatives cover every move at `a`. Only a compiled backend uses them.
 //!
 //! The reference's algorithm (path merging, ambiguity removal) is an implementation detail of
-//! its C++ backend (passes.md says so); this pass computes a simpler set of pragmas it can prove:
+//! its C++ backend; this pass computes a simpler set of pragmas it can prove:
 //!
 //! * Candidates `a`: `begin`, targets of assignments to `player` and targets of tag edges (where
 //!   a move can continue), in node-name order; a node that already has a simple-apply pragma is
@@ -314,7 +314,6 @@ impl Pass for CalculateSimpleApply {
                 span: None,
             });
         }
-        g.touch();
         Ok(true)
     }
 }

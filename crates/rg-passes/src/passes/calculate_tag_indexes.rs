@@ -1,4 +1,4 @@
-//! passes.md §3.32 calculate_tag_indexes: `@tagIndex n… : i;` when a tag on an edge leaving
+//! `calculate_tag_indexes`: `@tagIndex n… : i;` when a tag on an edge leaving
 //! these nodes is always the i-th tag (0-based) of its move, `@tagMaxIndex n… : i;` when it is at
 //! most the i-th. A compiler then stores moves in a fixed-size array or a bounded vector.
 //!
@@ -16,12 +16,18 @@
 //! start, and the search does not enter them. The result is the same, as no path to a known node
 //! passes through such a cycle.
 //!
+//! ```text
+//! before:  begin, a: $ from;  a, b: $ to;  b, c: player = other;
+//! after:   @tagIndex begin : 0;  @tagIndex a : 1;  (the edges are unchanged)
+//! ```
+//!
 //! Game tree: unchanged — the interpreter ignores these pragmas. Complexity: O(nodes + edges)
 //! for the components, O(150 · (nodes + edges)) at worst for the search (a tag-free part of the
 //! graph reached with many distinct indexes).
 
 use super::meta;
 use crate::analysis::search_starts::{Starts, components};
+use crate::util::NodeMap;
 use crate::util::assigns_player;
 use crate::{Pass, PassContext, PassError};
 use rg_core::EntityId;
@@ -60,15 +66,15 @@ impl Pass for CalculateTagIndexes {
             }
         }
         // Everything a move search reaches from a cycle through tags has incomplete indexes.
-        let reached = reach(g, starts.clone(), &in_move, &vec![false; cap]);
-        cyclic.retain(|n| reached[n.index()]);
-        let mut unknown = reach(g, cyclic, &in_move, &vec![false; cap]);
+        let reached = reach(g, starts.clone(), &in_move, &NodeMap::from_elem(false, cap));
+        cyclic.retain(|n| reached[*n]);
+        let mut unknown = reach(g, cyclic, &in_move, &NodeMap::from_elem(false, cap));
         let mut indexes: Vec<Vec<u64>> = vec![Vec::new(); cap];
         let mut overflow: Vec<NodeId> = Vec::new();
         let mut seen: HashSet<(NodeId, u64)> = HashSet::new();
         let mut work: Vec<(NodeId, u64)> = Vec::new();
         for s in starts {
-            if !unknown[s.index()] && seen.insert((s, 0)) {
+            if !unknown[s] && seen.insert((s, 0)) {
                 work.push((s, 0));
             }
         }
@@ -86,7 +92,7 @@ impl Pass for CalculateTagIndexes {
                 } else {
                     i
                 };
-                if unknown[d.to.index()] {
+                if unknown[d.to] {
                     continue;
                 }
                 if next >= CAP {
@@ -98,13 +104,13 @@ impl Pass for CalculateTagIndexes {
         }
         // Likewise from where the search gave up.
         let more = reach(g, overflow, &in_move, &unknown);
-        for (u, m) in unknown.iter_mut().zip(more) {
-            *u |= m;
+        for (n, &m) in more.iter() {
+            unknown[n] |= m;
         }
         let skipped = g
             .nodes()
             .ids()
-            .filter(|n| unknown[n.index()])
+            .filter(|n| unknown[*n])
             .filter(|&n| g.outgoing(n).iter().any(|&e| g.edge(e).label.is_tag()))
             .count();
         if skipped > 0 {
@@ -116,7 +122,7 @@ impl Pass for CalculateTagIndexes {
         let mut groups: BTreeMap<(bool, u64), Vec<NodeId>> = BTreeMap::new();
         for n in g.nodes().ids() {
             let ix = &indexes[n.index()];
-            if ix.is_empty() || unknown[n.index()] {
+            if ix.is_empty() || unknown[n] {
                 continue;
             }
             let max = *ix.iter().max().expect("not empty");
@@ -159,7 +165,6 @@ impl Pass for CalculateTagIndexes {
             derived: true,
             span: None,
         }));
-        g.touch();
         Ok(true)
     }
 }
@@ -170,12 +175,12 @@ fn reach(
     g: &Game,
     from: Vec<NodeId>,
     keep: &dyn Fn(rg_core::EdgeId) -> bool,
-    stop: &[bool],
-) -> Vec<bool> {
-    let mut out = vec![false; g.node_capacity()];
+    stop: &NodeMap<bool>,
+) -> NodeMap<bool> {
+    let mut out = NodeMap::from_elem(false, g.node_capacity());
     let mut stack = from;
     while let Some(n) = stack.pop() {
-        if stop[n.index()] || std::mem::replace(&mut out[n.index()], true) {
+        if stop[n] || std::mem::replace(&mut out[n], true) {
             continue;
         }
         for &e in g.outgoing(n) {

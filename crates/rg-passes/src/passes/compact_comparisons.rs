@@ -1,4 +1,4 @@
-//! passes.md §3.9 compact_comparisons: a disjunction of equalities of one expression with
+//! `compact_comparisons`: a disjunction of equalities of one expression with
 //! several symbols becomes the shorter conjunction of inequalities with the other symbols of its
 //! type.
 //!
@@ -162,8 +162,8 @@ impl Pass for CompactComparisons {
         Loop,
         Expression
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        let values = cx.values(g);
         let mut plans = Vec::new();
         {
             let env = TypeEnv::new(g);

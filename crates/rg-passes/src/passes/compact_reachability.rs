@@ -1,6 +1,26 @@
-//! passes.md §3.4 compact_reachability, with the fix the spec requires: a walk never steps from
-//! a node that is an end (start walk) or a start (end walk) of some check.
-
+//! `compact_reachability`: moves the start of every reachability check forward past leading
+//! skips, and its end backward before trailing skips and assignments, with the fix the spec
+//! requires: a walk never steps from a node that is an end (start walk) or a start (end walk)
+//! of some check.
+//!
+//! Applies to a check `? s -> t` when `s` has exactly one outgoing edge, a skip, to a node
+//! that is not the end of a check (repeatedly, so a chain of skips is crossed), and when `t` has
+//! exactly one incoming edge, a skip or an assignment, from a node that is not the start of a
+//! check.
+//!
+//! Why the game tree is kept: a check only asks whether a path exists from its start to its
+//! end. Every path from `s` must first take the single skip, which does nothing, so a path
+//! exists from `s` iff one exists from the skip's target; every path into `t` must take the
+//! single last edge, and a skip or an assignment never blocks a walk (an assignment's effect is
+//! thrown away with the check's state), so a path reaches `t` iff one reaches the edge's source.
+//! The sub-automaton of the check gets shorter and later passes can drop the bypassed edges.
+//!
+//! ```text
+//! before:  a, b: ? s -> t;  s, s1: ;  s1, u: x == 1;  u, u1: y = 0;  u1, t: ;
+//! after:   a, b: ? s1 -> u;  s, s1: ;  s1, u: x == 1;  u, u1: y = 0;  u1, t: ;
+//! ```
+//!
+//! Complexity: linear in the size of the game.
 use super::meta;
 use crate::util::edge_ids;
 use crate::{Pass, PassContext, PassError};

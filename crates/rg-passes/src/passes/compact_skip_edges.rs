@@ -1,6 +1,32 @@
-//! passes.md §3.2: remove empty edges by contracting skip chains, and drop conditional edges
+//! `compact_skip_edges`: remove empty edges by contracting skip chains, and drop conditional edges
 //! that run parallel to a skip (never tags: the reference's defect in step 1 is fixed).
-
+//!
+//! Each round, until one changes nothing:
+//! 1. for every skip `x → y`, the other edges `x → y` that are comparisons or checks go (the
+//!    skip already lets every walk through, so a condition beside it adds nothing);
+//! 2. a node whose only way out is a skip to `z` is merged into `z` (its incoming edges are
+//!    moved to `z`);
+//! 3. a node entered only by a skip from `x` gives its outgoing edges to `x`;
+//! 4. (not in the reference) an edge `x -L-> z` goes when a skip `x → y` leads to a twin
+//!    `y -L-> z`, unless `L` assigns `player`.
+//!
+//! Applies to every node except `begin`, `end` and the nodes a reachability check names
+//! (moving them would change what the check means).
+//!
+//! Why the game tree is kept: a skip changes neither the state nor the move, so contracting it
+//! joins two points every walk passes through with the same state and labels; a dropped
+//! parallel condition only offered a walk the skip offers too; the twin of step 4 makes the same
+//! move, and the interpreter's visited-state check merges the two walks at `z` anyway.
+//!
+//! ```text
+//! before:  a, b: ;  b, c: x = 1;  a, c: x == 0;  a, c: ;
+//! after:   a, c: ;  a, c: x = 1;
+//! ```
+//! (`a, c: x == 0` lies beside the skip `a, c` and goes; `b` is entered only by the skip from
+//! `a`, so its edge `b, c: x = 1` moves to `a`.)
+//!
+//! Complexity: linear in the size of the game per round; rounds until a fixed point.
+use crate::util::NodeMap;
 use crate::util::{FxHashSet, check_nodes};
 use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
 use rg_core::{EdgeId, Game, Label, NodeId};
@@ -19,7 +45,7 @@ fn by_name(g: &Game, nodes: impl Iterator<Item = NodeId>) -> Vec<NodeId> {
 /// contract. Only their nodes are sorted by name (sorting every node each round dominated the
 /// pass on large games); visiting just these in name order gives the same result as visiting
 /// all nodes in name order, since the others never match.
-fn contraction_candidates(g: &Game, protected: &[bool]) -> (Vec<NodeId>, Vec<NodeId>) {
+fn contraction_candidates(g: &Game, protected: &NodeMap<bool>) -> (Vec<NodeId>, Vec<NodeId>) {
     let mut zs = Vec::new();
     let mut xs = Vec::new();
     for (_, d) in g.edges() {
@@ -27,10 +53,10 @@ fn contraction_candidates(g: &Game, protected: &[bool]) -> (Vec<NodeId>, Vec<Nod
             continue;
         }
         let (y, z) = (d.from, d.to);
-        if !protected[y.0 as usize] && g.outgoing(y).len() == 1 {
+        if !protected[y] && g.outgoing(y).len() == 1 {
             zs.push(z);
         }
-        if !protected[z.0 as usize] && g.incoming(z).len() == 1 {
+        if !protected[z] && g.incoming(z).len() == 1 {
             xs.push(y);
         }
     }
@@ -83,12 +109,12 @@ fn obsolete_parallel(g: &mut Game) -> bool {
 }
 
 /// Step 2: a node whose only way out is a skip to `z` is merged into `z`.
-fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
-    let mut used = vec![false; g.node_capacity()];
+fn backward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
+    let mut used = NodeMap::from_elem(false, g.node_capacity());
     let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &z in order {
-        if used[z.0 as usize] || !connected(g, z) {
+        if used[z] || !connected(g, z) {
             continue;
         }
         for &e in g.incoming(z) {
@@ -96,8 +122,8 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             let y = d.from;
             if d.label != Label::Skip
                 || y == z
-                || used[y.0 as usize]
-                || protected[y.0 as usize]
+                || used[y]
+                || protected[y]
                 || g.outgoing(y).len() != 1
             {
                 continue;
@@ -111,8 +137,8 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             if ys.is_empty() {
                 continue;
             }
-            used[y.0 as usize] = true;
-            used[z.0 as usize] = true;
+            used[y] = true;
+            used[z] = true;
             if ys.len() == g.incoming(y).len() {
                 removal.insert(e);
             }
@@ -132,12 +158,12 @@ fn backward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
 }
 
 /// Step 3: a node entered only by a skip from `x` gives its outgoing edges to `x`.
-fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
-    let mut used = vec![false; g.node_capacity()];
+fn forward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
+    let mut used = NodeMap::from_elem(false, g.node_capacity());
     let mut resource: Vec<(EdgeId, NodeId)> = Vec::new();
     let mut removal: FxHashSet<EdgeId> = FxHashSet::default();
     for &x in order {
-        if used[x.0 as usize] || !connected(g, x) {
+        if used[x] || !connected(g, x) {
             continue;
         }
         for &e in g.outgoing(x) {
@@ -145,8 +171,8 @@ fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             let y = d.to;
             if d.label != Label::Skip
                 || y == x
-                || used[y.0 as usize]
-                || protected[y.0 as usize]
+                || used[y]
+                || protected[y]
                 || g.incoming(y).len() != 1
             {
                 continue;
@@ -160,8 +186,8 @@ fn forward(g: &mut Game, protected: &[bool], order: &[NodeId]) -> bool {
             if ys.is_empty() {
                 continue;
             }
-            used[x.0 as usize] = true;
-            used[y.0 as usize] = true;
+            used[x] = true;
+            used[y] = true;
             if ys.len() == g.outgoing(y).len() {
                 removal.insert(e);
             }
@@ -260,7 +286,7 @@ impl Pass for CompactSkipEdges {
         loop {
             let mut protected = check_nodes(g);
             for n in [g.begin(), g.end()].into_iter().flatten() {
-                protected[n.0 as usize] = true;
+                protected[n] = true;
             }
             let mut round = obsolete_parallel(g);
             let (zs, _) = contraction_candidates(g, &protected);

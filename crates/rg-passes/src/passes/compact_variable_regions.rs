@@ -1,5 +1,5 @@
 //! compact_variable_regions (not in the reference; an RG-level form of the RBG translator's
-//! summary of shift runs, rbg.md §10.12(a)): a part of the automaton that only moves one
+//! summary of shift runs): a part of the automaton that only moves one
 //! variable through constant maps becomes one any-assignment.
 //!
 //! A *region* is found from an entry node `A`: the nodes reached from `A` over *local* edges —
@@ -28,7 +28,7 @@
 use super::meta;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
-use crate::util::{FreshNodes, check_nodes, label_well_typed, names_of};
+use crate::util::{FreshNodes, NodeMap, check_nodes, label_well_typed, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeId};
@@ -55,7 +55,7 @@ enum Local {
 struct Finder<'a> {
     g: &'a Game,
     values: &'a Values,
-    protected: Vec<bool>,
+    protected: NodeMap<bool>,
     /// [`Finder::local`] of every edge's label, by edge index.
     locals: Vec<Local>,
     steps: usize,
@@ -130,7 +130,7 @@ impl Finder<'_> {
             i += 1;
             let out = g.outgoing(n);
             let stops = out.is_empty()
-                || (n != a && self.protected[n.index()])
+                || (n != a && self.protected[n])
                 || out.iter().any(|&e| self.edge_local(e) == Local::No);
             if stops {
                 if exits.len() == 1 {
@@ -365,14 +365,14 @@ impl Pass for CompactVariableRegions {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            protected[n.index()] = true;
+            protected[n] = true;
         }
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| protected[n.index()] = true);
+            p.kind.for_each_node(|n| protected[n] = true);
         }
         let mut finder = Finder {
             g,
@@ -459,7 +459,7 @@ impl Pass for CompactVariableRegions {
             let Some(v_ty) = g.variable(r.v).map(|v| v.ty) else {
                 continue;
             };
-            let typedefs = g.typedefs.len();
+            let mark = g.mark();
             let Some((parallel, chain)) = encode(g, &r, &s, v_ty) else {
                 continue;
             };
@@ -472,7 +472,7 @@ impl Pass for CompactVariableRegions {
             };
             if !typed {
                 // A type declared for the summary goes with it.
-                g.typedefs.truncate(typedefs);
+                g.rollback(mark);
                 continue;
             }
             for &e in &r.edges {

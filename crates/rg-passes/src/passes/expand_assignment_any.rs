@@ -1,4 +1,4 @@
-//! passes.md §3.25 expand_assignment_any: each `x, y: e = T(*);` becomes, at the same position
+//! `expand_assignment_any`: each `x, y: e = T(*);` becomes, at the same position
 //! of the edge list, one edge `x, y: e = s;` per symbol `s` of `T` (definition order), making
 //! the shorthand of the paper's section 2 explicit.
 //!
@@ -6,8 +6,9 @@
 //! bare name would then denote that variable or constant, not the symbol (the reference expands
 //! it anyway and changes the game).
 //!
-//! Game tree: unchanged — this is the definition of the any-assignment (rg.md §10): the same
-//! successors in the same order. Complexity: linear in the edges plus the edges created.
+//! Game tree: unchanged — this is the definition of the any-assignment (one branch per member of
+//! the type): the same successors in the same order. Complexity: linear in the edges plus the edges
+//! created.
 
 use super::meta;
 use crate::util::{is_plain_symbol, replace_edges, set_members};

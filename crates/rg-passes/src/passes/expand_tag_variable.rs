@@ -1,4 +1,4 @@
-//! passes.md §3.26 expand_tag_variable: each `x, y: $$ v;` becomes, at the same position of the
+//! `expand_tag_variable`: each `x, y: $$ v;` becomes, at the same position of the
 //! edge list and for each symbol `s` of `v`'s type in order, a fresh node `n` with the edges
 //! `x, n: v == T(s);` and `n, y: $ s;` (`T` is `v`'s declared type name; a set-literal type gets
 //! no cast). Edges are numbered from the end of the list to the front, as the reference does.
@@ -6,7 +6,7 @@
 //! An edge is left alone when a symbol of the type is also the name of a variable or constant
 //! (the comparison would read that variable or constant instead of the symbol).
 //!
-//! Game tree: unchanged — `$$ v` is shorthand for exactly these branches (rg.md §10): only the
+//! Game tree: unchanged — `$$ v` is shorthand for exactly these branches: only the
 //! branch matching `v`'s value is passable and it adds the same tag. Complexity: linear in the
 //! edges plus the edges created.
 

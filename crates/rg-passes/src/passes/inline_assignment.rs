@@ -1,10 +1,10 @@
-//! passes.md §3.3 inline_assignment: replace reads of a variable by the expression last assigned
+//! `inline_assignment`: replace reads of a variable by the expression last assigned
 //! to it, so that the assignment disappears, and remove dead stores.
 //!
 //! The def-use chains come from one solve of ReachingDefinitions as sets
 //! (`analysis::definitions`) instead of one forward search per definition (the reference's
 //! O(A · E)). A *usage* of a definition `d = (x → y: v = r)` is an edge `f` that reads `v`
-//! (passes.md §1.2 `reads`, counting `$$ v` and the cells and keys of a left side) where `d` may
+//! (`reads`, counting `$$ v` and the cells and keys of a left side) where `d` may
 //! reach `f`'s source. `d` is inlined when, for every usage `f`:
 //!
 //! - `d` is the only definition of `v` that reaches `f` (no walk reaches `f` with another
@@ -42,6 +42,7 @@ use super::meta;
 use crate::analysis::definitions::{Def, Defs, ReachingDefinitions, Solution, solve_sets};
 use crate::analysis::values::Values;
 use crate::analysis::walk_dependent::{WalkDependent, walk_dependent};
+use crate::util::NodeMap;
 use crate::util::{assigns_player, edge_ids, label_well_typed, reads};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
@@ -220,7 +221,7 @@ struct Searcher {
     /// Edges the searches may still visit.
     budget: usize,
     /// Per node: the number of the search that last reached it.
-    stamp: Vec<u32>,
+    stamp: NodeMap<u32>,
     search: u32,
 }
 
@@ -228,7 +229,7 @@ impl Searcher {
     fn new(g: &Game) -> Self {
         Searcher {
             budget: SEARCH_BUDGET,
-            stamp: vec![0; g.node_capacity()],
+            stamp: NodeMap::from_elem(0, g.node_capacity()),
             search: 0,
         }
     }
@@ -240,7 +241,7 @@ impl Searcher {
         self.search += 1;
         let y = g.edge(d).to;
         let mut stack = vec![y];
-        self.stamp[y.index()] = self.search;
+        self.stamp[y] = self.search;
         while let Some(n) = stack.pop() {
             for &f in g.outgoing(n) {
                 let Some(left) = self.budget.checked_sub(1) else {
@@ -259,8 +260,8 @@ impl Searcher {
                     _ => [Some(e.to), None],
                 };
                 for m in next.into_iter().flatten() {
-                    if self.stamp[m.index()] != self.search {
-                        self.stamp[m.index()] = self.search;
+                    if self.stamp[m] != self.search {
+                        self.stamp[m] = self.search;
                         stack.push(m);
                     }
                 }
@@ -271,7 +272,7 @@ impl Searcher {
 
     /// Whether node `n` was reached by the last search.
     fn reached(&self, n: NodeId) -> bool {
-        self.stamp[n.index()] == self.search
+        self.stamp[n] == self.search
     }
 
     /// Whether the value stored by `d` may reach `d`'s own source (`None`: budget exhausted).
@@ -348,13 +349,13 @@ fn inlinable(
 
 /// The nodes from which a walk can end a move (assign `player`) without assigning `v` as a whole
 /// first: one backward search.
-fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> Vec<bool> {
+fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> NodeMap<bool> {
     let whole = |lhs: ExprId| g.expr(g.strip_casts(lhs)) == ExprData::Ref(v);
-    let mut seen = vec![false; g.node_capacity()];
+    let mut seen = NodeMap::from_elem(false, g.node_capacity());
     let mut stack = Vec::new();
     for (_, e) in g.edges() {
-        if assigns_player(g, &e.label) && !seen[e.from.0 as usize] {
-            seen[e.from.0 as usize] = true;
+        if assigns_player(g, &e.label) && !seen[e.from] {
+            seen[e.from] = true;
             stack.push(e.from);
         }
     }
@@ -363,8 +364,8 @@ fn nodes_reaching_a_move_end(g: &Game, v: Symbol) -> Vec<bool> {
             let e = g.edge(f);
             let redefines = matches!(e.label,
                 Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } if whole(lhs));
-            if !redefines && !seen[e.from.0 as usize] {
-                seen[e.from.0 as usize] = true;
+            if !redefines && !seen[e.from] {
+                seen[e.from] = true;
                 stack.push(e.from);
             }
         }
@@ -380,19 +381,19 @@ fn store_merges_walks(
     wd: &WalkDependent,
     d: EdgeId,
     v: Symbol,
-    move_end: &mut HashMap<Symbol, Vec<bool>>,
+    move_end: &mut HashMap<Symbol, NodeMap<bool>>,
 ) -> bool {
     let e = g.edge(d);
     wd.may_differ(e.from, v)
         && move_end
             .entry(v)
-            .or_insert_with(|| nodes_reaching_a_move_end(g, v))[e.to.0 as usize]
+            .or_insert_with(|| nodes_reaching_a_move_end(g, v))[e.to]
 }
 
 fn plan(g: &mut Game, ch: &Chains, cx: &mut PassContext) -> Plan {
     let mut search = Searcher::new(g);
     let wd = walk_dependent(g);
-    let mut move_end: HashMap<Symbol, Vec<bool>> = HashMap::new();
+    let mut move_end: HashMap<Symbol, NodeMap<bool>> = HashMap::new();
     let wk = *g.well_known();
     let mut touched: HashSet<EdgeId> = HashSet::new();
     let mut out = Plan::default();
@@ -507,7 +508,7 @@ impl Pass for InlineAssignment {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let Some(chains) = Chains::new(g, &values) else {
             return Ok(false);
         };
@@ -578,7 +579,7 @@ mod tests {
 
     #[test]
     fn a_later_cell_assignment_stops_the_inlining() {
-        // passes.md §3.3, defect D4.
+        // The reference's defect: it inlined across a redefinition.
         let out = run("type T = {p, q};\n\
              const c: T -> T = {:q};\n\
              var m: T -> T = {:p};\n\

@@ -1,4 +1,4 @@
-//! passes.md §3.5 inline_reachability: a check whose subautomaton is a single deterministic
+//! `inline_reachability`: a check whose subautomaton is a single deterministic
 //! chain is replaced by the chain's conditions, evaluated in place.
 //!
 //! For a check `p, q: ? a -> b` (or `! a -> b`) the walk from `a` is followed while every node
@@ -52,7 +52,8 @@
 //! O(E) per run, plus the size of the substituted expressions (hash-consed).
 
 use super::meta;
-use crate::util::{FreshNodes, assigns_player, check_nodes, edge_ids, negate};
+use crate::util::NodeMap;
+use crate::util::{FreshNodes, assigns_player, edge_ids, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
@@ -230,7 +231,7 @@ fn skip_final_stores(g: &mut Game, checks: &[(EdgeId, NodeId, NodeId, bool)]) ->
 /// taken at every step.
 fn existing_chain(
     g: &Game,
-    is_check: &[bool],
+    is_check: &NodeMap<bool>,
     p: NodeId,
     conditions: &[Label],
 ) -> Option<Vec<NodeId>> {
@@ -245,7 +246,7 @@ fn existing_chain(
             d.label == *c
                 && (last
                     || (g.incoming(d.to).len() == 1
-                        && !is_check[d.to.0 as usize]
+                        && !is_check[d.to]
                         && Some(d.to) != g.begin()
                         && d.to != p))
         })?;
@@ -282,7 +283,7 @@ impl Pass for InlineReachability {
         Loop,
         Reachability
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let checks: Vec<(EdgeId, NodeId, NodeId, bool)> = edge_ids(g)
             .into_iter()
             .filter_map(|e| match g.edge(e).label {
@@ -305,7 +306,7 @@ impl Pass for InlineReachability {
         // starts a chain of exactly those conditions: it becomes the exits of that chain.
         // Otherwise it is kept, and then its positive twins too, so that the pair can still
         // cancel out.
-        let is_check = check_nodes(g);
+        let is_check = cx.check_nodes(g);
         let mut exits: HashMap<EdgeId, Vec<NodeId>> = HashMap::new();
         for &(e, a, b, negated) in &checks {
             if let (true, Outcome::Conditions(c)) = (negated, &outcomes[&(a, b)])
@@ -369,7 +370,7 @@ mod tests {
 
     #[test]
     fn a_positive_chain_becomes_its_conditions() {
-        // passes.md §3.5, first example.
+        // The reference's first example.
         let text = format!(
             "{VARS}begin, a: ? s -> t;\na, end: player = keeper;\ns, s1: v == p;\ns1, t: w != q;\n"
         );
@@ -382,7 +383,7 @@ mod tests {
 
     #[test]
     fn a_negative_check_over_one_condition_becomes_its_negation() {
-        // passes.md §3.5, second example.
+        // The reference's second example.
         let text = format!(
             "{VARS}begin, a: ! s -> t;\nbegin, b: ? s -> t;\na, end: player = keeper;\n\
              b, end: player = keeper;\ns, t: v == q;\n"

@@ -47,7 +47,7 @@ fn stopovers(g: &Game) -> Vec<(NodeId, EdgeId)> {
     let special = [wk.player, wk.goals, wk.visible];
     let mut out = Vec::new();
     for y in g.nodes().ids() {
-        if is_check[y.0 as usize] || Some(y) == g.begin() || Some(y) == g.end() {
+        if is_check[y] || Some(y) == g.begin() || Some(y) == g.end() {
             continue;
         }
         let (outgoing, incoming) = (g.outgoing(y), g.incoming(y));

@@ -22,7 +22,7 @@ use super::inline_assignment::replacement;
 use super::meta;
 use super::reorder_comparisons::erased_type;
 use crate::analysis::constants::{self, Constants};
-use crate::analysis::values::{Known, Values};
+use crate::analysis::values::Known;
 use crate::util::{check_nodes, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
@@ -74,7 +74,7 @@ fn candidates(g: &Game, c: &Constants<'_>) -> Vec<Candidate> {
         let Some((f, s1, false)) = equality(g, c, &d.label) else {
             continue;
         };
-        if x == p || is_check[x.0 as usize] || Some(x) == g.begin() || Some(x) == g.end() {
+        if x == p || is_check[x] || Some(x) == g.begin() || Some(x) == g.end() {
             continue;
         }
         let ([t], [store]) = (g.incoming(x), g.outgoing(x)) else {
@@ -139,7 +139,7 @@ impl Pass for JoinConditionalAssignments {
         Join
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let found = candidates(g, &c);
         if found.is_empty() {
@@ -155,7 +155,7 @@ impl Pass for JoinConditionalAssignments {
             let holds_s0 = g
                 .exprs()
                 .find(&ExprData::Ref(cand.n))
-                .and_then(|r| facts[p.0 as usize].as_ref()?.get(r))
+                .and_then(|r| facts[p].as_ref()?.get(r))
                 == Some(Known::Sym(cand.s0));
             // One rewrite per source node and run (two candidates there may share the route
             // `p → q`); the knowledge stays true after a rewrite, which keeps the game.

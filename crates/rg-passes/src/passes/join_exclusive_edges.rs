@@ -1,4 +1,4 @@
-//! passes.md §3.10 join_exclusive_edges: alternative routes from `n` to `t` whose conditions
+//! `join_exclusive_edges`: alternative routes from `n` to `t` whose conditions
 //! together always hold are replaced by one skip `n → t`.
 //!
 //! A *route* of `n` is an outgoing edge followed by the chain behind it: while the current node
@@ -16,18 +16,19 @@
 //! target.
 //!
 //! Why the game tree is kept: if some `ci` holds, its route is passable; otherwise every `¬ci`
-//! holds and `R0` is passable. So in every state at least one of the routes leads from `n` to
-//! `t`, with no effect on the state and no tag — exactly what the skip does. Several passable
-//! routes reach `t` in the same state with the same tags and are merged by the interpreter's
-//! visited-state check (rg.md §12.6), so the number of moves does not change. Interior nodes of
-//! the routes have no other edges and are not named by any check, so deleting them affects
-//! nothing else.
+//! holds and `R0` is passable. So in every state at least one of the routes leads from `n` to `t`,
+//! with no effect on the state and no tag — exactly what the skip does. Several passable routes
+//! reach `t` in the same state with the same tags and are merged by the interpreter's visited-state
+//! check (a search does not enter a node twice in the same state), so the number of moves does not
+//! change. Interior nodes of the routes have no other edges and are not named by any check, so
+//! deleting them affects nothing else.
 //!
 //! Complexity: every edge belongs to at most one route, so building the routes of all nodes is
 //! O(E); matching uses a hash map per node. One rewrite per node per run.
 
 use super::meta;
-use crate::util::{FxHashMap, check_nodes, negate, reachable_nodes};
+use crate::util::NodeMap;
+use crate::util::{FxHashMap, check_nodes, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 use std::ops::Range;
@@ -73,7 +74,7 @@ impl Scratch {
 fn route(
     g: &Game,
     e: EdgeId,
-    protected: &[bool],
+    protected: &NodeMap<bool>,
     in_main: bool,
     s: &mut Scratch,
 ) -> Option<RouteRef> {
@@ -102,7 +103,7 @@ fn route(
         next = None;
         // An interior node is entered only by the route, so the route cannot run into a cycle
         // (it would need a node with two incoming edges); it stops at `n` at the latest.
-        if !protected[n.0 as usize] && g.incoming(n).len() == 1 && g.outgoing(n).len() == 1 {
+        if !protected[n] && g.incoming(n).len() == 1 && g.outgoing(n).len() == 1 {
             next = Some(g.outgoing(n)[0]);
         }
     }
@@ -117,7 +118,7 @@ fn route(
 fn find_join(
     g: &Game,
     n: NodeId,
-    protected: &[bool],
+    protected: &NodeMap<bool>,
     in_main: bool,
     s: &mut Scratch,
 ) -> Option<Vec<Route>> {
@@ -187,19 +188,19 @@ impl Pass for JoinExclusiveEdges {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut protected = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            protected[n.0 as usize] = true;
+            protected[n] = true;
         }
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let mut joins: Vec<(NodeId, Vec<Route>)> = Vec::new();
         let mut scratch = Scratch::default();
         for n in g.nodes().ids() {
             if g.outgoing(n).len() < 2 {
                 continue;
             }
-            if let Some(routes) = find_join(g, n, &protected, main[n.0 as usize], &mut scratch) {
+            if let Some(routes) = find_join(g, n, &protected, main[n], &mut scratch) {
                 joins.push((n, routes));
             }
         }
@@ -230,7 +231,7 @@ mod tests {
 
     #[test]
     fn complementary_routes_become_a_skip() {
-        // passes.md §3.10 example: a check against its negation, and `v == p`, `v == q` against
+        // The reference's example: a check against its negation, and `v == p`, `v == q` against
         // the chain `v != p`, `v != q`.
         let text = "type T = { p, q, r };\nvar v: T = p;\nbegin, a: ? s -> t;\nbegin, a: ! s -> t;\n\
                     a, b: v == p;\na, b: v == q;\na, m: v != p;\nm, b: v != q;\n\

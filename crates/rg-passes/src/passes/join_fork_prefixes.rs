@@ -157,7 +157,7 @@ impl Pass for JoinForkPrefixes {
         // merged one level per round, and rescanning the whole graph each round was quadratic.
         // Nodes whose other uses the rewrite cannot see: check starts and ends, `begin`, `end`
         // and nodes named by pragmas. They are neither heads (which gain edges) nor contracted.
-        let mut protected = check_nodes(g);
+        let mut protected = check_nodes(g).into_raw();
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n.0 as usize] = true;
         }

@@ -1,16 +1,23 @@
-//! passes.md §3.12 join_fork_suffixes, and (an `rgt` extension) nodes whose several outgoing
-//! edges are the same labels to the same nodes (twins, e.g. the exit of the first step of an
-//! unrolled `X X*` and the exit of its loop body) are merged as well.
+//! `join_fork_suffixes`: nodes whose only outgoing edge is the same label to the same node are
+//! merged into one (the suffixes of a fork join), and (an `rgt` extension) nodes whose several
+//! outgoing edges are the same labels to the same nodes (twins, e.g. the exit of the first step of
+//! an unrolled `X X*` and the exit of its loop body) are merged as well.
 //!
 //! Why twins can be merged: their futures are the same walks, so sending a twin's incoming
 //! edges to the other one changes no walk's labels. Neither may be a check node (a check sees
 //! the node it names), `begin`, `end` or named by a pragma, nor have an edge to itself (its twin
 //! would not have the same targets).
+//!
+//! ```text
+//! before:  a, x: $ l;  a, y: $ r;  x, z: k = 1;  y, z: k = 1;
+//! after:   a, x: $ l;  a, x: $ r;  x, z: k = 1;
+//! ```
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FxHashMap, FxHashSet, assigns_player, check_nodes};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
+use rg_core::{EdgeId, Game, Label, NodeId};
 
 /// Nodes whose only edge is the same label to the same node are merged.
 #[derive(Debug)]
@@ -23,7 +30,7 @@ pub(crate) struct JoinForkSuffixes;
 /// The nodes whose edges it moves are added to `moved` (their twin keys change).
 fn suffix_step(
     g: &mut Game,
-    checks: &[bool],
+    checks: &NodeMap<bool>,
     nodes: &[NodeId],
     moved: &mut Vec<NodeId>,
 ) -> Vec<NodeId> {
@@ -42,7 +49,7 @@ fn suffix_step(
         for &e in g.incoming(x) {
             let y = g.edge(e).from;
             let l = g.edge(e).label;
-            if y == x || g.outgoing(y).len() != 1 || checks[y.index()] {
+            if y == x || g.outgoing(y).len() != 1 || checks[y] {
                 continue;
             }
             if removed.contains(&y) {
@@ -119,7 +126,7 @@ fn label_hash(l: &Label) -> u64 {
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
 /// nodes whose edges changed (or whose twin was busy), instead of every node's.
 struct Twins {
-    fixed: Vec<bool>,
+    fixed: NodeMap<bool>,
     /// A node per key: the first one seen with it.
     first: FxHashMap<Vec<(Label, NodeId)>, NodeId>,
     /// The key each node was registered under in `first`.
@@ -132,10 +139,10 @@ impl Twins {
     fn new(g: &Game) -> Twins {
         let mut fixed = check_nodes(g);
         for n in [g.begin(), g.end()].into_iter().flatten() {
-            fixed[n.index()] = true;
+            fixed[n] = true;
         }
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| fixed[n.index()] = true);
+            p.kind.for_each_node(|n| fixed[n] = true);
         }
         Twins {
             fixed,
@@ -149,7 +156,7 @@ impl Twins {
     /// cannot be merged (fewer than two edges, fixed, or an edge to itself).
     fn key(&self, g: &Game, y: NodeId) -> Option<Vec<(Label, NodeId)>> {
         let out = g.outgoing(y);
-        if out.len() < 2 || self.fixed[y.index()] || out.iter().any(|&e| g.edge(e).to == y) {
+        if out.len() < 2 || self.fixed[y] || out.iter().any(|&e| g.edge(e).to == y) {
             return None;
         }
         // Labels have no order; a hash, computed once per edge, orders them (equal keys still
@@ -236,10 +243,10 @@ impl Pass for JoinForkSuffixes {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
         // Check nodes are named by labels, which this pass never changes.
-        let checks = check_nodes(g);
+        let checks = cx.check_nodes(g);
         let mut twins = Twins::new(g);
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         loop {

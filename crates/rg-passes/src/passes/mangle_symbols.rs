@@ -1,4 +1,4 @@
-//! passes.md §3.33 mangle_symbols: every name — types, constants, variables, symbols, nodes and
+//! `mangle_symbols`: every name — types, constants, variables, symbols, nodes and
 //! tag symbols — becomes `_` followed by a base-36 number, numbered by first occurrence in a walk
 //! over constants, edges, pragmas, type definitions and variables (each in list order, fields in
 //! declaration order); the number is the size of the renaming table plus one, the table starting
@@ -135,7 +135,8 @@ fn pragma(p: &mut PragmaKind, f: &mut impl FnMut(&mut Ident)) {
     }
 }
 
-/// Every name of the game, in the order of passes.md §3.33.
+/// Every name of the game, in the order the reference numbers them: constants, edges,
+/// pragmas, typedefs, variables.
 fn walk(g: &mut ast::Game, f: &mut impl FnMut(&mut Ident)) {
     for c in &mut g.constants {
         f(&mut c.name);
@@ -246,15 +247,13 @@ impl Pass for MangleSymbols {
             return Ok(false);
         }
         let derived: Vec<bool> = g.pragmas.iter().map(|p| p.derived).collect();
-        let (phase, version) = (g.phase, g.generation());
+        let phase = g.phase;
+        // A game rebuilt from scratch has a generation never seen before: the manager sees
+        // the change.
         *g = Game::from_ast(&ast);
         g.phase = phase;
-        for (p, d) in g.pragmas.iter_mut().zip(derived) {
-            p.derived = d;
-        }
-        // The manager detects changes by the modification counter: move it past the old one.
-        while g.generation() <= version {
-            g.touch();
+        for (i, d) in derived.into_iter().enumerate() {
+            g.pragmas.update(i, |p| p.derived = d);
         }
         Ok(true)
     }

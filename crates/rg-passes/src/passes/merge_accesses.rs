@@ -1,4 +1,4 @@
-//! passes.md §3.7 merge_accesses: a lookup in a constant map whose index is a lookup in a
+//! `merge_accesses`: a lookup in a constant map whose index is a lookup in a
 //! constant map becomes one lookup in a precomputed composed map.
 //!
 //! Every assignment and comparison is rewritten bottom-up; at an access `L[R]` whose index
@@ -309,7 +309,6 @@ fn declare(g: &mut Game, a: Symbol, b: Symbol, ty: TypeId, value: ValueId) -> Sy
         value,
         spans: Spans::default(),
     });
-    g.touch();
     sym
 }
 
@@ -321,13 +320,13 @@ impl Pass for MergeAccesses {
         Loop,
         Expression
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
+        let values = cx.values(g);
         let mut m = Merger {
             values: &values,
             made: HashMap::new(),
         };
-        let constants_before = g.constants.len();
+        let mark = g.mark();
         let mut rewrites: Vec<(EdgeId, Label)> = Vec::new();
         for e in edge_ids(g) {
             let label = g.edge(e).label;
@@ -355,8 +354,8 @@ impl Pass for MergeAccesses {
             g.set_label(e, l);
         }
         // Composed constants nobody uses (a rewrite that did not type check) are dropped.
-        if !changed && g.constants.len() != constants_before {
-            g.constants.truncate(constants_before);
+        if !changed {
+            g.rollback(mark);
         }
         Ok(changed)
     }

@@ -1,4 +1,4 @@
-//! The transformations, one file each, named as in passes.md §3.
+//! The transformations, one file each, named like the reference's passes where it has them.
 
 pub(crate) mod add_builtins;
 mod add_explicit_casts;
@@ -42,55 +42,79 @@ mod skip_unused_tags;
 
 use crate::Pass;
 
-/// Every pass in the canonical order (passes.md §5.1).
-pub(crate) static ALL: &[&dyn Pass] = &[
-    &add_builtins::AddBuiltins,
-    &compact_skip_edges::CompactSkipEdges,
-    &inline_assignment::InlineAssignment,
-    &compact_reachability::CompactReachability,
-    &inline_reachability::InlineReachability,
-    &propagate_constants::PropagateConstants,
-    // Not in the reference: two assignments to one variable in a row become one.
-    &join_assignments::JoinAssignments,
-    // Not in the reference: "if f is s1 then n = s1" becomes a copy when n holds the other value.
-    &join_conditional_assignments::JoinConditionalAssignments,
-    &merge_accesses::MergeAccesses,
-    &reorder_conditions::ReorderConditions,
-    // Not in the reference: the safe part of reorder_conditions (comparisons only).
-    &reorder_comparisons::ReorderComparisons,
-    &compact_comparisons::CompactComparisons,
-    // Not in the reference: inequalities whose failing walks die anyway.
-    &skip_redundant_comparisons::SkipRedundantComparisons,
-    // Not in the reference: one-variable regions (shift stars) become one any-assignment.
-    &compact_variable_regions::CompactVariableRegions,
-    &join_exclusive_edges::JoinExclusiveEdges,
-    &join_fork_prefixes::JoinForkPrefixes,
-    &join_fork_suffixes::JoinForkSuffixes,
-    &skip_self_assignments::SkipSelfAssignments,
-    &skip_self_comparisons::SkipSelfComparisons,
-    &skip_unused_tags::SkipUnusedTags,
-    &skip_redundant_tags::SkipRedundantTags,
-    &prune_self_loops::PruneSelfLoops,
-    &prune_singleton_types::PruneSingletonTypes,
-    // Not in the reference: a check whose sub-automaton copies another part of the game uses it.
-    &share_reachability_copies::ShareReachabilityCopies,
-    &prune_unreachable_nodes::PruneUnreachableNodes,
-    &prune_unused_constants::PruneUnusedConstants,
-    &prune_unused_variables::PruneUnusedVariables,
-    &normalize_types::NormalizeTypes,
-    &normalize_constants::NormalizeConstants,
-    &add_explicit_casts::AddExplicitCasts,
-    &expand_assignment_any::ExpandAssignmentAny,
-    &expand_tag_variable::ExpandTagVariable,
-    // Last of the loop passes: the other passes first simplify what the artificial tags guard.
-    &skip_artificial_tags::SkipArtificialTags,
-    &calculate_disjoints::CalculateDisjoints,
-    &calculate_iterators::CalculateIterators,
-    &calculate_repeats_and_uniques::CalculateRepeatsAndUniques,
-    &calculate_simple_apply::CalculateSimpleApply,
-    &calculate_tag_indexes::CalculateTagIndexes,
-    &mangle_symbols::MangleSymbols,
-];
+/// Declares [`PassId`](crate::PassId), one variant per pass named like the pass's type, and
+/// [`ALL`], the passes in the same order.
+macro_rules! passes {
+    ($($(#[$doc:meta])* $id:ident => $module:ident::$ty:ident,)*) => {
+        /// A pass, by type: the typed name pipelines are made of (the string names of the CLI
+        /// parse into it, see [`std::str::FromStr`]). Variants are in the canonical order.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum PassId {
+            $(
+                #[doc = concat!("`", stringify!($module), "`.")]
+                $(#[$doc])*
+                $id,
+            )*
+        }
+
+        impl PassId {
+            /// Every pass, in the canonical order.
+            pub const ALL: &'static [PassId] = &[$(PassId::$id,)*];
+        }
+
+        /// Every pass in the canonical order (the reference's order, then ours where they act).
+        pub(crate) static ALL: &[&dyn Pass] = &[$(&$module::$ty,)*];
+    };
+}
+
+passes! {
+    AddBuiltins => add_builtins::AddBuiltins,
+    CompactSkipEdges => compact_skip_edges::CompactSkipEdges,
+    InlineAssignment => inline_assignment::InlineAssignment,
+    CompactReachability => compact_reachability::CompactReachability,
+    InlineReachability => inline_reachability::InlineReachability,
+    PropagateConstants => propagate_constants::PropagateConstants,
+    /// Not in the reference: two assignments to one variable in a row become one.
+    JoinAssignments => join_assignments::JoinAssignments,
+    /// Not in the reference: "if f is s1 then n = s1" becomes a copy when n holds the other value.
+    JoinConditionalAssignments => join_conditional_assignments::JoinConditionalAssignments,
+    MergeAccesses => merge_accesses::MergeAccesses,
+    ReorderConditions => reorder_conditions::ReorderConditions,
+    /// Not in the reference: the safe part of reorder_conditions (comparisons only).
+    ReorderComparisons => reorder_comparisons::ReorderComparisons,
+    CompactComparisons => compact_comparisons::CompactComparisons,
+    /// Not in the reference: inequalities whose failing walks die anyway.
+    SkipRedundantComparisons => skip_redundant_comparisons::SkipRedundantComparisons,
+    /// Not in the reference: one-variable regions (shift stars) become one any-assignment.
+    CompactVariableRegions => compact_variable_regions::CompactVariableRegions,
+    JoinExclusiveEdges => join_exclusive_edges::JoinExclusiveEdges,
+    JoinForkPrefixes => join_fork_prefixes::JoinForkPrefixes,
+    JoinForkSuffixes => join_fork_suffixes::JoinForkSuffixes,
+    SkipSelfAssignments => skip_self_assignments::SkipSelfAssignments,
+    SkipSelfComparisons => skip_self_comparisons::SkipSelfComparisons,
+    SkipUnusedTags => skip_unused_tags::SkipUnusedTags,
+    SkipRedundantTags => skip_redundant_tags::SkipRedundantTags,
+    PruneSelfLoops => prune_self_loops::PruneSelfLoops,
+    PruneSingletonTypes => prune_singleton_types::PruneSingletonTypes,
+    /// Not in the reference: a check whose sub-automaton copies another part of the game uses it.
+    ShareReachabilityCopies => share_reachability_copies::ShareReachabilityCopies,
+    PruneUnreachableNodes => prune_unreachable_nodes::PruneUnreachableNodes,
+    PruneUnusedConstants => prune_unused_constants::PruneUnusedConstants,
+    PruneUnusedVariables => prune_unused_variables::PruneUnusedVariables,
+    NormalizeTypes => normalize_types::NormalizeTypes,
+    NormalizeConstants => normalize_constants::NormalizeConstants,
+    AddExplicitCasts => add_explicit_casts::AddExplicitCasts,
+    ExpandAssignmentAny => expand_assignment_any::ExpandAssignmentAny,
+    ExpandTagVariable => expand_tag_variable::ExpandTagVariable,
+    /// Last of the loop passes: the other passes first simplify what the artificial tags guard.
+    SkipArtificialTags => skip_artificial_tags::SkipArtificialTags,
+    CalculateDisjoints => calculate_disjoints::CalculateDisjoints,
+    CalculateIterators => calculate_iterators::CalculateIterators,
+    CalculateRepeatsAndUniques => calculate_repeats_and_uniques::CalculateRepeatsAndUniques,
+    CalculateSimpleApply => calculate_simple_apply::CalculateSimpleApply,
+    CalculateTagIndexes => calculate_tag_indexes::CalculateTagIndexes,
+    MangleSymbols => mangle_symbols::MangleSymbols,
+}
 
 /// Implements the metadata methods of [`Pass`].
 macro_rules! meta {

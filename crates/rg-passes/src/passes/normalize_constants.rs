@@ -1,4 +1,4 @@
-//! passes.md §3.23 normalize_constants: map literals appear only at the top level of constant
+//! `normalize_constants`: map literals appear only at the top level of constant
 //! definitions; nested maps and map initial values of variables become references to constants.
 //!
 //! `hoist(value, type, top)`: for a map whose type resolves to `K -> V`, every entry value is
@@ -8,9 +8,10 @@
 //! being processed; variables' initial values are never top and new constants are appended.
 //!
 //! Game tree: unchanged — a constant name in a value denotes (a copy of) the value of a constant
-//! declared before it (rg.md §12.1), and every new name is declared before its first use. New
-//! names are ones that occur nowhere in the game, so no existing name changes its meaning.
-//! Complexity: linear in the size of the values (equal constants are found by hash).
+//! declared before it (a constant sees only the constants above it), and every new name is declared
+//! before its first use. New names are ones that occur nowhere in the game, so no existing name
+//! changes its meaning. Complexity: linear in the size of the values (equal constants are found by
+//! hash).
 
 use super::meta;
 use crate::{Pass, PassContext, PassError};
@@ -110,7 +111,9 @@ impl Pass for NormalizeConstants {
         }
         let mut changed = false;
         let mut constants = Vec::with_capacity(g.constants.len());
-        for mut c in std::mem::take(&mut g.constants) {
+        // hoist interns into `g`, so the loop runs over a copy of the list.
+        let old = g.constants.to_vec();
+        for mut c in old {
             let v = h.hoist(g, c.value, c.ty, true);
             if v != c.value {
                 changed = true;
@@ -121,21 +124,19 @@ impl Pass for NormalizeConstants {
             h.known.entry((c.ty, c.value)).or_insert(c.name);
             constants.push(c);
         }
-        g.constants = constants;
+        g.constants.replace(constants);
         for i in 0..g.variables.len() {
             let (init, ty) = (g.variables[i].init, g.variables[i].ty);
             let v = h.hoist(g, init, ty, false);
             if v != init {
                 changed = true;
-                let var = &mut g.variables[i];
-                var.init = v;
-                var.spans = rg_core::Spans::whole(var.spans.whole);
+                g.variables.update(i, |var| {
+                    var.init = v;
+                    var.spans = rg_core::Spans::whole(var.spans.whole);
+                });
             }
         }
-        g.constants.append(&mut h.created);
-        if changed {
-            g.touch();
-        }
+        g.constants.extend(std::mem::take(&mut h.created));
         Ok(changed)
     }
 }

@@ -1,4 +1,4 @@
-//! passes.md §3.22 normalize_types: arrow types appear only in type definitions and are at most
+//! `normalize_types`: arrow types appear only in type definitions and are at most
 //! one level deep; every constant and variable has a named type (what a compiler that turns
 //! every named type into a type of its own needs).
 //!
@@ -7,6 +7,12 @@
 //! (smallest unused N). `shallow(A -> B)` is `named(A) -> named(B)`, other types stay. The pass
 //! applies `shallow` to every definition (a set type stays inline in its own definition), then
 //! `named` to the type of every constant and variable.
+//!
+//! ```text
+//! before:  type Pos = { p1, p2 };  var board: Pos -> Pos -> Bool = { :{ :0 } };
+//! after:   type Type1 = Pos -> Bool;  type Type2 = Pos -> Type1;
+//!          var board: Type2 = { :{ :0 } };
+//! ```
 //!
 //! Game tree: unchanged — only names for existing types are introduced, every type denotes the
 //! same set of values. Complexity: linear in the size of the declarations (definitions are
@@ -91,21 +97,21 @@ impl Pass for NormalizeTypes {
         // Definitions appended on the way are shallow already.
         for i in 0..g.typedefs.len() {
             let t = namer.shallow(g, g.typedefs[i].ty);
-            let d = &mut g.typedefs[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
+            changed |= g.typedefs.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         for i in 0..g.constants.len() {
             let t = namer.named(g, g.constants[i].ty);
-            let d = &mut g.constants[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
+            changed |= g.constants.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         for i in 0..g.variables.len() {
             let t = namer.named(g, g.variables[i].ty);
-            let d = &mut g.variables[i];
-            changed |= retype(&mut d.ty, &mut d.spans, t);
-        }
-        if changed {
-            g.touch();
+            changed |= g.variables.update(i, |d| {
+                retype(&mut d.ty, &mut d.spans, t);
+            });
         }
         Ok(changed)
     }

@@ -1,4 +1,4 @@
-//! passes.md §3.6 propagate_constants: constant folding and propagation.
+//! `propagate_constants`: constant folding and propagation.
 //!
 //! With the knowledge of ConstantsAnalysis (`analysis::constants`) at each edge's source:
 //!
@@ -9,7 +9,7 @@
 //!   walked — an extension §3.6 allows), unless that leaves no path from `begin` to `end`;
 //! - an assignment that stores the value already held becomes a skip (a cell store only when no
 //!   map literal of the game has an entry equal to its default: storing the default removes such
-//!   an entry, which changes the map as the interpreter compares maps, rg.md §12.1);
+//!   an entry, which changes the map as the interpreter compares maps: entry by entry);
 //! - `$$ v` with `v` known to be `s` becomes `$ s` (the same tag);
 //! - a check whose outcome is known (`analysis::checks`) becomes a skip when it holds and is
 //!   removed when it fails.
@@ -29,9 +29,7 @@ use crate::analysis::values::{Known, Values};
 use crate::util::{edge_ids, end_reachable_without, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Ty, TypeEnv};
-use rg_core::{
-    EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData,
-};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol, TypeData, TypeId, ValueData};
 
 /// Known expressions are replaced by their values; comparisons known to hold become skips.
 #[derive(Debug)]
@@ -225,7 +223,7 @@ impl Pass for PropagateConstants {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
@@ -238,7 +236,7 @@ impl Pass for PropagateConstants {
             let mut checks = CheckValues::new(g, &facts, &c);
             for e in edge_ids(g) {
                 let d = g.edge(e);
-                let Some(k) = &facts[d.from.index()] else {
+                let Some(k) = &facts[d.from] else {
                     continue;
                 };
                 let f = Folder {

@@ -1,4 +1,19 @@
-//! passes.md §3.17 prune_self_loops.
+//! `prune_self_loops`: removes every edge `n, n: L;` whose label `L` is a comparison, a
+//! reachability check or a skip.
+//!
+//! Applies to self-loops with those labels only; a self-loop that assigns or tags is kept (it
+//! changes the state or the move).
+//!
+//! Why the game tree is kept: such an edge changes neither the state nor the move, so a walk
+//! that takes it is back at `n` with the same state and the same labels — every move it makes
+//! is also made without the loop. Removing it removes no move and adds none.
+//!
+//! ```text
+//! before:  a, a: x == 1;  a, a: ? b -> c;  a, a: ;  a, b: x = 2;
+//! after:   a, b: x = 2;
+//! ```
+//!
+//! Complexity: linear in the number of edges.
 
 use super::meta;
 use crate::util::edge_ids;

@@ -1,4 +1,4 @@
-//! passes.md §3.18 prune_singleton_types: a variable whose type has a single symbol is a
+//! `prune_singleton_types`: a variable whose type has a single symbol is a
 //! constant in disguise; it is replaced by that symbol, and one-symbol type definitions that
 //! nothing needs are deleted.
 //!
@@ -218,7 +218,7 @@ impl Pass for PruneSingletonTypes {
         }
         g.variables.retain(|v| !plan.vars.contains_key(&v.name));
         g.typedefs.retain(|t| !plan.types.contains_key(&t.name));
-        let mut pragmas = std::mem::take(&mut g.pragmas);
+        let mut pragmas = g.pragmas.to_vec();
         let g_ref: &Game = g;
         pragmas.retain_mut(|p| match &mut p.kind {
             PragmaKind::Repeat { variables, .. } => {
@@ -231,8 +231,7 @@ impl Pass for PruneSingletonTypes {
                 .any(|&(l, r)| plan.mentions(g_ref, l) || plan.mentions(g_ref, r)),
             _ => true,
         });
-        g.pragmas = pragmas;
-        g.touch();
+        g.pragmas.replace(pragmas);
         Ok(true)
     }
 }
@@ -244,7 +243,7 @@ mod tests {
 
     #[test]
     fn a_singleton_variable_becomes_its_symbol() {
-        // passes.md §3.18 example.
+        // The reference's example.
         let text = "type One = { solo };\nvar s: One = solo;\nbegin, a: s == solo;\n\
                     a, end: player = keeper;\n";
         let (_, after, changed, _) = run(&PruneSingletonTypes, text);

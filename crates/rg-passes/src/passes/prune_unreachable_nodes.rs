@@ -1,7 +1,25 @@
-//! passes.md §3.19 prune_unreachable_nodes.
+//! `prune_unreachable_nodes`: removes the edges no walk can reach, then one layer of edges into
+//! dead ends.
+//!
+//! Applies to (1) every edge whose source is not reachable from `begin`, where the sub-automata
+//! of reachability checks count as reachable from their start node; (2) every edge into a node
+//! other than `end` that has no outgoing edge and is not a node a check names. Step 2 removes
+//! one layer per run; the pass manager runs it again until nothing changes.
+//!
+//! Why the game tree is kept: an edge that no walk reaches is never taken. A walk that enters a
+//! dead end (not `end`, no way on) can never finish a move or reach `end`, so it contributes
+//! no move; a check that names the node still sees it through the node entry, which stays.
+//!
+//! ```text
+//! before:  begin, a: ;  a, end: ;  z, a: x = 1;  a, d: y = 2;
+//! after:   begin, a: ;  a, end: ;
+//! ```
+//! (`z` is unreachable from `begin`; `d` is a dead end.)
+//!
+//! Complexity: linear in the number of nodes and edges.
 
 use super::meta;
-use crate::util::{check_nodes, edge_ids, reachable_nodes};
+use crate::util::edge_ids;
 use crate::{Pass, PassContext, PassError};
 use rg_core::Game;
 
@@ -17,20 +35,20 @@ impl Pass for PruneUnreachableNodes {
         Loop,
         Prune
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        let seen = reachable_nodes(g, true);
+        let seen = cx.reachable_nodes(g, true);
         for e in edge_ids(g) {
-            if !seen[g.edge(e).from.0 as usize] {
+            if !seen[g.edge(e).from] {
                 g.remove_edge(e);
                 changed = true;
             }
         }
-        let checks = check_nodes(g);
+        let checks = cx.check_nodes(g);
         let end = g.end();
         for e in edge_ids(g) {
             let to = g.edge(e).to;
-            if Some(to) != end && g.outgoing(to).is_empty() && !checks[to.0 as usize] {
+            if Some(to) != end && g.outgoing(to).is_empty() && !checks[to] {
                 g.remove_edge(e);
                 changed = true;
             }

@@ -1,4 +1,20 @@
-//! passes.md §3.21 prune_unused_variables.
+//! `prune_unused_variables`: removes the variables that never influence anything, and their
+//! assignments become skips.
+//!
+//! Applies to a variable other than `player`, `goals` and `visible` that no label reads except
+//! its own assignments (`x = x[k]` reads `x` only to assign `x`). `$$ v` counts as a read (the
+//! reference forgot it and broke the moves of such games).
+//!
+//! Why the game tree is kept: the value of such a variable never reaches a comparison, a check,
+//! a tag or another variable, so no choice of the automaton depends on it; its assignments
+//! become skips, which take the same paths without writing.
+//!
+//! ```text
+//! before:  var count: N = 0;  a, b: count = Succ[count];  b, c: $ m;
+//! after:   a, b: ;  b, c: $ m;
+//! ```
+//!
+//! Complexity: linear in the size of the labels.
 
 use super::meta;
 use crate::util::{assigned, edge_ids, reads};
@@ -47,7 +63,6 @@ impl Pass for PruneUnusedVariables {
             }
         }
         g.variables.retain(|v| !unused.contains(&v.name));
-        g.touch();
         Ok(true)
     }
 }

@@ -1,5 +1,5 @@
 //! reorder_comparisons (not in the reference): the safe part of `reorder_conditions`
-//! (passes.md §3.8), so that `-O2` can share conditions between branches too.
+//! (`reorder_conditions`), so that `-O2` can share conditions between branches too.
 //!
 //! It is `reorder_conditions` with paths that hold only comparisons that cannot fault: a path
 //! (and a branch) starts with such an edge and ends before the first other label (tag, check,

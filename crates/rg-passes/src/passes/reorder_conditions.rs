@@ -1,18 +1,18 @@
-//! passes.md §3.8 reorder_conditions (unsafe: only in the `reference` pipeline, behind
+//! `reorder_conditions` (unsafe: only in the `reference` pipeline, behind
 //! `--allow-unsafe`).
 //!
-//! When the same label occurs on several branches leaving a node, it is moved to the front of
-//! each branch so that `join_fork_prefixes` can then evaluate it once. A node qualifies when its
-//! outgoing edges go to pairwise different targets with at least two different labels. The
-//! *path* of an outgoing edge (assignments excluded) continues while the next node has one
-//! incoming and one outgoing edge, is not a check node, and that edge is neither an assignment
-//! nor a tag already on the path. With at least two paths and a label occurring at least twice
-//! over all of them, each path is sorted by a stable insertion sort that moves only labels
-//! occurring at least twice: leftwards while more frequent than, or as frequent as and smaller
-//! (passes.md §1.4) than, the label before, unless that one is a comparison one of whose sides
-//! is an index inside the moving comparison. The paths keep their nodes and get the sorted
-//! labels. Each step rewrites one node; the next step resumes after it in node order, until a
-//! whole round changes nothing.
+//! When the same label occurs on several branches leaving a node, it is moved to the front of each
+//! branch so that `join_fork_prefixes` can then evaluate it once. A node qualifies when its
+//! outgoing edges go to pairwise different targets with at least two different labels. The *path*
+//! of an outgoing edge (assignments excluded) continues while the next node has one incoming and
+//! one outgoing edge, is not a check node, and that edge is neither an assignment nor a tag already
+//! on the path. With at least two paths and a label occurring at least twice over all of them, each
+//! path is sorted by a stable insertion sort that moves only labels occurring at least twice:
+//! leftwards while more frequent than, or as frequent as and smaller (in the reference's total
+//! order of labels) than, the label before, unless that one is a comparison one of whose sides is
+//! an index inside the moving comparison. The paths keep their nodes and get the sorted labels.
+//! Each step rewrites one node; the next step resumes after it in node order, until a whole round
+//! changes nothing.
 //!
 //! Why it is unsafe: a path holds no assignment, so its comparisons are a conjunction evaluated
 //! in one state and their order is irrelevant — but tags on a path may be reordered (the move
@@ -24,6 +24,7 @@
 //! 10 · N steps stops with a warning.
 
 use super::meta;
+use crate::util::NodeMap;
 use crate::util::{FxHashMap, FxHashSet, check_nodes, cmp_label};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId};
@@ -70,15 +71,15 @@ fn is_assignment(l: &Label) -> bool {
 /// or, for `reorder_comparisons`, only what `movable` accepts (comparisons that cannot fault).
 pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
 
-/// The path of edge `e` (passes.md §3.8 step 2).
-fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
+/// The path of edge `e`: the chain of single-edge nodes it belongs to (step 2 of the pass).
+fn path(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
     let mut path = vec![e];
     let mut seen: HashSet<NodeId> = HashSet::from([g.edge(e).from]);
     let mut cur = g.edge(e).to;
     while seen.insert(cur)
         && g.outgoing(cur).len() == 1
         && g.incoming(cur).len() == 1
-        && !checks[cur.0 as usize]
+        && !checks[cur]
     {
         let next = g.outgoing(cur)[0];
         let label = g.edge(next).label;
@@ -99,7 +100,7 @@ fn path(g: &Game, checks: &[bool], movable: Movable<'_>, e: EdgeId) -> Vec<EdgeI
 }
 
 /// Sorts the labels of the paths leaving `n`; returns the edges to relabel.
-fn step(g: &Game, checks: &[bool], movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
+fn step(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
     let out = g.outgoing(n);
     // `reorder` only steps nodes with two or more edges to pairwise different targets.
     let labels: FxHashSet<Label> = out.iter().map(|&e| g.edge(e).label).collect();

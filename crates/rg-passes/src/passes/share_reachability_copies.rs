@@ -1,30 +1,37 @@
 //! Not in the reference: a reachability check whose sub-automaton is a copy of another part of
 //! the game is pointed at that part, and the copy dies (prune_unreachable_nodes removes it).
 //!
-//! RBG's move guards (rbg.md §10.10) copy the player's move up to the next `player` assignment
-//! without its tags; HRG games repeat one check several times (pentago's win checks). A check
-//! `? g -> f` (rg.md §12.8) is true iff a walk from `g` that never leaves `f` reaches `f`; tag and
-//! variable-tag edges always succeed and change nothing but the tags, which only tell states
+//! RBG's move guards (`{? M}`, translated into checks) copy the player's move up to the next
+//! `player` assignment without its tags; HRG games repeat one check several times (pentago's win
+//! checks). A check `? g -> f` is true iff a walk from `g` that never leaves `f` reaches `f`; tag
+//! and variable-tag edges always succeed and change nothing but the tags, which only tell states
 //! apart. So `? g -> f` may become `? m -> t` when the walks from `m` that stop at `t` match the
-//! walks from `g` that stop at `f` edge for edge, tag and skip edges aside: a bisimulation
-//! relating `g` to `m` and `f` (only) to `t`, in which related nodes leave with equal labels to
-//! related nodes and no node related to a node other than `f` is `t` (the search would stop
-//! there early).
+//! walks from `g` that stop at `f` edge for edge, tag and skip edges aside: a bisimulation relating
+//! `g` to `m` and `f` (only) to `t`, in which related nodes leave with equal labels to related
+//! nodes and no node related to a node other than `f` is `t` (the search would stop there early).
 //!
-//! Two states that differ only in `player`, `goals` or `visible` are merged by the search
-//! (rg.md §12.6), and tags keep states apart, so the two sides may merge different states; the
-//! states merged differ only in those three variables, so the result is the same unless a label
-//! of the walk reads one of them: such checks are left alone. Nodes named by pragmas are left
-//! alone too (the interpreter trusts pragmas during the loop; the pragma passes recompute them).
+//! Two states that differ only in `player`, `goals` or `visible` are merged by the search (the
+//! interpreter's visited-state check within one move), and tags keep states apart, so the two sides
+//! may merge different states; the states merged differ only in those three variables, so the
+//! result is the same unless a label of the walk reads one of them: such checks are left alone.
+//! Nodes named by pragmas are left alone too (the interpreter trusts pragmas during the loop; the
+//! pragma passes recompute them).
 //!
 //! Representatives are nodes of the main automaton (reachable from `begin` without entering
 //! checks) or the start and target of an earlier check kept in this run. Only checks whose start
 //! is outside the main automaton are rewritten, and a rewrite either moves a check into the main
 //! automaton or onto an existing check, so every rewrite lowers the number of distinct checks
 //! starting outside it and the fixed-point loop ends.
+//!
+//! ```text
+//! before:  a, b: ? g -> f;  g, f: x == 1;  m, t: x == 1;  begin, m: ;  t, end: ;
+//! after:   a, b: ? m -> t;  g, f: x == 1;  m, t: x == 1;  begin, m: ;  t, end: ;
+//! ```
+//! (`g, f` is then unreachable and goes in `prune_unreachable_nodes`.)
 
 use super::meta;
-use crate::util::{edge_ids, names_of, reachable_nodes};
+use crate::util::NodeMap;
+use crate::util::{edge_ids, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{ExprData, ExprId, Game, Label, NodeId, Symbol};
 use rustc_hash::FxBuildHasher;
@@ -49,13 +56,13 @@ impl Pass for ShareReachabilityCopies {
         Reachability
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let mut checks: Vec<(NodeId, NodeId)> = Vec::new();
         let mut listed = HashSet::new();
         for (_, e) in g.edges() {
             if let Label::Reach { from, to, .. } = e.label
                 && from != to
-                && !main[from.0 as usize]
+                && !main[from]
                 && listed.insert((from, to))
             {
                 checks.push((from, to));
@@ -68,7 +75,7 @@ impl Pass for ShareReachabilityCopies {
         // Main-automaton nodes by the labels they leave with, in node order.
         let mut by_signature: HashMap<u64, Vec<NodeId>> = HashMap::new();
         for n in g.nodes().ids() {
-            if main[n.0 as usize] && !g.outgoing(n).is_empty() {
+            if main[n] && !g.outgoing(n).is_empty() {
                 by_signature.entry(signature(g, n)).or_default().push(n);
             }
         }
@@ -185,7 +192,7 @@ fn close(g: &Game, n: NodeId, stop: Option<NodeId>, path: &mut Vec<NodeId>) -> N
 /// `player`, `goals` or `visible`, and the work left.
 struct Sharing<'g> {
     g: &'g Game,
-    in_pragma: Vec<bool>,
+    in_pragma: NodeMap<bool>,
     specials: [Symbol; 3],
     nested: HashMap<(NodeId, NodeId), bool>,
     budget: usize,
@@ -193,9 +200,9 @@ struct Sharing<'g> {
 
 impl<'g> Sharing<'g> {
     fn new(g: &'g Game) -> Self {
-        let mut in_pragma = vec![false; g.node_capacity()];
+        let mut in_pragma = NodeMap::from_elem(false, g.node_capacity());
         for p in &g.pragmas {
-            p.kind.for_each_node(|n| in_pragma[n.0 as usize] = true);
+            p.kind.for_each_node(|n| in_pragma[n] = true);
         }
         let w = g.well_known();
         Sharing {
@@ -234,7 +241,7 @@ impl<'g> Sharing<'g> {
             let cy = close(g, y, t, &mut ys);
             xs.push(cx);
             ys.push(cy);
-            if xs.iter().chain(&ys).any(|n| self.in_pragma[n.0 as usize]) {
+            if xs.iter().chain(&ys).any(|&n| self.in_pragma[n]) {
                 return None;
             }
             ys.pop();
@@ -275,7 +282,8 @@ impl<'g> Sharing<'g> {
     }
 
     /// Whether following `label` reads `player`, `goals` or `visible`: in an expression it
-    /// evaluates, or anywhere in the walks of a check it evaluates (labels only, over-approximated).
+    /// evaluates, or anywhere in the walks of a check it evaluates (labels only,
+    /// over-approximated).
     fn reads_special(&mut self, label: &Label) -> bool {
         let g = self.g;
         let specials = self.specials;

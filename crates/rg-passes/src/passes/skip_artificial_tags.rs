@@ -1,4 +1,4 @@
-//! passes.md §3.30 skip_artificial_tags: the tags declared by `@artificialTag` are removed from
+//! `skip_artificial_tags`: the tags declared by `@artificialTag` are removed from
 //! the automaton (each such `$ s` edge becomes a skip) and the pragmas are deleted.
 //!
 //! Artificial tags come from the HRG statement `$_ name` and from the RBG translator's copies of
@@ -52,9 +52,6 @@ impl Pass for SkipArtificialTags {
             _ => true,
         });
         let mut changed = g.pragmas.len() != before;
-        if changed {
-            g.touch();
-        }
         for e in edge_ids(g) {
             if let Label::Tag(s) = g.edge(e).label
                 && artificial.contains(&s)

@@ -1,5 +1,5 @@
 //! skip_redundant_comparisons (not in the reference; `rgt`'s generalisation of the RBG
-//! translator's removal of `coord != null` checks, rbg.md §10.12(b)): an inequality `x != s`
+//! translator's removal of `coord != null` checks): an inequality `x != s`
 //! becomes a skip when every walk that it stops would die anyway, without effect, a few steps
 //! later.
 //!
@@ -20,11 +20,12 @@
 //!   with the same knowledge is not explored again.
 //!
 //! Reads of a map at a key outside its declared key type (typically `board[null]` once the null
-//! check before it is gone) read the map's default, as in the interpreter; to keep the game
-//! proper (rg.md §11: keys within the source type), the declared key type of such a map — a
-//! variable or constant accessed directly — is widened to the smallest declared set type that
-//! also holds the key (`Coord -> Piece` becomes `CoordOrNull -> Piece`). Without such a type the
-//! comparison is kept. A comparison that another removal in the same run relies on is kept.
+//! check before it is gone) read the map's default, as in the interpreter; to keep the game proper
+//! (in a proper game every key read lies within the map's source type), the declared key type of
+//! such a map — a variable or constant accessed directly — is widened to the smallest declared set
+//! type that also holds the key (`Coord -> Piece` becomes `CoordOrNull -> Piece`). Without such a
+//! type the comparison is kept. A comparison that another removal in the same run relies on is
+//! kept.
 //!
 //! Why the game tree is kept: a walk over the new skip where the comparison used to fail only
 //! assigns variables and collects tags before dying, so it produces no move and makes no check
@@ -366,7 +367,7 @@ impl Pass for SkipRedundantComparisons {
         Expression
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let values = Values::new(g);
+        let values = cx.values(g);
         let c = Constants { values: &values };
         let Some(facts) = constants::solve_facts(g, &c, cx, self.name()) else {
             return Ok(false);
@@ -388,7 +389,7 @@ impl Pass for SkipRedundantComparisons {
                 if relied.contains(&e) {
                     continue;
                 }
-                let Some(k) = &facts[d.from.index()] else {
+                let Some(k) = &facts[d.from] else {
                     continue;
                 };
                 let Some((x, s)) = guard(g, &c, d.label, k) else {
@@ -435,11 +436,10 @@ impl Pass for SkipRedundantComparisons {
             if let Some(i) = g.constants.iter().position(|c| c.name == name)
                 && values.kind(name) == NameKind::Constant(i)
             {
-                g.constants[i].ty = ty;
-            } else if let Some(v) = g.variables.iter_mut().find(|v| v.name == name) {
-                v.ty = ty;
+                g.constants.update(i, |c| c.ty = ty);
+            } else if let Some(i) = g.variables.iter().position(|v| v.name == name) {
+                g.variables.update(i, |v| v.ty = ty);
             }
-            g.touch();
         }
         let mut skipped: Vec<EdgeId> = skipped.into_iter().collect();
         skipped.sort_unstable();

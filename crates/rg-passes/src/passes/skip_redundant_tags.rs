@@ -1,4 +1,4 @@
-//! passes.md §3.16 skip_redundant_tags, by the determinized tag skeleton that the `rgt`
+//! `skip_redundant_tags`, by the determinized tag skeleton that the `rgt`
 //! requirement of §3.16 asks for instead of the reference's Rules A and B (defect D9).
 //!
 //! On the position sets of the main automaton ([`tag_skeleton`]: after a given sequence of tags
@@ -41,7 +41,8 @@
 
 use super::meta;
 use crate::analysis::tag_skeleton::{Caps, EventClasses, Step, events_of, position_sets};
-use crate::util::{artificial_tags, assigned, assigns_player, names_of, reachable_nodes};
+use crate::util::NodeMap;
+use crate::util::{artificial_tags, assigned, assigns_player, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeData, Game, Label, NodeId, Symbol};
 use std::collections::{HashMap, HashSet};
@@ -74,22 +75,22 @@ fn uses_visibility(g: &Game) -> bool {
 
 /// For every variable shown by a `$$ v` edge: the nodes a walk can reach after assigning it
 /// without starting a new move.
-fn assigned_in_move(g: &Game, shown: &HashSet<Symbol>) -> HashMap<Symbol, Vec<bool>> {
+fn assigned_in_move(g: &Game, shown: &HashSet<Symbol>) -> HashMap<Symbol, NodeMap<bool>> {
     let mut out = HashMap::new();
     for &v in shown {
-        let mut seen = vec![false; g.node_capacity()];
+        let mut seen = NodeMap::from_elem(false, g.node_capacity());
         let mut stack: Vec<NodeId> = Vec::new();
         for (_, d) in g.edges() {
-            if assigned(g, &d.label) == Some(v) && !seen[d.to.0 as usize] {
-                seen[d.to.0 as usize] = true;
+            if assigned(g, &d.label) == Some(v) && !seen[d.to] {
+                seen[d.to] = true;
                 stack.push(d.to);
             }
         }
         while let Some(n) = stack.pop() {
             for &e in g.outgoing(n) {
                 let d = g.edge(e);
-                if !assigns_player(g, &d.label) && !seen[d.to.0 as usize] {
-                    seen[d.to.0 as usize] = true;
+                if !assigns_player(g, &d.label) && !seen[d.to] {
+                    seen[d.to] = true;
                     stack.push(d.to);
                 }
             }
@@ -111,7 +112,7 @@ impl Pass for SkipRedundantTags {
         if !g.edges().any(|(_, d)| d.label.is_tag()) || uses_visibility(g) {
             return Ok(false);
         }
-        let main = reachable_nodes(g, false);
+        let main = cx.reachable_nodes(g, false);
         let artificial = artificial_tags(g);
         let step = |d: &EdgeData| {
             if matches!(d.label, Label::Tag(s) if artificial.contains(&s)) {
@@ -137,7 +138,7 @@ impl Pass for SkipRedundantTags {
         let shown: HashSet<Symbol> = g
             .edges()
             .filter_map(|(_, d)| match d.label {
-                Label::TagVar(v) if main[d.from.0 as usize] => Some(v),
+                Label::TagVar(v) if main[d.from] => Some(v),
                 _ => None,
             })
             .collect();
@@ -160,7 +161,7 @@ impl Pass for SkipRedundantTags {
                         ok = false;
                     }
                     if let Label::TagVar(v) = l
-                        && tainted[&v][n.0 as usize]
+                        && tainted[&v][n]
                     {
                         ok = false;
                     }
@@ -217,7 +218,7 @@ mod tests {
 
     #[test]
     fn only_forced_tags_are_removed() {
-        // passes.md §3.16 example: `done` is forced after both alternatives; `left` and `right`
+        // The reference's example: `done` is forced after both alternatives; `left` and `right`
         // (removed by the reference's Rule B) stay.
         let (_, after, changed, _) = run(&SkipRedundantTags, GAME);
         assert!(changed);

@@ -1,4 +1,17 @@
-//! passes.md §3.13 skip_self_assignments.
+//! `skip_self_assignments`: an assignment of a location to itself (`x = x`, `m[k] = m[k]`,
+//! casts ignored) becomes a skip.
+//!
+//! Applies to every assignment whose two sides are the same reference up to casts.
+//!
+//! Why the game tree is kept: the assignment writes the value the location already holds, so
+//! the state after it is the state before; a skip takes the same edge without writing.
+//!
+//! ```text
+//! before:  a, b: x = Bool(x);
+//! after:   a, b: ;
+//! ```
+//!
+//! Complexity: linear in the number of edges.
 
 use super::meta;
 use crate::util::{edge_ids, same_reference};

@@ -1,4 +1,17 @@
-//! passes.md §3.14 skip_self_comparisons.
+//! `skip_self_comparisons`: `e == e` becomes a skip and `e != e` is removed.
+//!
+//! Applies to every comparison whose two sides are the same reference up to casts.
+//!
+//! Why the game tree is kept: evaluating an expression has no side effect and reads one state,
+//! so `e == e` always holds (a skip passes just the same) and `e != e` never holds (the edge
+//! can never be taken, so removing it removes no walk).
+//!
+//! ```text
+//! before:  a, b: m[x] == m[x];  a, c: x != x;
+//! after:   a, b: ;
+//! ```
+//!
+//! Complexity: linear in the number of edges.
 
 use super::meta;
 use crate::util::{edge_ids, same_reference};

@@ -584,7 +584,7 @@ fn every_game_command_accepts_linegames() {
     assert_eq!(
         stdout(&moves).lines().count(),
         3,
-        "three first moves (linegames.md §8.1)"
+        "three first moves (the published perft 1 of the LineGames reference)"
     );
 }
 

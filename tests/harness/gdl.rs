@@ -259,7 +259,7 @@ fn count_codes(warnings: &[GdlDiagnostic]) -> BTreeMap<&'static str, usize> {
 
 /// Every corpus KIF file (library and rg-suite, the infix montyHall.kif included) reads and
 /// validates without errors and round-trips; the warnings per file are snapshotted and the
-/// ones gdl.md names for these files are asserted.
+/// ones known for these files (below) are asserted.
 /// The corpus KIF files whose warnings the snapshot `corpus_warnings` records.
 const SNAPSHOT_FILES: &[&str] = &[
     "library/2pffa.kif",
@@ -377,13 +377,14 @@ fn corpus_kif_files_read_and_validate_without_errors() {
         .map(|l| format!("{l}\n"))
         .collect();
     let has = |file: &str, code: &str| by_file.get(file).is_some_and(|c| c.contains_key(code));
-    // gdl.md §4.5: `queens*` have a relation-level negative cycle through `goal`.
+    // `queens*` have a relation-level negative cycle through `goal` (`(<= (goal robot 100)
+    // (not (goal robot 0)))`), stratified only once ground.
     assert!(has("library/queens08ug.kif", "W-VAL-030"));
-    // §2.6: wargame03 spells `VerticalTerrorist` two ways.
+    // wargame03 spells `VerticalTerrorist` two ways.
     assert!(has("library/wargame03.kif", "W-LEX-011"));
-    // §2.1: `+` `<` `>` in names.
+    // `+` `<` `>` in names.
     assert!(has("library/asteroidsSerial.kif", "W-LEX-010"));
-    // §5.6, R8: montyHall (infix) gives `random` a goal.
+    // montyHall (infix) gives `random` a goal.
     assert!(has("rg-suite/montyHall.kif", "W-VAL-023"));
     settings().bind(|| insta::assert_snapshot!("corpus_warnings", report));
 }

@@ -1,8 +1,9 @@
 //! GDL oracle suites (issue: GDL front-end): the team's own KIF games re-creating every behaviour
-//! of gdl.md §9 (the GGP-Base test cases and the games of §9.2) plus GDL-II games, with their
-//! facts — roles, initial state, legal moves, terminal states, goals, percepts, reachable-state
-//! counts and perft — checked with the independent reasoner; the invalid games are rejected with
-//! snapshotted diagnostics.
+//! of the GGP-Base test cases (its `games/test/` games, facts checked with GGP-Base's prover) and
+//! of small games that isolate defects of the reference GDL translation, plus GDL-II games, with
+//! their facts — roles, initial state, legal moves, terminal states, goals, percepts,
+//! reachable-state counts and perft — checked with the independent reasoner; the invalid games are
+//! rejected with snapshotted diagnostics.
 
 use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, ReasonerError};
 use rgt_tests::{fixtures, name};
@@ -195,7 +196,8 @@ const BASE: Facts = Facts {
     warnings: &[],
 };
 
-/// One role `a`, one move `go` from `s0` to `s1`, 100 at the end (the games of gdl.md §9.2).
+/// One role `a`, one move `go` from `s0` to `s1`, 100 at the end (the frame of the small games
+/// that isolate defects of the reference translation).
 const GO: Facts = Facts {
     roles: &["a"],
     init: &["s0"],

@@ -360,8 +360,9 @@ fn a_keeper_cycle_is_a_run_time_error_in_perft_and_playouts() {
 
 #[test]
 fn strict_mode_reports_the_first_key_evaluated_outside_its_domain() {
-    // In `m[a[x]][b[y]]` the key `b[y]` is evaluated before the map `m[a[x]]` (rg.md §12.3):
-    // the flat expression code must keep that order.
+    // In `m[a[x]][b[y]]` the key `b[y]` is evaluated before the map `m[a[x]]` (the
+    // interpreter evaluates an access's key before its map): the flat expression code must
+    // keep that order.
     let path = rgt_tests::fixtures("interp/improper/nested_keys.rg");
     let p = program(&path, false);
     let mut m = Machine::new(&p);

@@ -1,7 +1,9 @@
-//! LineGames suites (issue: LineGames front-end), all numbers from linegames.md: every example of
-//! §9 translates with the perft counts of §8.1 at -O0 and -O2, the board facts of §8.3 and the
-//! first moves of §8.4, and is at most 40 lines; the rule-variant vectors of §8.2 and the worked
-//! example of §7.8 have their perft and terminal counts (valid fixtures, counts in the header);
+//! LineGames suites (issue: LineGames front-end), all numbers from the published data of the
+//! LineGames reference: every one of the 31 library games in `.lg` translates with its published
+//! perft counts at -O0 and -O2, its board facts (points, links, directions, men) and its first
+//! moves, and is at most 40 lines; the rule-variant vectors (each rule combination with its ending
+//! vector) and the worked example (two lines of five points crossing at `mid`) have their perft
+//! and terminal counts (valid fixtures, counts in the header);
 //! the generated HRG is canonical, equal to the spec's text for the worked example, and
 //! snapshotted for three examples; invalid fixtures give located diagnostics with their codes;
 //! truncated examples never panic.
@@ -45,7 +47,8 @@ fn checked(path: &Path) -> front_linegames::LineGame {
         .0
 }
 
-/// linegames.md §8.1 (perft 1..3) and §8.3 (points, links, directions, white men, black men).
+/// The reference's published perft 1..3 and board facts (points, links, directions, white men,
+/// black men) of the 31 library games.
 const EXAMPLES: [(&str, [u64; 3], [usize; 5]); 31] = [
     ("ahtarahGuti_lud.lg", [4, 8, 33], [37, 76, 8, 18, 18]),
     ("aiyawatstani_lud.lg", [13, 233, 3884], [41, 104, 8, 11, 11]),
@@ -122,7 +125,7 @@ fn examples_have_the_perft_counts_of_the_spec_at_o0_and_o2() {
     }
 }
 
-/// The deeper counts of §8.1 (perft 4, 5, 6) of the examples whose trees are small enough for
+/// The deeper published counts (perft 4, 5, 6) of the examples whose trees are small enough for
 /// the fast test tier.
 const DEEPER: [(&str, [u64; 3]); 10] = [
     ("alquerque.lg", [12, 29, 109]),
@@ -182,7 +185,7 @@ fn neighbours(g: &front_linegames::LineGame, point: &str) -> Vec<(Dir, String)> 
 #[test]
 fn neighbour_lists_and_direction_tables() {
     use Dir::*;
-    // §8.4: on `alquerque 5 by 5`, cy2x2 has eight neighbours and cy2x1 only the orthogonal
+    // On `alquerque 5 by 5`, cy2x2 has eight neighbours and cy2x1 only the orthogonal
     // ones; a north triangle of two rows hangs from cy0x2.
     let g = checked(&example("ahtarahGuti_lud.lg"));
     assert_eq!(neighbours(&g, "cy2x2").len(), 8);
@@ -199,8 +202,8 @@ fn neighbour_lists_and_direction_tables() {
     ] {
         assert!(top.contains(&(d, p.to_owned())), "{top:?}");
     }
-    // A circle's table is its spokes in spoke order, then the ring directions (§4.3); a board
-    // without a base shape uses the directions of its links in canonical order (§4.6).
+    // A circle's table is its spokes in spoke order, then the ring directions; a board
+    // without a base shape uses the directions of its links in canonical order.
     let pretwa = checked(&example("pretwa.lg"));
     let want = [
         North,
@@ -243,7 +246,8 @@ fn moves_after(game: &rg_core::Game, path: &str) -> Vec<String> {
 
 #[test]
 fn first_moves_and_labels() {
-    // §8.4 and §7.8; `//` is the keeper's opening move.
+    // The first moves of the reference's examples and of the worked example; `//` is the
+    // keeper's opening move.
     let game = |path: &Path| load(Lang::Lg, &name(path), &read(path)).expect("valid");
     let alquerque = game(&example("alquerque.lg"));
     assert_eq!(
@@ -304,7 +308,8 @@ fn parse_terminals(text: &str) -> Terminals {
     out
 }
 
-/// The terminal states within `plies` moves, counted per move sequence (§8.2's definition:
+/// The terminal states within `plies` moves, counted per move sequence (as the reference counts
+/// its ending vectors:
 /// keeper moves are free; a state at `end` is counted with its ply and result).
 fn terminals(game: &rg_core::Game, plies: usize) -> Terminals {
     fn walk(m: &mut Machine<'_>, s: &State, ply: usize, plies: usize, out: &mut Terminals) {
@@ -377,8 +382,9 @@ fn valid_fixtures_have_the_perft_and_terminal_counts_of_the_spec() {
 
 #[test]
 fn lowered_games_are_proper() {
-    // Bounded proper-game checks (rg.md §11), move unambiguity included: what `CONTINUE` is
-    // for in split captures (§7.6).
+    // Bounded proper-game checks, move unambiguity (moves with the same tags lead to the same
+    // state) included: that is what `CONTINUE` is for in split captures, where ending the turn
+    // and going on with a further jump would otherwise carry the same tags.
     let mut files: Vec<PathBuf> = fixture_files("lg/valid", "lg");
     files.extend(
         [
@@ -408,7 +414,7 @@ fn lowered_games_are_proper() {
 
 #[test]
 fn the_worked_example_lowers_to_the_hrg_of_the_spec() {
-    // tests/fixtures/lg/worked_example.hrg is the text of §7.8; the emitted HRG is its
+    // tests/fixtures/lg/worked_example.hrg is the reference's worked example lowered by hand; the emitted HRG is its
     // canonical layout (the layout `rgt fmt` gives it), byte for byte.
     let spec = read(&fixtures("lg/worked_example.hrg"));
     let canonical = front_hrg::format(rg_core::FileId(0), &spec).expect("formats");

@@ -271,7 +271,8 @@ impl Gen {
             }
             if matches!(ctx, Ctx::Player(_)) && self.chance(10) {
                 // Tagged, so that two early ends are never the same move counted twice (a
-                // pass may merge such walks; rg.md §12.5 counts them apart).
+                // pass may merge such walks; the interpreter's move search counts them apart:
+                // finished moves are not deduplicated).
                 let (c, m, m2) = (self.comparison(), self.mid(), self.mid());
                 let t = self.fresh_tag();
                 self.edge(&node(i), &m, c);
@@ -483,8 +484,9 @@ fn optimisation_levels_keep_the_game_tree_of_random_proper_games() {
         "passes_fuzz: {tried} games generated, {checked} proper and checked, {:.1} s",
         started.elapsed().as_secs_f64()
     );
-    // Passes keep the tree of proper games only (rg.md §11: e.g. a move into a state without
-    // moves may be pruned). The generator aims at them; if most were not, little is checked.
+    // Passes keep the tree of proper games only (those where every non-final state has a
+    // move, moves are unambiguous, the keeper deterministic and every play ends: e.g. a move
+    // into a state without moves may be pruned). The generator aims at them; if most were not, little is checked.
     assert!(
         checked * 2 >= tried,
         "only {checked} of {tried} random games are proper"

@@ -1,4 +1,6 @@
-//! `rgt check`: look for violations of the proper-game conditions by playing (rg.md §11).
+//! `rgt check`: look for violations of the proper-game conditions by playing (every action can be
+//! evaluated, moves with the same tags lead to the same state, a state not at `end` has a move,
+//! the keeper has exactly one move, every play ends).
 
 use crate::cmd::perft::{InterpArgs, compile, compile_with, start_state};
 use crate::pipeline::{GameArgs, load};

@@ -8,12 +8,14 @@ use std::process::ExitCode;
 
 /// Print a game file in canonical form.
 ///
-/// For RG, the canonical form of rg.md §8 (no built-ins added, nothing checked beyond syntax);
+/// For RG, the canonical printed form (fixed layout and order of declarations; no built-ins
+/// added, nothing checked beyond syntax);
 /// comments are kept: one after a declaration on its line stays there, the others move with
 /// the declaration that follows them. HRG comments are kept before the construct that follows
 /// them.
-/// For KIF, the normalised rules of gdl.md §2.5 (one rule per disjunct, keywords in lower case,
-/// comments dropped; not validated). Other languages print their own canonical form where their
+/// For KIF, the normalised rules (one rule per disjunct, keywords in lower case, `(p)` as `p`,
+/// `and` flattened, `(not (distinct s t))` unified away, duplicates dropped, comments dropped;
+/// not validated). Other languages print their own canonical form where their
 /// front-end provides one.
 #[derive(Debug, clap::Args)]
 pub struct Args {

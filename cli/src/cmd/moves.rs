@@ -1,4 +1,5 @@
-//! `rgt moves`: the legal moves of a state (rg.md §12.9).
+//! `rgt moves`: the legal moves of a state, each as its tags, in the interpreter's order (the
+//! order in which `--after` paths pick the first move with given tags).
 
 use crate::cmd::perft::{InterpArgs, compile, runtime_failure, start_state};
 use crate::pipeline::{GameArgs, load};

@@ -1,5 +1,6 @@
-//! `rgt perft`: count the game tree (rg.md §12.11), with the RG interpreter or, for GDL, with the
-//! independent GDL reasoner (gdl.md §8.6).
+//! `rgt perft`: count the leaves of the game tree at each depth, with the RG interpreter or, for
+//! GDL, with the independent GDL reasoner (its joint moves taken one role at a time, in the order
+//! of the role facts, as the translation takes them, so that the counts can be compared).
 
 use crate::io::read_input;
 use crate::lang::Lang;
@@ -15,8 +16,8 @@ use std::time::Instant;
 /// Count the leaves of the game tree to a depth (perft).
 ///
 /// A ply is a move of a real player or of `random`; keeper moves are free, and random outcomes
-/// that lead to equal states count once (rg.md §12.11). Each depth from 0 to N is computed from
-/// scratch and printed as `depth D: COUNT (T s, R nodes/s)`.
+/// that lead to equal states count once; a play that ends before the depth adds nothing. Each
+/// depth from 0 to N is computed from scratch and printed as `depth D: COUNT (T s, R nodes/s)`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     #[command(flatten)]
@@ -26,7 +27,8 @@ pub struct Args {
     #[arg(long, short = 'd', value_name = "N")]
     pub depth: usize,
 
-    /// Start after these moves, e.g. `//2 2/` (rg.md §12.9: tags separated by single spaces).
+    /// Start after these moves, e.g. `//2 2/`: each move between slashes, its tags separated by
+    /// single spaces (`//` is one move without tags, such as the keeper's).
     #[arg(long, value_name = "PATH", default_value = "/")]
     pub after: String,
 
@@ -36,7 +38,8 @@ pub struct Args {
 
     /// What counts: the RG interpreter on the translated game, or (KIF only) the GDL reasoner on
     /// the description itself, joint moves sequentialised in role-fact order so that its counts
-    /// equal RG perft of the translation (gdl.md §8.6). -O has no effect on the reasoner.
+    /// equal RG perft of the translation (one RG move per role of a GDL step). -O has no effect on
+    /// the reasoner.
     #[arg(long, value_enum, value_name = "ENGINE", default_value = "rg")]
     pub engine: Engine,
 

@@ -1,4 +1,6 @@
-//! `rgt run`: seeded random playouts (rg.md §12.12).
+//! `rgt run`: seeded random playouts: each play picks uniformly among the legal moves (a move
+//! listed twice is twice as likely) and fails when the game is not proper (a dead end before
+//! `end`, a keeper without exactly one move, two moves with the same tags to different states).
 
 use crate::cmd::perft::{InterpArgs, compile, runtime_failure, start_state};
 use crate::pipeline::{GameArgs, load};

@@ -268,8 +268,8 @@ impl<'p> Lockstep<'p> {
                 };
                 let actions = &ev.legal()[i];
                 if actions.is_empty() {
-                    // A role without a legal action blocks the play (gdl.md §8.6): so must the
-                    // translation.
+                    // A role without a legal action blocks the play (a GDL step needs an action of
+                    // every role): so must the translation.
                     if moves.is_empty() {
                         return Ok(Some(step));
                     }
@@ -380,8 +380,9 @@ impl<'p> Lockstep<'p> {
             if Some(i) == self.r.random_role() {
                 continue;
             }
-            // A role with no goal value or several is not a well-formed GDL game (gdl.md D15):
-            // its goal in the translation is not defined by the description.
+            // A role with no goal value or several is not a well-formed GDL game (a terminal
+            // state gives each role exactly one goal): its goal in the translation is not
+            // defined by the description.
             let [v] = values.as_slice() else { continue };
             let want = self.r.rg_name(*v);
             let have = rg

@@ -864,7 +864,8 @@ fn var_fields(
             )
             .with_help(
                 "the compiled model stores maps as arrays, which cannot tell a listed entry \
-                 equal to the default from an absent one (rg.md §12.1); leave the entry out",
+                 equal to the default from an absent one (the interpreter keeps such an entry, \
+                 so the two maps compare unequal there); leave the entry out",
             ));
         }
         let ordinary = name != wk.goals && name != wk.player && name != wk.visible;

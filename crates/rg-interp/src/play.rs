@@ -55,7 +55,7 @@ pub enum PlayError {
     )]
     #[diagnostic(
         code(rg::interp::dead_end),
-        help("a state that is not at `end` must have a legal move (rg.md §11, continuability)")
+        help("a proper game is continuable: every state that is not at `end` has a legal move")
     )]
     DeadEnd {
         node: String,
@@ -67,7 +67,7 @@ pub enum PlayError {
     )]
     #[diagnostic(
         code(rg::interp::keeper_moves),
-        help("the keeper must have exactly one legal move (rg.md §11, deterministic keeper)")
+        help("a proper game's keeper is deterministic: one legal move wherever it is to move")
     )]
     KeeperMoves {
         count: usize,
@@ -81,7 +81,7 @@ pub enum PlayError {
     #[diagnostic(
         code(rg::interp::ambiguous_move),
         help(
-            "move walks with the same tags must lead to the same state (rg.md §11, move unambiguity)"
+            "a proper game's moves are unambiguous: walks with the same tags reach the same state"
         )
     )]
     Ambiguous {
@@ -93,7 +93,7 @@ pub enum PlayError {
     #[error("a play did not end after {limit} moves (it was at `{node}`)")]
     #[diagnostic(
         code(rg::interp::play_too_long),
-        help("every play must end (rg.md §11, finiteness); `rgt check` looks for repeated states")
+        help("a proper game is finite: every play ends; `rgt check` looks for repeated states")
     )]
     TooLong { limit: usize, node: String },
     #[error(transparent)]

@@ -1,4 +1,4 @@
-// ---- The forward model (rg.md §10–§12). ---------------------------------------------------
+// ---- The forward model: states, legal moves, applying moves, goals. -----------------------
 
 /// The initial state: `begin`, every variable at its initial value.
 State initial_state();
@@ -13,7 +13,8 @@ inline uint32_t current_player(const State& s) {
 inline bool is_keeper(const State& s) { return current_player(s) == KEEPER; }
 inline bool is_random(const State& s) { return current_player(s) == RANDOM; }
 
-/// Fills `out` with the legal moves of `s` in the interpreter's order (rg.md §12.5, §12.9):
+/// Fills `out` with the legal moves of `s` in the interpreter's order (its depth-first search's,
+/// edges of a node in edge-list order, the last pushed walk first):
 /// each move's tags and what `apply` needs, as cheaply as possible: the state its walk reached
 /// (small states) or what the walk changed, and a move whose walk ends in checks that only
 /// decide where it leads is left pending before them (`apply` evaluates them). Throws
@@ -54,11 +55,11 @@ bool has_single_move(const State& s);
 /// Cheaper than listing the moves: the walk's state becomes `s` directly.
 bool apply_only_move(State& s, Cache& cache);
 
-/// Applies the first legal move whose tags are `tags` (rg.md §12.9); false (and `s` unchanged)
-/// when none is legal.
+/// Applies the first legal move, in the interpreter's order, whose tags are `tags`; false (and
+/// `s` unchanged) when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);
 
-/// The probability of each legal move of a state where `random` moves (rg.md §10): uniform over
+/// The probability of each legal move of a state where `random` moves: uniform over
 /// the list, so a move listed twice is twice as likely. Writes one probability per move.
 void random_probabilities(const Moves& moves, std::vector<double>& out);
 
@@ -69,7 +70,8 @@ int32_t player_number(uint32_t sym);
 /// The value of `goals[p]` (a symbol id) and, when that symbol is a number, its value (else NaN).
 uint32_t goal_symbol(const State& s, uint32_t p);
 double goal_value(const State& s, uint32_t p);
-/// `goals` printed as the interpreter prints it (rg.md §13.4), e.g. `{ :0, black: 100 }`.
+/// `goals` printed as the interpreter prints it (a map as its default, then its stored entries
+/// sorted by key; a symbol bare), e.g. `{ :0, black: 100 }`.
 std::string goals_text(const State& s);
 
 /// The node and every variable, one per line.

@@ -10,8 +10,9 @@ inline bool same_state(const State& x, const State& y) {
   return x.node == y.node && std::memcmp(x.b, y.b, STATE_BYTES) == 0;
 }
 
-/// A condition a proper game never violates failed at run time (rg.md §11): a map written at a
-/// key outside its domain, a reachability check that needs itself, too many tags.
+/// A condition a proper game never violates failed at run time (its actions can always be
+/// evaluated): a map written at a key outside its domain, a reachability check that needs
+/// itself, too many tags.
 struct RuntimeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -94,7 +95,8 @@ class Moves {
   /// The node move `i` leads to (for a move `legal_moves` left pending, the node where it
   /// waits for `apply`).
   uint32_t target(size_t i) const { return recs_[i].node; }
-  /// Bit `p` is set when player number `p` sees tag `k` of move `i` (rg.md §10, visibility).
+  /// Bit `p` is set when player number `p` sees tag `k` of move `i` (a player sees the tags of
+  /// the edges taken while its `visible` entry is 1).
   uint64_t seen_by(size_t i, size_t k) const;
   void clear() {
     n_ = 0;
@@ -136,7 +138,9 @@ inline uint64_t mix(uint64_t h, uint64_t w) {
   return h ^ (h >> 29);
 }
 
-/// The visited-state set of one search (rg.md §12.6): keys of 64-bit words, cleared in O(1).
+/// The visited-state set of one search: a walk that reaches a node with the same tags and the
+/// same ordinary variables as an earlier walk of the search is not continued (walks merge), as
+/// in the interpreter. Keys of 64-bit words, cleared in O(1).
 class Seen {
  public:
   /// The search this set belongs to: it is cleared when another search first uses it.
@@ -474,7 +478,8 @@ inline void end_search(Cache& c, Saved s) {
   --c.level;
 }
 
-/// Marks a check as running; reports a check that needs itself (rg.md §11, condition 1).
+/// Marks a check as running; reports a check that needs itself (in a proper game no
+/// reachability check reaches, from its start, the node the checking edge leaves).
 struct Guard {
   uint8_t& flag;
   Guard(Cache& c, uint32_t check) : flag(c.active[check]) {

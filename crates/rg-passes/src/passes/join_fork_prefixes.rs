@@ -1,4 +1,44 @@
-//! passes.md §3.11 join_fork_prefixes.
+//! `join_fork_prefixes`: when several edges leaving a node carry the same label, the label is
+//! executed once and the walks branch afterwards by skips (the prefixes of a fork join).
+//!
+//! At a node `n`, the outgoing edges whose target has edges of its own (a sink such as `end` or
+//! the end of a check is never joined into) are grouped by label (exact equality), in the order
+//! of each group's first edge. In each group of at least two edges to distinct targets, one edge
+//! is chosen as the *head*, and every other edge `n -L-> ti` becomes a skip `h, ti:` leaving the
+//! head's target `h`. When `ti` was entered only by that edge, the skip is contracted at once
+//! (`ti`'s edges leave `h`, as `compact_skip_edges` would do), so the next level of a deep shared
+//! prefix is joined in the next round of the same run. Rounds revisit only the nodes a rewrite
+//! touched, until one changes nothing.
+//!
+//! When it applies:
+//! - an assignment to `player` is never joined: it ends a move, and joining would move the
+//!   boundary between moves;
+//! - protected nodes are never heads and never contracted: the start and end nodes of
+//!   reachability checks, `begin`, `end` and every node a pragma names. They have uses the
+//!   rewrite cannot see (a check starting or ending at a head would accept the new walks out of
+//!   it; a pragma naming it would describe other edges);
+//! - the head is the first edge whose target is not protected and is entered by that edge only;
+//!   failing that, the first unprotected target, provided all targets of the group have the same
+//!   predecessors (the same sources with the same labels); otherwise the group is left alone;
+//! - targets already rewritten in this round wait for the next one;
+//! - the work of one run is capped in proportion to the game's size (40 steps per node and
+//!   edge, plus a million): a node next to many rewrites can be revisited in many rounds. At the
+//!   cap the pass stops with a warning; the game is correct, only less joined.
+//!
+//! Why the game tree is kept: a walk `n -L-> ti` becomes `n -L-> h -> ti`, with the same effect on
+//! the state and the same labels, since a skip changes neither. The new skips leave `h`, so they
+//! must not offer walks that did not exist: if `h` is entered only by the head edge, only walks
+//! that just executed `L` at `n` reach it, and those could go to `ti` directly; if all targets
+//! have the same predecessors, every way into `h` also led into each `ti` with the same label.
+//!
+//! ```text
+//! before:  a, b1: v == p;  a, b2: v == p;  b1, c1: $ one;  b2, c2: $ two;
+//! after:   a, b1: v == p;  b1, c1: $ one;  b1, c2: $ two;
+//! ```
+//! (`v == p` is tested once; `b2`, entered only by its edge, is contracted into the head's target
+//! `b1`. Had `b2` been named by a pragma, `a, b2: v == p` would have become the skip `b1, b2:`.)
+//!
+//! Complexity: linear in the size of the game per round, within the work cap.
 
 use super::meta;
 use crate::util::{assigns_player, check_nodes};
@@ -213,5 +253,29 @@ mod tests {
         assert_eq!(text.matches("v == p").count(), 1, "{text}");
         assert_eq!(text.matches("$ one").count(), 1, "{text}");
         assert!(!text.contains("b2") && !text.contains("c2,"), "{text}");
+    }
+
+    /// The example of the module doc: the shared comparison is tested once and `b2`, entered
+    /// only by its edge, is contracted into `b1`.
+    #[test]
+    fn the_module_doc_example() {
+        let (_, after, changed, _) = run(
+            &JoinForkPrefixes,
+            "type T = {p, q};\n\
+             var v: T = p;\n\
+             begin, a: player = x;\n\
+             a, b1: v == p;\n\
+             a, b2: v == p;\n\
+             b1, c1: $ one;\n\
+             b2, c2: $ two;\n\
+             c1, end: player = keeper;\n\
+             c2, end: player = keeper;",
+        );
+        let text = rg_core::print(&after);
+        assert!(changed);
+        for edge in ["a, b1: v == p;", "b1, c1: $ one;", "b1, c2: $ two;"] {
+            assert!(text.contains(edge), "{edge} missing in\n{text}");
+        }
+        assert!(!text.contains("b2"), "{text}");
     }
 }

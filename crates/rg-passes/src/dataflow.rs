@@ -3,16 +3,19 @@
 //! a game.
 //!
 //! The flow graph is the automaton's edges plus, for analyses with reachability, a synthetic
-//! skip from the source of every check to the check's start (§2.2). Differences from the
-//! reference's solver, all deliberate:
+//! skip from the source of every check to the check's start (what holds where a check is
+//! evaluated holds at the start of its sub-automaton). Differences from the reference's solver,
+//! all deliberate:
 //!
 //! - The entry value is `join(extreme, transfer over every predecessor of begin)`; the
-//!   reference overwrites `extreme` when `begin` has predecessors (§2.3, defect D1).
+//!   reference overwrites `extreme` when `begin` has predecessors (a defect: the initial values
+//!   are lost).
 //! - A node that no walk reaches yet has no value (`None`), which is the identity of `join`,
 //!   instead of contributing `bot`. For "must" analyses (constants) this computes the greatest
-//!   fixed point: a fact survives a loop head when the loop does not undo it, which §2.6 allows
-//!   as the optimistic variant. For "may" analyses (reaching definitions) it is the usual least
-//!   fixed point, and `Any` (§2.7) never arises.
+//!   fixed point: a fact survives a loop head when the loop does not undo it (the optimistic
+//!   variant: only walks that do reach a node can contradict a fact there). For "may" analyses
+//!   (reaching definitions) it is the usual least fixed point, and `Any` (a definition that some
+//!   incoming walks carry while others have not been reached yet) never arises.
 //! - A transfer may report that an edge can never be walked with the knowledge at its source
 //!   (e.g. a comparison known to be false); its target then receives nothing along that edge.
 //! - Values only move in one direction: every update is `value[n] := join(value[n], incoming)`.
@@ -30,7 +33,8 @@ use rg_core::{EdgeId, Game, Label, NodeId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// One forward analysis (§2.1).
+/// One forward analysis: a domain of knowledge per node, its initial value at `begin`, a join
+/// and a transfer over each edge.
 pub(crate) trait Analysis {
     type Domain: Clone + PartialEq;
     /// Knowledge at `begin` before anything happens.

@@ -1,7 +1,7 @@
 //! The reference toolchain's `@unique`/`@repeat` inference (the reference's ReachingAssignments
-//! and §3.29), for comparing pragma counts only: it is not sound in general (it forgets
-//! everything at every tag and at every assignment to `player`, as if each tag sequence arose
-//! from one place), so no pass uses it and the interpreter never sees its output.
+//! analysis and its calculate_repeats_and_uniques pass), for comparing pragma counts only: it is
+//! not sound in general (it forgets everything at every tag and at every assignment to `player`,
+//! as if each tag sequence arose from one place), so no pass uses it and the interpreter never sees its output.
 //!
 //! [`reference_pragmas`] follows the spec's description: records per tracked variable (only
 //! `coord` in a game with `@translatedFromRbg`) and for *none* (any non-tag step), with the

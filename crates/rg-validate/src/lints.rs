@@ -25,7 +25,8 @@ fn warning(
     v
 }
 
-/// `end` has no outgoing edges and is entered only by `player = keeper` (paper, §2.1).
+/// `end` has no outgoing edges and is entered only by `player = keeper` (a convention of proper
+/// games in the RG paper).
 #[derive(Clone, Copy, Debug)]
 pub struct EndProtocol;
 

@@ -1,5 +1,5 @@
-//! Analyses of the automaton that passes share (the reference's data-flow analyses and the analyses
-//! the `rgt` rules of §3 call for), one file each; the data-flow ones on the framework of
+//! Analyses of the automaton that passes share (the reference's data-flow analyses and the ones
+//! `rgt`'s own passes need), one file each; the data-flow ones on the framework of
 //! `crate::dataflow`.
 
 pub(crate) mod checks;

@@ -6,7 +6,7 @@
 //!   the name of a constant for a map value a constant holds); lookups in constant maps are
 //!   evaluated; index parts of a left side are folded, the assigned cell stays a cell;
 //! - a comparison known to hold becomes a skip; one known to fail is removed (it can never be
-//!   walked — an extension §3.6 allows), unless that leaves no path from `begin` to `end`;
+//!   walked, so removing it changes no walk), unless that leaves no path from `begin` to `end`;
 //! - an assignment that stores the value already held becomes a skip (a cell store only when no
 //!   map literal of the game has an entry equal to its default: storing the default removes such
 //!   an entry, which changes the map as the interpreter compares maps: entry by entry);

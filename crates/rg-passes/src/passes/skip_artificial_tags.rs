@@ -18,9 +18,9 @@
 //! "from, direction, to" the direction follows from the squares), so deleting them maps the moves
 //! of every state one-to-one onto the new moves, and the game tree is the same. Copies inside
 //! checks never reach a move at all. The promise itself cannot be verified in general: the tag
-//! skeleton of §3.16 ignores conditions, and it is exactly the conditions that make an artificial
-//! tag determined, so a skeleton-based check would flag every legitimate use; no warning is
-//! issued.
+//! skeleton (the nodes a walk can be at after each tag sequence) ignores conditions, and it is
+//! exactly the conditions that make an artificial tag determined, so a skeleton-based check would
+//! flag every legitimate use; no warning is issued.
 //!
 //! Complexity: O(E + pragmas).
 

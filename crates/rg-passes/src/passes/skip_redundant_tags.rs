@@ -1,5 +1,5 @@
-//! `skip_redundant_tags`, by the determinized tag skeleton that the `rgt`
-//! requirement of §3.16 asks for instead of the reference's Rules A and B (defect D9).
+//! `skip_redundant_tags`, by the determinized tag skeleton, instead of the reference's two local
+//! rules (which can remove a tag that tells moves apart, merging distinct moves).
 //!
 //! On the position sets of the main automaton ([`tag_skeleton`]: after a given sequence of tags
 //! since the move began, the nodes a walk can be at), a set `Q` is *forced* when the only event

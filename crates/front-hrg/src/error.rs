@@ -109,7 +109,7 @@ codes! {
 pub const GROUP_CODE: &str = "hrg::invalid";
 
 /// How many errors are reported at most; past it, one [`Code::TooManyErrors`] note ends the list.
-pub const MAX_ERRORS: usize = 100;
+pub use rg_core::errors::MAX_ERRORS;
 
 /// An error in an HRG program.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -160,68 +160,30 @@ impl HrgError {
     }
 }
 
-/// Every error of one HRG program (at least one), in source order, each shown as its own
+/// Every error of one HRG source (at least one), in source order, each shown as its own
 /// diagnostic (miette's related diagnostics).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HrgErrors {
-    pub errors: Vec<HrgError>,
-}
+pub type HrgErrors = rg_core::ErrorList<HrgError>;
 
-impl HrgErrors {
-    /// Sorts by position, drops repeats (a graph inlined twice reports its error once) and
-    /// bounds the list at [`MAX_ERRORS`] with a note.
-    pub(crate) fn new(mut errors: Vec<HrgError>) -> Self {
-        errors.sort_by_key(|e| e.span.map(|s| (s.start, s.end)));
-        errors.dedup();
-        if errors.len() > MAX_ERRORS {
-            let at = errors[MAX_ERRORS].span;
-            errors.truncate(MAX_ERRORS);
-            let mut note = HrgError {
-                code: Code::TooManyErrors,
-                message: format!("more than {MAX_ERRORS} errors; the rest are not shown"),
-                label: None,
-                span: None,
-                help: Some("fix these and run again".into()),
-            };
-            if let Some(s) = at {
-                note.label = Some(s.into());
-                note.span = Some(s);
-            }
-            errors.push(note);
+impl rg_core::ListedError for HrgError {
+    const LANGUAGE: &'static str = "HRG";
+    const GROUP_CODE: &'static str = GROUP_CODE;
+
+    fn span(&self) -> Option<Span> {
+        self.span
+    }
+
+    fn too_many(at: Option<Span>) -> Self {
+        HrgError {
+            code: Code::TooManyErrors,
+            message: format!("more than {MAX_ERRORS} errors; the rest are not shown"),
+            label: at.map(Into::into),
+            span: at,
+            help: Some("fix these and run again".into()),
         }
-        HrgErrors { errors }
-    }
-}
-
-impl From<HrgError> for HrgErrors {
-    fn from(e: HrgError) -> Self {
-        HrgErrors { errors: vec![e] }
-    }
-}
-
-impl fmt::Display for HrgErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.errors.len();
-        if self
-            .errors
-            .last()
-            .is_some_and(|e| e.code == Code::TooManyErrors)
-        {
-            return write!(f, "more than {MAX_ERRORS} HRG errors");
-        }
-        write!(f, "{n} HRG error{}", if n == 1 { "" } else { "s" })
-    }
-}
-
-impl std::error::Error for HrgErrors {}
-
-impl Diagnostic for HrgErrors {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(GROUP_CODE))
     }
 
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        Some(Box::new(self.errors.iter().map(|e| e as &dyn Diagnostic)))
+    fn is_too_many(&self) -> bool {
+        self.code == Code::TooManyErrors
     }
 }
 
@@ -233,19 +195,7 @@ mod tests {
     /// macro); this checks the scheme: unique, `hrg::phase::kebab-case`.
     #[test]
     fn codes_are_unique_and_follow_the_scheme() {
-        let mut seen = std::collections::HashSet::new();
-        for c in CODES {
-            assert!(seen.insert(c), "{c} twice");
-            let parts: Vec<&str> = c.split("::").collect();
-            assert_eq!(parts[0], "hrg", "{c}");
-            assert!(parts.len() == 2 || parts.len() == 3, "{c}");
-            for p in &parts[1..] {
-                assert!(
-                    p.chars().all(|ch| ch.is_ascii_lowercase() || ch == '-'),
-                    "{c} is not kebab-case"
-                );
-            }
-        }
+        rg_core::errors::check_code_scheme(CODES, "hrg").unwrap();
     }
 
     /// Every `Code::X` written in the crate's sources is a variant (so its text is in

@@ -87,7 +87,7 @@ codes! {
 pub const GROUP_CODE: &str = "rbg::invalid";
 
 /// How many errors are reported at most; past it, one [`Code::TooManyErrors`] note ends the list.
-pub const MAX_ERRORS: usize = 100;
+pub use rg_core::errors::MAX_ERRORS;
 
 /// An error in an RBG description.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -148,69 +148,31 @@ impl RbgError {
     }
 }
 
-/// Every error of one RBG description (at least one), in source order, each shown as its own
+/// Every error of one RBG source (at least one), in source order, each shown as its own
 /// diagnostic (miette's related diagnostics).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RbgErrors {
-    pub errors: Vec<RbgError>,
-}
+pub type RbgErrors = rg_core::ErrorList<RbgError>;
 
-impl RbgErrors {
-    /// Sorts by position, drops repeats (a macro used twice reports its error once) and
-    /// bounds the list at [`MAX_ERRORS`] with a note.
-    pub(crate) fn new(mut errors: Vec<RbgError>) -> Self {
-        errors.sort_by_key(|e| e.span.map(|s| (s.start, s.end)));
-        errors.dedup();
-        if errors.len() > MAX_ERRORS {
-            let at = errors[MAX_ERRORS].span;
-            errors.truncate(MAX_ERRORS);
-            let mut note = RbgError {
-                code: Code::TooManyErrors,
-                message: format!("more than {MAX_ERRORS} errors; the rest are not shown"),
-                label: None,
-                span: None,
-                related: Vec::new(),
-                help: Some("fix these and run again".into()),
-            };
-            if let Some(s) = at {
-                note.label = Some(s.into());
-                note.span = Some(s);
-            }
-            errors.push(note);
+impl rg_core::ListedError for RbgError {
+    const LANGUAGE: &'static str = "RBG";
+    const GROUP_CODE: &'static str = GROUP_CODE;
+
+    fn span(&self) -> Option<Span> {
+        self.span
+    }
+
+    fn too_many(at: Option<Span>) -> Self {
+        RbgError {
+            code: Code::TooManyErrors,
+            message: format!("more than {MAX_ERRORS} errors; the rest are not shown"),
+            label: at.map(Into::into),
+            span: at,
+            related: Vec::new(),
+            help: Some("fix these and run again".into()),
         }
-        RbgErrors { errors }
-    }
-}
-
-impl From<RbgError> for RbgErrors {
-    fn from(e: RbgError) -> Self {
-        RbgErrors { errors: vec![e] }
-    }
-}
-
-impl fmt::Display for RbgErrors {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.errors.len();
-        if self
-            .errors
-            .last()
-            .is_some_and(|e| e.code == Code::TooManyErrors)
-        {
-            return write!(f, "more than {MAX_ERRORS} RBG errors");
-        }
-        write!(f, "{n} RBG error{}", if n == 1 { "" } else { "s" })
-    }
-}
-
-impl std::error::Error for RbgErrors {}
-
-impl Diagnostic for RbgErrors {
-    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
-        Some(Box::new(GROUP_CODE))
     }
 
-    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
-        Some(Box::new(self.errors.iter().map(|e| e as &dyn Diagnostic)))
+    fn is_too_many(&self) -> bool {
+        self.code == Code::TooManyErrors
     }
 }
 
@@ -222,19 +184,7 @@ mod tests {
     /// macro); this checks the scheme: unique, `rbg::phase::kebab-case`.
     #[test]
     fn codes_are_unique_and_follow_the_scheme() {
-        let mut seen = std::collections::HashSet::new();
-        for c in CODES {
-            assert!(seen.insert(c), "{c} twice");
-            let parts: Vec<&str> = c.split("::").collect();
-            assert_eq!(parts[0], "rbg", "{c}");
-            assert!(parts.len() == 2 || parts.len() == 3, "{c}");
-            for p in &parts[1..] {
-                assert!(
-                    p.chars().all(|ch| ch.is_ascii_lowercase() || ch == '-'),
-                    "{c} is not kebab-case"
-                );
-            }
-        }
+        rg_core::errors::check_code_scheme(CODES, "rbg").unwrap();
     }
 
     /// Every `Code::X` written in the crate's sources is a variant (so its text is in

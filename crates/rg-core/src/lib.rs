@@ -9,6 +9,7 @@
 pub mod ast;
 pub mod builtins;
 pub mod decls;
+pub mod errors;
 pub mod format;
 pub mod frontend;
 pub mod game;
@@ -25,6 +26,7 @@ pub mod typeck;
 pub mod validate;
 
 pub use decls::{Decls, DeclsMark};
+pub use errors::{ErrorList, ListedError};
 pub use frontend::{DEFAULT_SIZE_LIMIT, FrontEnd, LowerOptions, Lowered};
 pub use game::{
     Constant, EdgeData, EdgeId, ExprData, ExprId, Game, GameMark, Label, MapEntry, NodeData,

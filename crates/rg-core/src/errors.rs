@@ -97,3 +97,26 @@ pub fn check_code_scheme(codes: &[&str], prefix: &str) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Checks that no Rust source under `dir` but `error.rs` spells a code of `prefix` as a string
+/// (`"hrg::…"`): codes are written as the front-end's `Code` variants, whose texts are all in its
+/// list. For the front-ends' tests.
+pub fn check_codes_not_spelt(dir: &std::path::Path, prefix: &str) -> Result<(), String> {
+    let needle = format!("\"{prefix}::");
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+        for e in entries {
+            let p = e.map_err(|e| e.to_string())?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.file_name().is_some_and(|n| n != "error.rs") {
+                let text = std::fs::read_to_string(&p).map_err(|e| e.to_string())?;
+                if text.contains(&needle) {
+                    return Err(format!("{} spells a code", p.display()));
+                }
+            }
+        }
+    }
+    Ok(())
+}

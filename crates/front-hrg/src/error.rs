@@ -7,30 +7,8 @@ use miette::{Diagnostic, SourceSpan};
 use rg_core::Span;
 use std::fmt;
 
-macro_rules! codes {
-    ($($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
-        /// What went wrong, as a stable code (see the module documentation for the scheme).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Code {
-            $($(#[$doc])* $variant,)*
-        }
-
-        impl Code {
-            /// The code as printed (`hrg::name::unknown-variable`).
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(Code::$variant => $code,)*
-                }
-            }
-        }
-
-        /// Every code the HRG front-end can emit (for `--allow`/`--deny` to reject unknown
-        /// ones): the code of each [`Code`], then [`GROUP_CODE`].
-        pub const CODES: &[&str] = &[$($code,)* GROUP_CODE];
-    };
-}
-
-codes! {
+rg_core::error_codes! {
+    "HRG";
     /// A character that starts no token.
     UnexpectedCharacter => "hrg::lex::unexpected-character",
     /// `const`, `type` or `var` used as a name.

@@ -7,30 +7,8 @@ use miette::{Diagnostic, LabeledSpan, SourceSpan};
 use rg_core::Span;
 use std::fmt;
 
-macro_rules! codes {
-    ($($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
-        /// What went wrong, as a stable code (see the module documentation for the scheme).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-        pub enum Code {
-            $($(#[$doc])* $variant,)*
-        }
-
-        impl Code {
-            /// The code as printed (`rbg::name::unknown-variable`).
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $(Code::$variant => $code,)*
-                }
-            }
-        }
-
-        /// Every code the RBG front-end can emit (for `--allow`/`--deny` to reject unknown
-        /// ones): the code of each [`Code`], then [`GROUP_CODE`].
-        pub const CODES: &[&str] = &[$($code,)* GROUP_CODE];
-    };
-}
-
-codes! {
+rg_core::error_codes! {
+    "RBG";
     /// A character that starts no token, or a comment or string not closed.
     UnexpectedCharacter => "rbg::lex::unexpected-character",
     /// A number above 2^32 - 1.

@@ -120,3 +120,33 @@ pub fn check_codes_not_spelt(dir: &std::path::Path, prefix: &str) -> Result<(), 
     }
     Ok(())
 }
+
+/// Declares a front-end's error codes: `pub enum Code` with one variant per code, `Code::as_str`
+/// giving the printed code, and `pub const CODES` listing every code followed by the caller's
+/// `GROUP_CODE` (which must be in scope), so the list cannot miss a code. Usage:
+/// `rg_core::error_codes! { "HRG"; /// doc\n Variant => CODE_TEXT, … }`, each code text a string literal.
+#[macro_export]
+macro_rules! error_codes {
+    ($lang:literal; $($(#[$doc:meta])* $variant:ident => $code:literal,)*) => {
+        /// What went wrong, as a stable code (see the module documentation for the scheme).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Code {
+            /// The code as printed.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant => $code,)*
+                }
+            }
+        }
+
+        #[doc = concat!(
+            "Every code the ", $lang, " front-end can emit (for `--allow`/`--deny` to reject \
+             unknown ones): the code of each [`Code`], then [`GROUP_CODE`]."
+        )]
+        pub const CODES: &[&str] = &[$($code,)* GROUP_CODE];
+    };
+}

@@ -1,28 +1,8 @@
 //! Reading inputs and writing outputs atomically.
 
 use crate::report::Failure;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-
-/// Reads `path` (`-` = standard input). Returns the display name and the text.
-pub fn read_input(path: &str) -> Result<(String, String), Failure> {
-    if path == "-" {
-        let mut text = String::new();
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .map_err(|e| Failure::Io(format!("cannot read standard input: {e}")))?;
-        return Ok(("<stdin>".to_owned(), text));
-    }
-    let bytes =
-        std::fs::read(path).map_err(|e| Failure::Io(format!("cannot read `{path}`: {e}")))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        Failure::Io(format!(
-            "`{path}` is not UTF-8 text (invalid byte at offset {})",
-            e.utf8_error().valid_up_to()
-        ))
-    })?;
-    Ok((path.to_owned(), text))
-}
 
 /// Where output goes: standard output (`None` or `-`) or a file.
 pub fn output_target(out: Option<&str>) -> Option<PathBuf> {

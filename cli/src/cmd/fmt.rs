@@ -1,6 +1,6 @@
 //! `rgt fmt`: canonical formatting of a source file.
 
-use crate::io::{read_input, write_atomically, write_output};
+use crate::io::{write_atomically, write_output};
 use crate::lang::Lang;
 use crate::report::{Diagnostic, Failure, Session};
 use std::path::Path;
@@ -73,7 +73,7 @@ fn format(
 /// Runs `rgt fmt`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
-    let (name, text) = read_input(&args.input)?;
+    let (name, text) = rg_pipeline::read_source(&args.input)?;
     let file = session.sources.add(name.clone(), text.clone());
     if args.lower {
         if lang != Lang::Rbg {

@@ -2,7 +2,6 @@
 //! GDL, with the independent GDL reasoner (its joint moves taken one role at a time, in the order
 //! of the role facts, as the translation takes them, so that the counts can be compared).
 
-use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, load};
 use crate::report::{Diagnostic, Failure, Session};
@@ -164,7 +163,7 @@ fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId)
                 .to_owned(),
         ));
     }
-    let (name, text) = read_input(&args.game.input)?;
+    let (name, text) = rg_pipeline::read_source(&args.game.input)?;
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
     let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())

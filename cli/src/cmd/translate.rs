@@ -1,32 +1,12 @@
 //! `rgt translate`: any supported language → RG (or DOT, JSON; the generated HRG of LineGames).
 
-use crate::io::{output_target, read_input, write_output};
+use crate::io::{output_target, write_output};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, hrg_text, load};
 use crate::report::{Failure, Session};
 use std::process::ExitCode;
 
-/// Output formats.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emit {
-    /// Canonical RG text.
-    Rg,
-    /// Graphviz DOT of the automaton.
-    Dot,
-    /// JSON encoding of the game (the reference's AST encoding).
-    Json,
-}
-
-impl Emit {
-    /// The emitter for this format.
-    pub fn emitter(self) -> &'static dyn rg_fmt::Emitter {
-        match self {
-            Emit::Rg => &rg_fmt::rg::RgEmitter,
-            Emit::Dot => &rg_fmt::dot::DotEmitter,
-            Emit::Json => &rg_fmt::json::JsonEmitter,
-        }
-    }
-}
+pub use rg_pipeline::Emit;
 
 /// What `rgt translate` writes: the game in one of the [`Emit`] formats, or the HRG a
 /// LineGames file is lowered through.
@@ -120,7 +100,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         Some(format) => rg_fmt::emit_to_string(format.emitter(), &load(session, &args.game)?),
         None => {
             let lang = Lang::detect(&args.game.input, args.game.from)?;
-            let (name, text) = read_input(&args.game.input)?;
+            let (name, text) = rg_pipeline::read_source(&args.game.input)?;
             hrg_text(session, lang, name, text)?
         }
     };

@@ -2,7 +2,6 @@
 
 use crate::cmd::equiv::{describe, divergence};
 use crate::cmd::perft::{InterpArgs, compile};
-use crate::io::read_input;
 use crate::lang::Lang;
 use crate::pipeline::{OptLevel, optimise, translate_text};
 use crate::report::{Failure, Session};
@@ -66,7 +65,7 @@ const MAX_STEPS: usize = 10_000;
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
     session.options.size_limit = args.size_limit;
-    let (name, text) = read_input(&args.input)?;
+    let (name, text) = rg_pipeline::read_source(&args.input)?;
     let gdl_source = (lang == Lang::Kif).then(|| (name.clone(), text.clone()));
     let g0 = translate_text(session, lang, name, text)?;
     let mut g2 = g0.clone();

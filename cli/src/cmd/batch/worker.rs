@@ -16,7 +16,7 @@
 
 use super::Stats;
 use crate::cmd::translate::Output;
-use crate::io::{read_input, write_atomically};
+use crate::io::write_atomically;
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, optimise, translate_text};
 use crate::report::{DiagRecord, Failure, Session};
@@ -162,7 +162,7 @@ fn translate(
     let path = input.to_string_lossy().into_owned();
     let lang = Lang::detect(&path, game.from)?;
     session.options = game.options()?;
-    let (name, text) = read_input(&path)?;
+    let (name, text) = rg_pipeline::read_source(&path)?;
     let mut g = translate_text(session, lang, name.clone(), text.clone())?;
     let before = Stats::of(&g);
     optimise(&mut g, game.opt)?;

@@ -29,6 +29,12 @@
 //!   literal is looked up in a hash index on its bound argument positions — or, for a compound
 //!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
 //!   built lazily and kept up to date as facts are appended.
+//! * A relation that the rules only ever negate (never read positively, not a keyword, not
+//!   recursive, not static) is not materialised: `(not (r a b))` is answered *on demand* by
+//!   joining `r`'s rules with their head bound to `(a b)`, and the answer is remembered for the
+//!   rest of the evaluation. Only the atoms the rules ask about are decided, which is what keeps
+//!   rules such as chess's "is the king still attacked if this piece moves" from enumerating
+//!   every square, piece and ignored square at every state.
 
 use front_gdl_syntax::ast::{Literal, Program, RelId, Sym, Term, TermId};
 use rg_core::{EntityId, Span};
@@ -661,6 +667,37 @@ struct Ctx<'a> {
     /// Facts derived in this evaluation, against `limit`.
     derived: usize,
     limit: usize,
+    /// The join plans of the rules of on-demand relations (by rule), made on first use in this
+    /// evaluation; `None` for a rule with a literal over an empty relation.
+    plans: Plans,
+    /// The answers about on-demand atoms found in this evaluation.
+    memo: &'a mut Memo,
+}
+
+type Plans = HashMap<usize, Option<Box<[Step]>>>;
+
+/// Remembered answers about the atoms of on-demand relations, per relation.
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    holds: Vec<Store>,
+    fails: Vec<Store>,
+}
+
+impl Memo {
+    fn new(arity: &[usize]) -> Self {
+        Memo {
+            holds: empty_db(arity),
+            fails: empty_db(arity),
+        }
+    }
+
+    /// Forgets the answers of the relations in `rels`.
+    fn clear(&mut self, rels: &[usize]) {
+        for &r in rels {
+            self.holds[r].clear();
+            self.fails[r].clear();
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -690,6 +727,16 @@ struct Join<'a> {
     found: bool,
     /// Stop at the first solution (the head has no variables).
     first_only: bool,
+    /// What answers negative literals over on-demand relations.
+    demand: Demand<'a>,
+}
+
+/// The rules of on-demand relations, their plans and the answers found so far.
+#[derive(Clone, Copy)]
+struct Demand<'a> {
+    game: &'a Game,
+    plans: &'a Plans,
+    memo: &'a std::cell::RefCell<Memo>,
 }
 
 impl<'a> Join<'a> {
@@ -742,9 +789,13 @@ impl<'a> Join<'a> {
                         None => return self.run(i + 1),
                     }
                 }
-                let holds = match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
-                    Some((_, s)) => s.contains(&tuple),
-                    None => self.store(lit.rel).contains(&tuple),
+                let holds = if self.demand.game.on_demand[lit.rel] {
+                    self.query(lit.rel, &tuple)
+                } else {
+                    match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
+                        Some((_, s)) => s.contains(&tuple),
+                        None => self.store(lit.rel).contains(&tuple),
+                    }
                 };
                 if !holds {
                     self.run(i + 1);
@@ -757,6 +808,66 @@ impl<'a> Join<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the ground atom `rel(tuple)` of an on-demand relation holds: some rule of `rel`
+    /// has a solution with its head bound to `tuple`. Nested queries go one on-demand relation
+    /// deeper each time, and those relations form a chain of bounded length.
+    fn query(&self, rel: usize, tuple: &[GroundTerm]) -> bool {
+        let d = self.demand;
+        {
+            let memo = d.memo.borrow();
+            if memo.holds[rel].contains(tuple) {
+                return true;
+            }
+            if memo.fails[rel].contains(tuple) {
+                return false;
+            }
+        }
+        let mut holds = false;
+        for &ri in &d.game.rules_of[rel] {
+            debug_assert!(d.plans.contains_key(&ri), "on-demand rule {ri} has no plan");
+            let Some(Some(steps)) = d.plans.get(&ri) else {
+                continue; // a literal over an empty relation: the rule has no solution
+            };
+            let rule = &d.game.rules[ri];
+            let mut binds = vec![UNBOUND; rule.nvars];
+            let mut trail = Vec::new();
+            let head_matches = rule
+                .head
+                .iter()
+                .zip(tuple)
+                .all(|(p, &t)| p.matches(self.terms, t, &mut binds, &mut trail));
+            if !head_matches {
+                continue;
+            }
+            let mut sub = Join {
+                rule,
+                steps,
+                terms: self.terms,
+                dbs: self.dbs,
+                layer: self.layer,
+                neg_ref: &[],
+                binds,
+                trail: Vec::new(),
+                out: Vec::new(),
+                found: false,
+                first_only: true,
+                demand: d,
+            };
+            sub.run(0);
+            if sub.found {
+                holds = true;
+                break;
+            }
+        }
+        let mut memo = d.memo.borrow_mut();
+        if holds {
+            memo.holds[rel].insert(tuple);
+        } else {
+            memo.fails[rel].insert(tuple);
+        }
+        holds
     }
 
     fn try_tuple(&mut self, lit: &Lit, store: &'a Store, id: u32, i: usize) {
@@ -842,6 +953,12 @@ struct Game {
     arity: Vec<usize>,
     /// Components of each layer in dependency order.
     components: [Vec<Component>; 3],
+    /// Per relation, whether it is evaluated on demand (see the module documentation).
+    on_demand: Vec<bool>,
+    /// Per relation, its rules.
+    rules_of: Vec<Vec<usize>>,
+    /// The on-demand relations.
+    demanded: Vec<usize>,
     names: Vec<Box<str>>,
     rel_names: Vec<Sym>,
     roles: Vec<GroundTerm>,
@@ -891,6 +1008,8 @@ pub struct Reasoner {
     stat: Db,
     /// Scratch database of the move layer.
     scratch: Db,
+    /// Answers about on-demand atoms (kept for one evaluation).
+    memo: Memo,
     init: State,
     limit: usize,
 }
@@ -914,6 +1033,7 @@ impl Reasoner {
             rules.push(compile_rule(program, rule, &mut terms)?);
         }
         let (layer, components) = plan_layers(nrels, &rules);
+        let (on_demand, rules_of) = on_demand(&rules, &layer, &components);
         for (rel, relation, on, bad) in [
             (RelId::ROLE, "role", "the current state", Layer::State),
             (RelId::INIT, "init", "the current state", Layer::State),
@@ -950,6 +1070,9 @@ impl Reasoner {
             layer,
             arity,
             components,
+            demanded: (0..nrels).filter(|&r| on_demand[r]).collect(),
+            on_demand,
+            rules_of,
             names,
             rel_names: program.relations().map(|r| program.rel_name(r)).collect(),
             roles,
@@ -957,12 +1080,15 @@ impl Reasoner {
         };
         let mut stat = empty_db(&game.arity);
         let (mut state, mut mov) = (empty_db(&game.arity), empty_db(&game.arity));
+        let mut memo = Memo::new(&game.arity);
         let mut ctx = Ctx {
             terms: &mut terms,
             dbs: [&mut stat, &mut state, &mut mov],
             layer: &game.layer,
             derived: 0,
             limit,
+            plans: Plans::new(),
+            memo: &mut memo,
         };
         eval_layer(&game, &mut ctx, Layer::Static)?;
         let init = State::new(
@@ -976,6 +1102,7 @@ impl Reasoner {
             terms,
             stat,
             scratch,
+            memo,
             init,
             limit,
         })
@@ -1034,12 +1161,15 @@ impl Reasoner {
             db[truth].insert(&[f]);
         }
         self.scratch.iter_mut().for_each(Store::clear);
+        self.memo.clear(&game.demanded);
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut db, &mut self.scratch],
             layer: &game.layer,
             derived: 0,
             limit: self.limit,
+            plans: Plans::new(),
+            memo: &mut self.memo,
         };
         eval_layer(game, &mut ctx, Layer::State)?;
         let dbs = [&self.stat, &db, &self.scratch];
@@ -1093,12 +1223,15 @@ impl Reasoner {
         for (&r, &a) in game.roles.iter().zip(joint) {
             self.scratch[does].insert(&[r, a]);
         }
+        self.memo.clear(&game.demanded);
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut ev.db, &mut self.scratch],
             layer: &game.layer,
             derived: 0,
             limit: self.limit,
+            plans: Plans::new(),
+            memo: &mut self.memo,
         };
         eval_layer(game, &mut ctx, Layer::Move)?;
         let dbs = [&self.stat, &ev.db, &self.scratch];
@@ -1355,6 +1488,64 @@ fn plan_layers(nrels: usize, rules: &[CRule]) -> (Vec<Layer>, [Vec<Component>; 3
     (layer, components)
 }
 
+/// On-demand relations form chains (one negating the next) at most this long; a relation deeper
+/// in such a chain is materialised instead, so that nested queries stay shallow.
+const MAX_DEMAND_DEPTH: usize = 32;
+
+/// Which relations are answered on demand, and the rules of every relation. A relation is when
+/// its atoms are only ever asked about: no rule reads it in a positive literal, it is not a
+/// keyword (the reasoner reads those whole), not static (those are computed once anyway) and
+/// not recursive (its component is itself alone and no rule of it mentions it).
+fn on_demand(
+    rules: &[CRule],
+    layer: &[Layer],
+    components: &[Vec<Component>; 3],
+) -> (Vec<bool>, Vec<Vec<usize>>) {
+    let nrels = layer.len();
+    let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); nrels];
+    for (i, r) in rules.iter().enumerate() {
+        rules_of[r.head_rel].push(i);
+    }
+    let keywords = RelId::SEES.index();
+    let mut lazy: Vec<bool> = (0..nrels)
+        .map(|r| r > keywords && layer[r] != Layer::Static && !rules_of[r].is_empty())
+        .collect();
+    for r in rules {
+        for l in &r.pos {
+            lazy[l.rel] = false;
+        }
+        if r.neg.iter().any(|l| l.rel == r.head_rel) {
+            lazy[r.head_rel] = false;
+        }
+    }
+    // Components come in dependency order (static, then state, then move), so the relations a
+    // rule negates have their depth before the rule's head.
+    let mut depth = vec![0usize; nrels];
+    for comp in components.iter().flatten() {
+        if comp.rels.len() > 1 {
+            comp.rels.iter().for_each(|&r| lazy[r] = false);
+            continue;
+        }
+        let r = comp.rels[0];
+        if !lazy[r] {
+            continue;
+        }
+        let d = 1 + comp
+            .rules
+            .iter()
+            .flat_map(|&i| &rules[i].neg)
+            .map(|l| depth[l.rel])
+            .max()
+            .unwrap_or(0);
+        if d > MAX_DEMAND_DEPTH {
+            lazy[r] = false;
+        } else {
+            depth[r] = d;
+        }
+    }
+    (lazy, rules_of)
+}
+
 /// Strongly connected components of a graph, every component after those it has edges from
 /// (Tarjan's algorithm, iterative).
 fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
@@ -1416,6 +1607,9 @@ fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
 
 fn eval_layer(game: &Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
     for comp in &game.components[layer as usize] {
+        if comp.rels.iter().all(|&r| game.on_demand[r]) {
+            continue; // answered when a rule asks
+        }
         if comp.negation_inside {
             alternating_fixpoint(game, ctx, comp)?;
         } else {
@@ -1448,7 +1642,7 @@ fn semi_naive(
             hi: &hi,
             pivot: None,
         };
-        fire(ctx, &game.rules[ri], round, neg_ref)?;
+        fire(game, ctx, &game.rules[ri], round, neg_ref)?;
     }
     loop {
         let mut changed = false;
@@ -1472,7 +1666,7 @@ fn semi_naive(
                     hi: &hi,
                     pivot: Some(p),
                 };
-                fire(ctx, rule, round, neg_ref)?;
+                fire(game, ctx, rule, round, neg_ref)?;
             }
         }
     }
@@ -1566,25 +1760,19 @@ fn write_term(game: &Game, terms: &Terms, out: &mut String, t: GroundTerm) {
     }
 }
 
-/// Joins one rule for one round and adds the new head facts.
-fn fire(
-    ctx: &mut Ctx<'_>,
+/// A join plan for `rule` given the variables bound before it starts: the pivot first, then
+/// greedily the cheapest positive literal (`range` gives the tuples a literal reads), negations
+/// and `distinct` as soon as their variables are bound. `None` when a literal reads no tuple.
+fn plan(
     rule: &CRule,
-    round: Round<'_>,
-    neg_ref: &[(usize, Store)],
-) -> Result<(), ReasonerError> {
-    // Plan: the pivot first, then greedily the cheapest positive literal; negations and
-    // `distinct` as soon as their variables are bound.
-    let mut bound = vec![false; rule.nvars];
+    mut bound: Vec<bool>,
+    pivot: Option<usize>,
+    range: impl Fn(usize, &Lit) -> (u32, u32),
+) -> Result<Option<Vec<Step>>, ReasonerError> {
     let mut steps = Vec::with_capacity(rule.pos.len() + rule.neg.len() + rule.distinct.len());
     let mut pos_done = vec![false; rule.pos.len()];
     let mut neg_done = vec![false; rule.neg.len()];
     let mut dis_done = vec![false; rule.distinct.len()];
-    let range = |i: usize, lit: &Lit, ctx: &Ctx<'_>| {
-        round
-            .range(i, lit.rel)
-            .unwrap_or((0, ctx.store(lit.rel).len))
-    };
     loop {
         for (n, lit) in rule.neg.iter().enumerate() {
             if !neg_done[n] && lit.vars.iter().all(|&v| bound[v as usize]) {
@@ -1598,20 +1786,20 @@ fn fire(
                 steps.push(Step::Distinct(d));
             }
         }
-        let pick = match round.pivot.filter(|&p| !pos_done[p]) {
+        let pick = match pivot.filter(|&p| !pos_done[p]) {
             Some(p) => Some(p),
             None => (0..rule.pos.len())
                 .filter(|&i| !pos_done[i])
                 .min_by_key(|&i| {
-                    let (lo, hi) = range(i, &rule.pos[i], ctx);
+                    let (lo, hi) = range(i, &rule.pos[i]);
                     bound_key(&rule.pos[i], &bound, hi.saturating_sub(lo)).1
                 }),
         };
         let Some(i) = pick else { break };
         let lit = &rule.pos[i];
-        let (lo, hi) = range(i, lit, ctx);
+        let (lo, hi) = range(i, lit);
         if lo >= hi {
-            return Ok(()); // an empty literal: no solution
+            return Ok(None);
         }
         let (key, _) = bound_key(lit, &bound, hi - lo);
         pos_done[i] = true;
@@ -1628,7 +1816,12 @@ fn fire(
     if neg_done.contains(&false) || dis_done.contains(&false) {
         return Err(ReasonerError::Unsafe { span: rule.span });
     }
-    for step in &steps {
+    Ok(Some(steps))
+}
+
+/// Makes sure the stores a plan looks up have their indexes.
+fn ensure_indexes(ctx: &mut Ctx<'_>, rule: &CRule, steps: &[Step]) {
+    for step in steps {
         if let Step::Pos { lit, key, .. } = step {
             if !key.is_empty() {
                 let rel = rule.pos[*lit].rel;
@@ -1638,6 +1831,60 @@ fn fire(
             }
         }
     }
+}
+
+/// Plans (once per evaluation) the rules of every on-demand relation `rule` may ask about,
+/// directly or through other on-demand relations, with their heads bound.
+fn prepare_on_demand(game: &Game, ctx: &mut Ctx<'_>, rule: &CRule) -> Result<(), ReasonerError> {
+    let mut work: Vec<usize> = rule
+        .neg
+        .iter()
+        .map(|l| l.rel)
+        .filter(|&r| game.on_demand[r])
+        .collect();
+    while let Some(rel) = work.pop() {
+        for &ri in &game.rules_of[rel] {
+            if ctx.plans.contains_key(&ri) {
+                continue;
+            }
+            let r = &game.rules[ri];
+            let mut bound = vec![false; r.nvars];
+            for v in &r.head_vars {
+                bound[*v as usize] = true;
+            }
+            let steps = plan(r, bound, None, |_, lit| (0, ctx.store(lit.rel).len))?;
+            if let Some(steps) = &steps {
+                ensure_indexes(ctx, r, steps);
+            }
+            ctx.plans.insert(ri, steps.map(Vec::into_boxed_slice));
+            work.extend(r.neg.iter().map(|l| l.rel).filter(|&q| game.on_demand[q]));
+        }
+    }
+    Ok(())
+}
+
+/// Joins one rule for one round and adds the new head facts.
+fn fire(
+    game: &Game,
+    ctx: &mut Ctx<'_>,
+    rule: &CRule,
+    round: Round<'_>,
+    neg_ref: &[(usize, Store)],
+) -> Result<(), ReasonerError> {
+    let range = |i: usize, lit: &Lit, ctx: &Ctx<'_>| {
+        round
+            .range(i, lit.rel)
+            .unwrap_or((0, ctx.store(lit.rel).len))
+    };
+    let Some(steps) = plan(rule, vec![false; rule.nvars], round.pivot, |i, lit| {
+        range(i, lit, ctx)
+    })?
+    else {
+        return Ok(()); // an empty literal: no solution
+    };
+    ensure_indexes(ctx, rule, &steps);
+    prepare_on_demand(game, ctx, rule)?;
+    let memo = std::cell::RefCell::new(std::mem::take(ctx.memo));
     let (out, found) = {
         let mut join = Join {
             rule,
@@ -1651,10 +1898,16 @@ fn fire(
             out: Vec::new(),
             found: false,
             first_only: rule.head_vars.is_empty(),
+            demand: Demand {
+                game,
+                plans: &ctx.plans,
+                memo: &memo,
+            },
         };
         join.run(0);
         (join.out, join.found)
     };
+    *ctx.memo = memo.into_inner();
     let mut binds = vec![UNBOUND; rule.nvars];
     let mut tuple = Vec::with_capacity(rule.head.len());
     let mut emit = |binds: &[u32], ctx: &mut Ctx<'_>| -> Result<(), ReasonerError> {
@@ -1728,6 +1981,70 @@ mod tests {
         let mut names: Vec<String> = ev.legal()[0].iter().map(|&t| r.rg_name(t)).collect();
         names.sort();
         assert_eq!(names, ["move_asub_b_2_c", "v_f_x"]);
+    }
+
+    /// Whether relation `name` is answered on demand.
+    fn is_on_demand(r: &Reasoner, name: &str) -> bool {
+        let rel = r
+            .game
+            .rel_names
+            .iter()
+            .position(|s| &*r.game.names[s.0 as usize] == name)
+            .unwrap_or_else(|| panic!("no relation {name}"));
+        r.game.on_demand[rel]
+    }
+
+    #[test]
+    fn negated_only_relations_are_answered_on_demand() {
+        // `far` has 10^6 - 10^5 atoms in every state; the rules only ask about ten of them.
+        let text = format!(
+            "{FRAME} (num 0) (num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8)              (num 9) (<= (far ?a ?b ?c ?d ?e ?f) (true s) (num ?a) (num ?b) (num ?c) (num ?d)              (num ?e) (num ?f) (distinct ?a 3))              (<= (legal p (pick ?x)) (true s) (num ?x) (not (far ?x ?x ?x ?x ?x ?x)))"
+        );
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        let mut r = Reasoner::with_limit(&loaded.program, 10_000).expect("builds");
+        assert!(is_on_demand(&r, "far"));
+        assert_eq!(legal(&mut r), ["(pick 3)"]);
+    }
+
+    #[test]
+    fn on_demand_queries_nest_and_serve_the_next_state() {
+        // `lit`, `dark` (a repeated head variable) and `ok` are only negated, each by the next
+        // one; `next` asks `dark` about the state being left. `num` is static.
+        let text = "(role p) (init s) (init (on 1)) (init (on 2)) (num 1) (num 2) (num 3) \
+                    (<= (lit ?x) (true (on ?x))) \
+                    (<= (dark ?x ?x) (num ?x) (not (lit ?x))) \
+                    (<= (ok ?x) (num ?x) (not (dark ?x ?x))) \
+                    (<= (legal p (flip ?x)) (true s) (num ?x) (not (ok ?x))) \
+                    (<= (legal p (keep ?x ?y)) (true s) (num ?x) (num ?y) (not (dark ?x ?y))) \
+                    (<= (next (on ?x)) (does p (flip ?x))) \
+                    (<= (next (on ?x)) (does p ?m) (num ?x) (not (dark ?x ?x))) \
+                    (<= (next t) (does p ?m)) (<= terminal (true t)) (<= (goal p 100) (true t))";
+        let mut r = reasoner(text);
+        assert!(is_on_demand(&r, "dark"));
+        assert!(is_on_demand(&r, "ok"));
+        assert!(is_on_demand(&r, "lit"));
+        assert!(!is_on_demand(&r, "num"));
+        // (dark 3 3) holds, so (ok 3) does not; (dark x y) fails whenever x ≠ y.
+        let moves = legal(&mut r);
+        assert_eq!(moves.len(), 1 + 8, "{moves:?}");
+        assert!(moves.contains(&"(flip 3)".to_string()));
+        assert!(!moves.contains(&"(keep 3 3)".to_string()));
+        let init = r.initial().clone();
+        let mut ev = r.evaluate(&init).expect("evaluates");
+        let flip = ev.legal()[0]
+            .iter()
+            .copied()
+            .find(|&m| r.show(m) == "(flip 3)")
+            .expect("flip 3 is legal");
+        let next = r.next(&mut ev, &[flip]).expect("next");
+        let mut fluents: Vec<String> = next.state.fluents().iter().map(|&f| r.show(f)).collect();
+        fluents.sort();
+        assert_eq!(fluents, ["(on 1)", "(on 2)", "(on 3)", "t"]);
     }
 
     #[test]

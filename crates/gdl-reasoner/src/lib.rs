@@ -632,6 +632,8 @@ enum Step {
         hi: u32,
     },
     Neg(usize),
+    /// A positive literal over an on-demand relation, asked once its variables are bound.
+    Ask(usize),
     Distinct(usize),
 }
 
@@ -727,8 +729,11 @@ struct Join<'a> {
     found: bool,
     /// Stop at the first solution (the head has no variables).
     first_only: bool,
-    /// What answers negative literals over on-demand relations.
+    /// What answers literals over on-demand relations.
     demand: Demand<'a>,
+    /// The most words `out` may hold; the join stops, `over`, when a solution would exceed it.
+    cap: usize,
+    over: bool,
 }
 
 /// The rules of on-demand relations, their plans and the answers found so far.
@@ -746,12 +751,16 @@ impl<'a> Join<'a> {
     }
 
     fn run(&mut self, i: usize) {
-        if self.found && self.first_only {
+        if self.over || (self.found && self.first_only) {
             return;
         }
         let steps: &'a [Step] = self.steps;
         let rule: &'a CRule = self.rule;
         let Some(step) = steps.get(i) else {
+            if self.out.len() >= self.cap {
+                self.over = true;
+                return;
+            }
             self.found = true;
             let binds = &self.binds;
             self.out
@@ -777,6 +786,20 @@ impl<'a> Join<'a> {
                         }
                         self.try_tuple(lit, store, id, i);
                     }
+                }
+            }
+            Step::Ask(p) => {
+                let lit = &rule.pos[*p];
+                let mut tuple = Vec::with_capacity(lit.args.len());
+                for p in lit.args.iter() {
+                    match p.resolve(self.terms, &self.binds) {
+                        Some(t) => tuple.push(t),
+                        // Only variables and ground terms are asked about (see `on_demand`).
+                        None => return,
+                    }
+                }
+                if self.query(lit.rel, &tuple) {
+                    self.run(i + 1);
                 }
             }
             Step::Neg(n) => {
@@ -854,6 +877,8 @@ impl<'a> Join<'a> {
                 found: false,
                 first_only: true,
                 demand: d,
+                cap: usize::MAX,
+                over: false,
             };
             sub.run(0);
             if sub.found {
@@ -957,7 +982,8 @@ struct Game {
     on_demand: Vec<bool>,
     /// Per relation, its rules.
     rules_of: Vec<Vec<usize>>,
-    /// The on-demand relations.
+    /// The on-demand relations whose answers depend on the state (forgotten between
+    /// evaluations; static answers are kept for good).
     demanded: Vec<usize>,
     names: Vec<Box<str>>,
     rel_names: Vec<Sym>,
@@ -1034,6 +1060,9 @@ impl Reasoner {
         }
         let (layer, components) = plan_layers(nrels, &rules);
         let (on_demand, rules_of) = on_demand(&rules, &layer, &components);
+        let demanded = (0..nrels)
+            .filter(|&r| on_demand[r] && layer[r] != Layer::Static)
+            .collect();
         for (rel, relation, on, bad) in [
             (RelId::ROLE, "role", "the current state", Layer::State),
             (RelId::INIT, "init", "the current state", Layer::State),
@@ -1070,7 +1099,7 @@ impl Reasoner {
             layer,
             arity,
             components,
-            demanded: (0..nrels).filter(|&r| on_demand[r]).collect(),
+            demanded,
             on_demand,
             rules_of,
             names,
@@ -1493,9 +1522,15 @@ fn plan_layers(nrels: usize, rules: &[CRule]) -> (Vec<Layer>, [Vec<Component>; 3
 const MAX_DEMAND_DEPTH: usize = 32;
 
 /// Which relations are answered on demand, and the rules of every relation. A relation is when
-/// its atoms are only ever asked about: no rule reads it in a positive literal, it is not a
-/// keyword (the reasoner reads those whole), not static (those are computed once anyway) and
-/// not recursive (its component is itself alone and no rule of it mentions it).
+/// its atoms are only ever asked about, never enumerated:
+/// * it is not a keyword (the reasoner reads those whole) and not recursive (its component is
+///   itself alone and no rule of it mentions it);
+/// * every literal over it has only variables and ground terms as arguments (so an asked atom
+///   is made of terms that exist);
+/// * every positive literal over it has all its variables in positive literals of the same rule
+///   over relations that are materialised (or in the head, for a rule that is itself answered on
+///   demand), so it only ever tests bound atoms;
+/// * its chain of on-demand relations asking one another is at most [`MAX_DEMAND_DEPTH`] long.
 fn on_demand(
     rules: &[CRule],
     layer: &[Layer],
@@ -1508,32 +1543,62 @@ fn on_demand(
     }
     let keywords = RelId::SEES.index();
     let mut lazy: Vec<bool> = (0..nrels)
-        .map(|r| r > keywords && layer[r] != Layer::Static && !rules_of[r].is_empty())
+        .map(|r| r > keywords && !rules_of[r].is_empty())
         .collect();
+    let simple = |l: &Lit| {
+        l.args
+            .iter()
+            .all(|p| matches!(p, Pat::Var(_) | Pat::Ground(_)))
+    };
     for r in rules {
-        for l in &r.pos {
-            lazy[l.rel] = false;
-        }
-        if r.neg.iter().any(|l| l.rel == r.head_rel) {
-            lazy[r.head_rel] = false;
+        for l in r.pos.iter().chain(&r.neg) {
+            if l.rel == r.head_rel || !simple(l) {
+                lazy[l.rel] = false;
+            }
         }
     }
-    // Components come in dependency order (static, then state, then move), so the relations a
-    // rule negates have their depth before the rule's head.
-    let mut depth = vec![0usize; nrels];
     for comp in components.iter().flatten() {
         if comp.rels.len() > 1 {
             comp.rels.iter().for_each(|&r| lazy[r] = false);
-            continue;
         }
+    }
+    // Positive literals must only test: drop relations until every positive on-demand literal
+    // has its variables bound by materialised literals (dropping one can expose another).
+    loop {
+        let mut changed = false;
+        for r in rules {
+            // An on-demand rule runs with its head bound.
+            let mut bound: Vec<u32> = if lazy[r.head_rel] {
+                r.head_vars.clone()
+            } else {
+                Vec::new()
+            };
+            for l in r.pos.iter().filter(|l| !lazy[l.rel]) {
+                bound.extend(&l.vars);
+            }
+            for l in &r.pos {
+                if lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)) {
+                    lazy[l.rel] = false;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Components come in dependency order (static, then state, then move), so the relations a
+    // rule asks about have their depth before the rule's head.
+    let mut depth = vec![0usize; nrels];
+    for comp in components.iter().flatten() {
         let r = comp.rels[0];
-        if !lazy[r] {
+        if comp.rels.len() > 1 || !lazy[r] {
             continue;
         }
         let d = 1 + comp
             .rules
             .iter()
-            .flat_map(|&i| &rules[i].neg)
+            .flat_map(|&i| rules[i].pos.iter().chain(&rules[i].neg))
             .map(|l| depth[l.rel])
             .max()
             .unwrap_or(0);
@@ -1765,6 +1830,7 @@ fn write_term(game: &Game, terms: &Terms, out: &mut String, t: GroundTerm) {
 /// and `distinct` as soon as their variables are bound. `None` when a literal reads no tuple.
 fn plan(
     rule: &CRule,
+    on_demand: &[bool],
     mut bound: Vec<bool>,
     pivot: Option<usize>,
     range: impl Fn(usize, &Lit) -> (u32, u32),
@@ -1774,6 +1840,12 @@ fn plan(
     let mut neg_done = vec![false; rule.neg.len()];
     let mut dis_done = vec![false; rule.distinct.len()];
     loop {
+        for (p, lit) in rule.pos.iter().enumerate() {
+            if !pos_done[p] && on_demand[lit.rel] && lit.vars.iter().all(|&v| bound[v as usize]) {
+                pos_done[p] = true;
+                steps.push(Step::Ask(p));
+            }
+        }
         for (n, lit) in rule.neg.iter().enumerate() {
             if !neg_done[n] && lit.vars.iter().all(|&v| bound[v as usize]) {
                 neg_done[n] = true;
@@ -1789,7 +1861,7 @@ fn plan(
         let pick = match pivot.filter(|&p| !pos_done[p]) {
             Some(p) => Some(p),
             None => (0..rule.pos.len())
-                .filter(|&i| !pos_done[i])
+                .filter(|&i| !pos_done[i] && !on_demand[rule.pos[i].rel])
                 .min_by_key(|&i| {
                     let (lo, hi) = range(i, &rule.pos[i]);
                     bound_key(&rule.pos[i], &bound, hi.saturating_sub(lo)).1
@@ -1813,7 +1885,7 @@ fn plan(
             hi,
         });
     }
-    if neg_done.contains(&false) || dis_done.contains(&false) {
+    if pos_done.contains(&false) || neg_done.contains(&false) || dis_done.contains(&false) {
         return Err(ReasonerError::Unsafe { span: rule.span });
     }
     Ok(Some(steps))
@@ -1836,12 +1908,15 @@ fn ensure_indexes(ctx: &mut Ctx<'_>, rule: &CRule, steps: &[Step]) {
 /// Plans (once per evaluation) the rules of every on-demand relation `rule` may ask about,
 /// directly or through other on-demand relations, with their heads bound.
 fn prepare_on_demand(game: &Game, ctx: &mut Ctx<'_>, rule: &CRule) -> Result<(), ReasonerError> {
-    let mut work: Vec<usize> = rule
-        .neg
-        .iter()
-        .map(|l| l.rel)
-        .filter(|&r| game.on_demand[r])
-        .collect();
+    let asked = |r: &CRule| -> Vec<usize> {
+        r.pos
+            .iter()
+            .chain(&r.neg)
+            .map(|l| l.rel)
+            .filter(|&q| game.on_demand[q])
+            .collect()
+    };
+    let mut work = asked(rule);
     while let Some(rel) = work.pop() {
         for &ri in &game.rules_of[rel] {
             if ctx.plans.contains_key(&ri) {
@@ -1852,12 +1927,14 @@ fn prepare_on_demand(game: &Game, ctx: &mut Ctx<'_>, rule: &CRule) -> Result<(),
             for v in &r.head_vars {
                 bound[*v as usize] = true;
             }
-            let steps = plan(r, bound, None, |_, lit| (0, ctx.store(lit.rel).len))?;
+            let steps = plan(r, &game.on_demand, bound, None, |_, lit| {
+                (0, ctx.store(lit.rel).len)
+            })?;
             if let Some(steps) = &steps {
                 ensure_indexes(ctx, r, steps);
             }
             ctx.plans.insert(ri, steps.map(Vec::into_boxed_slice));
-            work.extend(r.neg.iter().map(|l| l.rel).filter(|&q| game.on_demand[q]));
+            work.extend(asked(r));
         }
     }
     Ok(())
@@ -1876,7 +1953,8 @@ fn fire(
             .range(i, lit.rel)
             .unwrap_or((0, ctx.store(lit.rel).len))
     };
-    let Some(steps) = plan(rule, vec![false; rule.nvars], round.pivot, |i, lit| {
+    let bound = vec![false; rule.nvars];
+    let Some(steps) = plan(rule, &game.on_demand, bound, round.pivot, |i, lit| {
         range(i, lit, ctx)
     })?
     else {
@@ -1885,7 +1963,8 @@ fn fire(
     ensure_indexes(ctx, rule, &steps);
     prepare_on_demand(game, ctx, rule)?;
     let memo = std::cell::RefCell::new(std::mem::take(ctx.memo));
-    let (out, found) = {
+    let width = rule.head_vars.len();
+    let (out, found, over) = {
         let mut join = Join {
             rule,
             steps: &steps,
@@ -1903,11 +1982,17 @@ fn fire(
                 plans: &ctx.plans,
                 memo: &memo,
             },
+            // Solutions are kept until the join ends: as many as facts may be derived.
+            cap: ctx.limit.saturating_mul(width.max(1)),
+            over: false,
         };
         join.run(0);
-        (join.out, join.found)
+        (join.out, join.found, join.over)
     };
     *ctx.memo = memo.into_inner();
+    if over {
+        return Err(ReasonerError::Limit { limit: ctx.limit });
+    }
     let mut binds = vec![UNBOUND; rule.nvars];
     let mut tuple = Vec::with_capacity(rule.head.len());
     let mut emit = |binds: &[u32], ctx: &mut Ctx<'_>| -> Result<(), ReasonerError> {
@@ -1923,7 +2008,6 @@ fn fire(
         }
         Ok(())
     };
-    let width = rule.head_vars.len();
     if width == 0 {
         // A head without variables: one fact if the body has a solution.
         if found {
@@ -2009,6 +2093,55 @@ mod tests {
         let mut r = Reasoner::with_limit(&loaded.program, 10_000).expect("builds");
         assert!(is_on_demand(&r, "far"));
         assert_eq!(legal(&mut r), ["(pick 3)"]);
+    }
+
+    #[test]
+    fn the_limit_also_bounds_the_solutions_of_one_join() {
+        // 10^5 solutions of one join give only 10 facts: the solutions are what is bounded.
+        let text = format!(
+            "{FRAME} (v 0) (v 1) (v 2) (v 3) (v 4) (v 5) (v 6) (v 7) (v 8) (v 9) \
+             (<= (one ?a) (v ?a) (v ?b) (v ?c) (v ?d) (v ?e)) \
+             (<= (legal p (go ?a)) (one ?a))"
+        );
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        match Reasoner::with_limit(&loaded.program, 1_000) {
+            Err(ReasonerError::Limit { limit: 1_000 }) => {}
+            other => panic!("expected the limit, got {:?}", other.map(|_| ())),
+        }
+        assert!(Reasoner::with_limit(&loaded.program, 100_000).is_ok());
+    }
+
+    #[test]
+    fn positive_tests_of_bound_atoms_are_answered_on_demand() {
+        // `all_differ` would have 10^4 atoms; the rule only tests the one its variables give.
+        // `pair` is read with an unbound variable, so it is materialised.
+        let text = format!(
+            "{FRAME} (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9) \
+             (init (at 1 2 3 4)) (init (at 5 5 6 7)) \
+             (<= (all_differ ?a ?b ?c ?e) (d ?a) (d ?b) (d ?c) (d ?e) (distinct ?a ?b) \
+              (distinct ?a ?c) (distinct ?a ?e) (distinct ?b ?c) (distinct ?b ?e) (distinct ?c ?e)) \
+             (<= (pair ?a ?b) (d ?a) (d ?b) (distinct ?a ?b)) \
+             (<= (legal p (ok ?a)) (true (at ?a ?b ?c ?e)) (all_differ ?a ?b ?c ?e)) \
+             (<= (legal p (two ?a ?b)) (true (at 1 ?a ?x ?y)) (pair ?a ?b) (distinct ?b 0))"
+        );
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        let mut r = Reasoner::with_limit(&loaded.program, 1_000).expect("builds");
+        assert!(is_on_demand(&r, "all_differ"));
+        assert!(!is_on_demand(&r, "pair"));
+        let moves = legal(&mut r);
+        assert!(moves.contains(&"(ok 1)".to_string()), "{moves:?}");
+        assert!(!moves.contains(&"(ok 5)".to_string()), "{moves:?}");
+        assert_eq!(moves.len(), 1 + 8, "{moves:?}");
     }
 
     #[test]
@@ -2123,7 +2256,7 @@ mod tests {
         let text = format!(
             "{FRAME} (v 1) (v 2) (v 3) (v 4) (v 5) \
              (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
-             (<= (legal p go) (big 1 1 1 1))"
+             (<= (legal p (go ?a)) (big ?a ?b ?c ?d))"
         );
         let loaded = front_gdl_syntax::load(
             rg_core::FileId(0),

@@ -230,8 +230,22 @@ impl IdTable {
         self.slots[i] = id;
     }
 
-    fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = EMPTY);
+    /// Empties the table, which holds the ids `0..len` with these hashes. A table much larger
+    /// than what it holds (a store cleared at every evaluation, after one large one) has only
+    /// the slots of its ids emptied.
+    fn clear(&mut self, hashes: &[u64]) {
+        if self.len * 8 >= self.slots.len() {
+            self.slots.iter_mut().for_each(|s| *s = EMPTY);
+        } else {
+            let mask = self.slots.len() - 1;
+            for (id, &h) in hashes.iter().enumerate().take(self.len) {
+                let mut i = h as usize & mask;
+                while self.slots[i] != id as u32 {
+                    i = (i + 1) & mask;
+                }
+                self.slots[i] = EMPTY;
+            }
+        }
         self.len = 0;
     }
 }
@@ -473,10 +487,13 @@ impl Store {
     }
 
     fn clear(&mut self) {
+        if self.len == 0 && self.indexes.is_empty() {
+            return;
+        }
+        self.set.clear(&self.hashes);
         self.data.clear();
         self.len = 0;
         self.hashes.clear();
-        self.set.clear();
         self.indexes.clear();
     }
 
@@ -980,6 +997,10 @@ struct Game {
     components: [Vec<Component>; 3],
     /// Per relation, whether it is evaluated on demand (see the module documentation).
     on_demand: Vec<bool>,
+    /// Per relation, whether it may be (see [`eligible_on_demand`]).
+    eligible: Vec<bool>,
+    /// Per layer, the facts past which an eligible relation is answered on demand.
+    demand_at: [usize; 3],
     /// Per relation, its rules.
     rules_of: Vec<Vec<usize>>,
     /// The on-demand relations whose answers depend on the state (forgotten between
@@ -1036,6 +1057,8 @@ pub struct Reasoner {
     scratch: Db,
     /// Answers about on-demand atoms (kept for one evaluation).
     memo: Memo,
+    /// The layer of every relation (as in the game, which may change while `Ctx` reads these).
+    layers: Vec<Layer>,
     init: State,
     limit: usize,
 }
@@ -1059,7 +1082,8 @@ impl Reasoner {
             rules.push(compile_rule(program, rule, &mut terms)?);
         }
         let (layer, components) = plan_layers(nrels, &rules);
-        let (on_demand, rules_of) = on_demand(&rules, &layer, &components);
+        let (eligible, rules_of) = eligible_on_demand(&rules, &layer, &components);
+        let on_demand = vec![false; nrels];
         let demanded = (0..nrels)
             .filter(|&r| on_demand[r] && layer[r] != Layer::Static)
             .collect();
@@ -1094,13 +1118,15 @@ impl Reasoner {
         let random = roles
             .iter()
             .position(|&r| terms.args(r).is_empty() && terms.functor(r) == Sym::RANDOM);
-        let game = Game {
+        let mut game = Game {
             rules,
             layer,
             arity,
             components,
             demanded,
             on_demand,
+            eligible,
+            demand_at: DEMAND_AT,
             rules_of,
             names,
             rel_names: program.relations().map(|r| program.rel_name(r)).collect(),
@@ -1110,16 +1136,17 @@ impl Reasoner {
         let mut stat = empty_db(&game.arity);
         let (mut state, mut mov) = (empty_db(&game.arity), empty_db(&game.arity));
         let mut memo = Memo::new(&game.arity);
+        let layers = game.layer.clone();
         let mut ctx = Ctx {
             terms: &mut terms,
             dbs: [&mut stat, &mut state, &mut mov],
-            layer: &game.layer,
+            layer: &layers,
             derived: 0,
             limit,
             plans: Plans::new(),
             memo: &mut memo,
         };
-        eval_layer(&game, &mut ctx, Layer::Static)?;
+        eval_layer(&mut game, &mut ctx, Layer::Static)?;
         let init = State::new(
             read(&game, [&stat, &state, &mov], RelId::INIT)
                 .map(|t| t[0])
@@ -1132,6 +1159,7 @@ impl Reasoner {
             stat,
             scratch,
             memo,
+            layers,
             init,
             limit,
         })
@@ -1183,24 +1211,24 @@ impl Reasoner {
 
     /// Computes the model of a state: terminal, legal moves, goals.
     pub fn evaluate(&mut self, state: &State) -> Result<Evaluated, ReasonerError> {
-        let game = &self.game;
-        let mut db = empty_db(&game.arity);
+        let mut db = empty_db(&self.game.arity);
         let truth = RelId::TRUE.index();
         for &f in state.fluents() {
             db[truth].insert(&[f]);
         }
         self.scratch.iter_mut().for_each(Store::clear);
-        self.memo.clear(&game.demanded);
+        self.memo.clear(&self.game.demanded);
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut db, &mut self.scratch],
-            layer: &game.layer,
+            layer: &self.layers,
             derived: 0,
             limit: self.limit,
             plans: Plans::new(),
             memo: &mut self.memo,
         };
-        eval_layer(game, &mut ctx, Layer::State)?;
+        eval_layer(&mut self.game, &mut ctx, Layer::State)?;
+        let game = &self.game;
         let dbs = [&self.stat, &db, &self.scratch];
         let terminal = read(game, dbs, RelId::TERMINAL).next().is_some();
         let legal = self.by_role(read(game, dbs, RelId::LEGAL));
@@ -1256,13 +1284,14 @@ impl Reasoner {
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut ev.db, &mut self.scratch],
-            layer: &game.layer,
+            layer: &self.layers,
             derived: 0,
             limit: self.limit,
             plans: Plans::new(),
             memo: &mut self.memo,
         };
-        eval_layer(game, &mut ctx, Layer::Move)?;
+        eval_layer(&mut self.game, &mut ctx, Layer::Move)?;
+        let game = &self.game;
         let dbs = [&self.stat, &ev.db, &self.scratch];
         let state = State::new(read(game, dbs, RelId::NEXT).map(|t| t[0]).collect());
         let percepts = self.by_role(read(game, dbs, RelId::SEES));
@@ -1521,17 +1550,18 @@ fn plan_layers(nrels: usize, rules: &[CRule]) -> (Vec<Layer>, [Vec<Component>; 3
 /// in such a chain is materialised instead, so that nested queries stay shallow.
 const MAX_DEMAND_DEPTH: usize = 32;
 
-/// Which relations are answered on demand, and the rules of every relation. A relation is when
-/// its atoms are only ever asked about, never enumerated:
+/// Which relations may be answered on demand, and the rules of every relation. A relation may
+/// when its atoms can be asked about instead of enumerated:
 /// * it is not a keyword (the reasoner reads those whole) and not recursive (its component is
 ///   itself alone and no rule of it mentions it);
 /// * every literal over it has only variables and ground terms as arguments (so an asked atom
 ///   is made of terms that exist);
 /// * every positive literal over it has all its variables in positive literals of the same rule
 ///   over relations that are materialised (or in the head, for a rule that is itself answered on
-///   demand), so it only ever tests bound atoms;
-/// * its chain of on-demand relations asking one another is at most [`MAX_DEMAND_DEPTH`] long.
-fn on_demand(
+///   demand), so it only ever tests bound atoms — assuming every eligible relation is answered
+///   on demand, the fewest binders; materialising some of them only adds binders, except for
+///   a rule whose head is then materialised, which [`lazy_set_is_safe`] checks.
+fn eligible_on_demand(
     rules: &[CRule],
     layer: &[Layer],
     components: &[Vec<Component>; 3],
@@ -1542,7 +1572,7 @@ fn on_demand(
         rules_of[r.head_rel].push(i);
     }
     let keywords = RelId::SEES.index();
-    let mut lazy: Vec<bool> = (0..nrels)
+    let mut ok: Vec<bool> = (0..nrels)
         .map(|r| r > keywords && !rules_of[r].is_empty())
         .collect();
     let simple = |l: &Lit| {
@@ -1553,62 +1583,114 @@ fn on_demand(
     for r in rules {
         for l in r.pos.iter().chain(&r.neg) {
             if l.rel == r.head_rel || !simple(l) {
-                lazy[l.rel] = false;
+                ok[l.rel] = false;
             }
         }
     }
     for comp in components.iter().flatten() {
         if comp.rels.len() > 1 {
-            comp.rels.iter().for_each(|&r| lazy[r] = false);
+            comp.rels.iter().for_each(|&r| ok[r] = false);
         }
     }
-    // Positive literals must only test: drop relations until every positive on-demand literal
-    // has its variables bound by materialised literals (dropping one can expose another).
-    loop {
-        let mut changed = false;
-        for r in rules {
-            // An on-demand rule runs with its head bound.
-            let mut bound: Vec<u32> = if lazy[r.head_rel] {
-                r.head_vars.clone()
-            } else {
-                Vec::new()
-            };
-            for l in r.pos.iter().filter(|l| !lazy[l.rel]) {
-                bound.extend(&l.vars);
-            }
-            for l in &r.pos {
-                if lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)) {
-                    lazy[l.rel] = false;
-                    changed = true;
-                }
-            }
+    // Dropping one relation can expose another: iterate to the fixpoint.
+    while let Some(r) = unsafe_demand(rules, &ok) {
+        ok[r] = false;
+    }
+    (ok, rules_of)
+}
+
+/// A relation answered on demand (in `lazy`) that some rule reads positively without binding
+/// all the literal's variables first (by materialised literals, or by the head of a rule that is
+/// itself answered on demand), if there is one.
+fn unsafe_demand(rules: &[CRule], lazy: &[bool]) -> Option<usize> {
+    for r in rules {
+        let mut bound: Vec<u32> = if lazy[r.head_rel] {
+            r.head_vars.clone()
+        } else {
+            Vec::new()
+        };
+        for l in r.pos.iter().filter(|l| !lazy[l.rel]) {
+            bound.extend(&l.vars);
         }
-        if !changed {
-            break;
+        for l in &r.pos {
+            if lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)) {
+                return Some(l.rel);
+            }
         }
     }
+    None
+}
+
+/// The longest chain of on-demand relations asking one another.
+fn demand_depth(rules: &[CRule], lazy: &[bool], components: &[Vec<Component>; 3]) -> usize {
     // Components come in dependency order (static, then state, then move), so the relations a
     // rule asks about have their depth before the rule's head.
-    let mut depth = vec![0usize; nrels];
+    let mut depth = vec![0usize; lazy.len()];
+    let mut max = 0;
     for comp in components.iter().flatten() {
         let r = comp.rels[0];
         if comp.rels.len() > 1 || !lazy[r] {
             continue;
         }
-        let d = 1 + comp
+        depth[r] = 1 + comp
             .rules
             .iter()
             .flat_map(|&i| rules[i].pos.iter().chain(&rules[i].neg))
             .map(|l| depth[l.rel])
             .max()
             .unwrap_or(0);
-        if d > MAX_DEMAND_DEPTH {
-            lazy[r] = false;
-        } else {
-            depth[r] = d;
-        }
+        max = max.max(depth[r]);
     }
-    (lazy, rules_of)
+    max
+}
+
+impl Game {
+    /// Answers the eligible relation `r` on demand from now on, with the eligible relations whose
+    /// rules then need their heads bound; false (and nothing changes) when that would make an
+    /// unsafe set or too deep a chain. Only relations not evaluated yet may follow `r`: those
+    /// that read it, which come after it.
+    fn switch_to_demand(&mut self, r: usize) -> bool {
+        let mut lazy = self.on_demand.clone();
+        lazy[r] = true;
+        loop {
+            let mut changed = false;
+            for rule in &self.rules {
+                if lazy[rule.head_rel] {
+                    continue;
+                }
+                let bound: Vec<u32> = rule
+                    .pos
+                    .iter()
+                    .filter(|l| !lazy[l.rel])
+                    .flat_map(|l| l.vars.iter().copied())
+                    .collect();
+                let needs_head = rule
+                    .pos
+                    .iter()
+                    .any(|l| lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)));
+                if needs_head {
+                    if !self.eligible[rule.head_rel] {
+                        return false;
+                    }
+                    lazy[rule.head_rel] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if unsafe_demand(&self.rules, &lazy).is_some()
+            || demand_depth(&self.rules, &lazy, &self.components) > MAX_DEMAND_DEPTH
+        {
+            return false;
+        }
+        self.demanded = (0..lazy.len())
+            .filter(|&q| lazy[q] && self.layer[q] != Layer::Static)
+            .collect();
+        self.on_demand = lazy;
+        true
+    }
 }
 
 /// Strongly connected components of a graph, every component after those it has edges from
@@ -1670,18 +1752,56 @@ fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
     out
 }
 
-fn eval_layer(game: &Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
-    for comp in &game.components[layer as usize] {
+/// A relation that may be answered on demand is materialised until one evaluation gives it more
+/// facts than this (per layer: static relations are computed once); then it is answered on
+/// demand from then on. Small relations are cheaper to enumerate than to ask about atom by atom.
+const DEMAND_AT: [usize; 3] = [200_000, 50_000, 50_000];
+
+/// Evaluates the components of one layer in order. A relation that may be answered on demand
+/// (see [`eligible_on_demand`]) and grows past [`DEMAND_AT`] is switched to on demand — chess's
+/// "is the king attacked after this move" has millions of atoms per state where legality asks
+/// about hundreds, sudoku's "exactly one of these nine" 9·10^8.
+fn eval_layer(game: &mut Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
+    for c in 0..game.components[layer as usize].len() {
+        let comp = &game.components[layer as usize][c];
         if comp.rels.iter().all(|&r| game.on_demand[r]) {
             continue; // answered when a rule asks
         }
-        if comp.negation_inside {
-            alternating_fixpoint(game, ctx, comp)?;
-        } else {
-            semi_naive(game, ctx, comp, &[])?;
+        let r = comp.rels[0];
+        if comp.rels.len() > 1 || !game.eligible[r] {
+            eval_component(game, ctx, &game.components[layer as usize][c])?;
+            continue;
+        }
+        // Eligible: a single relation, not recursive, so no negation inside.
+        let (derived, limit) = (ctx.derived, ctx.limit);
+        let budget = derived.saturating_add(game.demand_at[layer as usize]);
+        ctx.limit = limit.min(budget);
+        let res = semi_naive(game, ctx, &game.components[layer as usize][c], &[]);
+        ctx.limit = limit;
+        match res {
+            Err(ReasonerError::Limit { .. }) if game.switch_to_demand(r) => {
+                ctx.derived = derived;
+                ctx.store_mut(r).clear();
+                ctx.plans.clear();
+            }
+            Err(ReasonerError::Limit { .. }) if budget < limit => {
+                // Materialise it after all, under the whole limit.
+                ctx.derived = derived;
+                ctx.store_mut(r).clear();
+                semi_naive(game, ctx, &game.components[layer as usize][c], &[])?;
+            }
+            other => other?,
         }
     }
     Ok(())
+}
+
+fn eval_component(game: &Game, ctx: &mut Ctx<'_>, comp: &Component) -> Result<(), ReasonerError> {
+    if comp.negation_inside {
+        alternating_fixpoint(game, ctx, comp)
+    } else {
+        semi_naive(game, ctx, comp, &[])
+    }
 }
 
 /// The least model of a component on top of the complete lower components; negative literals
@@ -2080,7 +2200,8 @@ mod tests {
 
     #[test]
     fn negated_only_relations_are_answered_on_demand() {
-        // `far` has 10^6 - 10^5 atoms in every state; the rules only ask about ten of them.
+        // `far` has 10^6 - 10^5 atoms in every state; the rules only ask about ten of them. It
+        // is materialised until it passes the derivation limit, then answered on demand.
         let text = format!(
             "{FRAME} (num 0) (num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8)              (num 9) (<= (far ?a ?b ?c ?d ?e ?f) (true s) (num ?a) (num ?b) (num ?c) (num ?d)              (num ?e) (num ?f) (distinct ?a 3))              (<= (legal p (pick ?x)) (true s) (num ?x) (not (far ?x ?x ?x ?x ?x ?x)))"
         );
@@ -2091,6 +2212,8 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e:?}"));
         let mut r = Reasoner::with_limit(&loaded.program, 10_000).expect("builds");
+        assert!(!is_on_demand(&r, "far"), "materialised until it grows");
+        assert_eq!(legal(&mut r), ["(pick 3)"]);
         assert!(is_on_demand(&r, "far"));
         assert_eq!(legal(&mut r), ["(pick 3)"]);
     }
@@ -2117,31 +2240,40 @@ mod tests {
     }
 
     #[test]
-    fn positive_tests_of_bound_atoms_are_answered_on_demand() {
-        // `all_differ` would have 10^4 atoms; the rule only tests the one its variables give.
-        // `pair` is read with an unbound variable, so it is materialised.
+    fn large_static_relations_read_with_bound_atoms_are_answered_on_demand() {
+        // `big` would have 10^6 atoms, past the size where static relations stop being
+        // materialised; `wrap` reads it with its head's variables only, so it follows.
+        // `pair` is small and read with an unbound variable: materialised.
         let text = format!(
             "{FRAME} (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9) \
-             (init (at 1 2 3 4)) (init (at 5 5 6 7)) \
-             (<= (all_differ ?a ?b ?c ?e) (d ?a) (d ?b) (d ?c) (d ?e) (distinct ?a ?b) \
-              (distinct ?a ?c) (distinct ?a ?e) (distinct ?b ?c) (distinct ?b ?e) (distinct ?c ?e)) \
+             (init (at 1 2 3 4 5 6)) (init (at 7 7 7 7 7 7)) \
+             (<= (big ?a ?b ?c ?e ?f ?g) (d ?a) (d ?b) (d ?c) (d ?e) (d ?f) (d ?g) \
+              (distinct ?a ?g)) \
+             (<= (wrap ?a ?b ?c ?e ?f ?g) (big ?g ?f ?e ?c ?b ?a)) \
              (<= (pair ?a ?b) (d ?a) (d ?b) (distinct ?a ?b)) \
-             (<= (legal p (ok ?a)) (true (at ?a ?b ?c ?e)) (all_differ ?a ?b ?c ?e)) \
-             (<= (legal p (two ?a ?b)) (true (at 1 ?a ?x ?y)) (pair ?a ?b) (distinct ?b 0))"
+             (<= (legal p (ok ?a)) (true (at ?a ?b ?c ?e ?f ?g)) (wrap ?a ?b ?c ?e ?f ?g)) \
+             (<= (legal p (two ?a ?b)) (true (at 1 ?a ?x ?y ?z ?w)) (pair ?a ?b) (distinct ?b 0))"
         );
-        let loaded = front_gdl_syntax::load(
-            rg_core::FileId(0),
-            &text,
-            &front_gdl_syntax::ParseOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{e:?}"));
-        let mut r = Reasoner::with_limit(&loaded.program, 1_000).expect("builds");
-        assert!(is_on_demand(&r, "all_differ"));
+        let mut r = reasoner(&text);
+        assert!(is_on_demand(&r, "big"));
+        assert!(is_on_demand(&r, "wrap"));
         assert!(!is_on_demand(&r, "pair"));
         let moves = legal(&mut r);
         assert!(moves.contains(&"(ok 1)".to_string()), "{moves:?}");
-        assert!(!moves.contains(&"(ok 5)".to_string()), "{moves:?}");
+        assert!(!moves.contains(&"(ok 7)".to_string()), "{moves:?}");
         assert_eq!(moves.len(), 1 + 8, "{moves:?}");
+    }
+
+    #[test]
+    fn small_static_relations_stay_materialised_even_when_they_could_be_asked() {
+        let text = format!(
+            "{FRAME} (d 0) (d 1) (d 2) (init (at 1 2)) \
+             (<= (differ ?a ?b) (d ?a) (d ?b) (distinct ?a ?b)) \
+             (<= (legal p (go ?a)) (true (at ?a ?b)) (differ ?a ?b))"
+        );
+        let mut r = reasoner(&text);
+        assert!(!is_on_demand(&r, "differ"));
+        assert_eq!(legal(&mut r), ["(go 1)"]);
     }
 
     #[test]
@@ -2158,6 +2290,10 @@ mod tests {
                     (<= (next (on ?x)) (does p ?m) (num ?x) (not (dark ?x ?x))) \
                     (<= (next t) (does p ?m)) (<= terminal (true t)) (<= (goal p 100) (true t))";
         let mut r = reasoner(text);
+        // Every eligible state relation with a fact is answered on demand from the first
+        // evaluation on.
+        r.game.demand_at = [0, 0, 0];
+        let _ = legal(&mut r);
         assert!(is_on_demand(&r, "dark"));
         assert!(is_on_demand(&r, "ok"));
         assert!(is_on_demand(&r, "lit"));

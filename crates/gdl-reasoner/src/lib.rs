@@ -29,10 +29,12 @@
 //!   literal is looked up in a hash index on its bound argument positions — or, for a compound
 //!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
 //!   built lazily and kept up to date as facts are appended.
-//! * A relation that the rules only ever negate (never read positively, not a keyword, not
-//!   recursive, not static) is not materialised: `(not (r a b))` is answered *on demand* by
-//!   joining `r`'s rules with their head bound to `(a b)`, and the answer is remembered for the
-//!   rest of the evaluation. Only the atoms the rules ask about are decided, which is what keeps
+//! * A relation whose atoms the rules only ever test with every argument bound (negated, or
+//!   read positively after other literals bound its variables; not a keyword, not recursive)
+//!   is materialised while it is small; once one evaluation gives it more than a set number of
+//!   facts it is *answered on demand* from then on: `(not (r a b))` joins `r`'s rules with
+//!   their head bound to `(a b)`, and the answer is kept for the rest of the evaluation (for
+//!   good, for a static relation). Only the atoms the rules ask about are decided, which keeps
 //!   rules such as chess's "is the king still attacked if this piece moves" from enumerating
 //!   every square, piece and ignored square at every state.
 

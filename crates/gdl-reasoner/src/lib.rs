@@ -29,6 +29,14 @@
 //!   literal is looked up in a hash index on its bound argument positions — or, for a compound
 //!   argument such as `(true (cell ?x ?y ?p))`, on its functor and bound sub-arguments. Indexes are
 //!   built lazily and kept up to date as facts are appended.
+//! * A relation whose atoms the rules only ever test with every argument bound (negated, or
+//!   read positively after other literals bound its variables; not a keyword, not recursive)
+//!   is materialised while it is small; once one evaluation gives it more than a set number of
+//!   facts it is *answered on demand* from then on: `(not (r a b))` joins `r`'s rules with
+//!   their head bound to `(a b)`, and the answer is kept for the rest of the evaluation (for
+//!   good, for a static relation). Only the atoms the rules ask about are decided, which keeps
+//!   rules such as chess's "is the king still attacked if this piece moves" from enumerating
+//!   every square, piece and ignored square at every state.
 
 use front_gdl_syntax::ast::{Literal, Program, RelId, Sym, Term, TermId};
 use rg_core::{EntityId, Span};
@@ -224,8 +232,22 @@ impl IdTable {
         self.slots[i] = id;
     }
 
-    fn clear(&mut self) {
-        self.slots.iter_mut().for_each(|s| *s = EMPTY);
+    /// Empties the table, which holds the ids `0..len` with these hashes. A table much larger
+    /// than what it holds (a store cleared at every evaluation, after one large one) has only
+    /// the slots of its ids emptied.
+    fn clear(&mut self, hashes: &[u64]) {
+        if self.len * 8 >= self.slots.len() {
+            self.slots.iter_mut().for_each(|s| *s = EMPTY);
+        } else {
+            let mask = self.slots.len() - 1;
+            for (id, &h) in hashes.iter().enumerate().take(self.len) {
+                let mut i = h as usize & mask;
+                while self.slots[i] != id as u32 {
+                    i = (i + 1) & mask;
+                }
+                self.slots[i] = EMPTY;
+            }
+        }
         self.len = 0;
     }
 }
@@ -467,10 +489,13 @@ impl Store {
     }
 
     fn clear(&mut self) {
+        if self.len == 0 && self.indexes.is_empty() {
+            return;
+        }
+        self.set.clear(&self.hashes);
         self.data.clear();
         self.len = 0;
         self.hashes.clear();
-        self.set.clear();
         self.indexes.clear();
     }
 
@@ -626,6 +651,8 @@ enum Step {
         hi: u32,
     },
     Neg(usize),
+    /// A positive literal over an on-demand relation, asked once its variables are bound.
+    Ask(usize),
     Distinct(usize),
 }
 
@@ -661,6 +688,37 @@ struct Ctx<'a> {
     /// Facts derived in this evaluation, against `limit`.
     derived: usize,
     limit: usize,
+    /// The join plans of the rules of on-demand relations (by rule), made on first use in this
+    /// evaluation; `None` for a rule with a literal over an empty relation.
+    plans: Plans,
+    /// The answers about on-demand atoms found in this evaluation.
+    memo: &'a mut Memo,
+}
+
+type Plans = HashMap<usize, Option<Box<[Step]>>>;
+
+/// Remembered answers about the atoms of on-demand relations, per relation.
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    holds: Vec<Store>,
+    fails: Vec<Store>,
+}
+
+impl Memo {
+    fn new(arity: &[usize]) -> Self {
+        Memo {
+            holds: empty_db(arity),
+            fails: empty_db(arity),
+        }
+    }
+
+    /// Forgets the answers of the relations in `rels`.
+    fn clear(&mut self, rels: &[usize]) {
+        for &r in rels {
+            self.holds[r].clear();
+            self.fails[r].clear();
+        }
+    }
 }
 
 impl Ctx<'_> {
@@ -690,6 +748,19 @@ struct Join<'a> {
     found: bool,
     /// Stop at the first solution (the head has no variables).
     first_only: bool,
+    /// What answers literals over on-demand relations.
+    demand: Demand<'a>,
+    /// The most words `out` may hold; the join stops, `over`, when a solution would exceed it.
+    cap: usize,
+    over: bool,
+}
+
+/// The rules of on-demand relations, their plans and the answers found so far.
+#[derive(Clone, Copy)]
+struct Demand<'a> {
+    game: &'a Game,
+    plans: &'a Plans,
+    memo: &'a std::cell::RefCell<Memo>,
 }
 
 impl<'a> Join<'a> {
@@ -699,12 +770,16 @@ impl<'a> Join<'a> {
     }
 
     fn run(&mut self, i: usize) {
-        if self.found && self.first_only {
+        if self.over || (self.found && self.first_only) {
             return;
         }
         let steps: &'a [Step] = self.steps;
         let rule: &'a CRule = self.rule;
         let Some(step) = steps.get(i) else {
+            if self.out.len() >= self.cap {
+                self.over = true;
+                return;
+            }
             self.found = true;
             let binds = &self.binds;
             self.out
@@ -732,6 +807,20 @@ impl<'a> Join<'a> {
                     }
                 }
             }
+            Step::Ask(p) => {
+                let lit = &rule.pos[*p];
+                let mut tuple = Vec::with_capacity(lit.args.len());
+                for p in lit.args.iter() {
+                    match p.resolve(self.terms, &self.binds) {
+                        Some(t) => tuple.push(t),
+                        // Only variables and ground terms are asked about (see `on_demand`).
+                        None => return,
+                    }
+                }
+                if self.query(lit.rel, &tuple) {
+                    self.run(i + 1);
+                }
+            }
             Step::Neg(n) => {
                 let lit = &self.rule.neg[*n];
                 let mut tuple = Vec::with_capacity(lit.args.len());
@@ -742,9 +831,13 @@ impl<'a> Join<'a> {
                         None => return self.run(i + 1),
                     }
                 }
-                let holds = match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
-                    Some((_, s)) => s.contains(&tuple),
-                    None => self.store(lit.rel).contains(&tuple),
+                let holds = if self.demand.game.on_demand[lit.rel] {
+                    self.query(lit.rel, &tuple)
+                } else {
+                    match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
+                        Some((_, s)) => s.contains(&tuple),
+                        None => self.store(lit.rel).contains(&tuple),
+                    }
                 };
                 if !holds {
                     self.run(i + 1);
@@ -757,6 +850,68 @@ impl<'a> Join<'a> {
                 }
             }
         }
+    }
+
+    /// Whether the ground atom `rel(tuple)` of an on-demand relation holds: some rule of `rel`
+    /// has a solution with its head bound to `tuple`. Nested queries go one on-demand relation
+    /// deeper each time, and those relations form a chain of bounded length.
+    fn query(&self, rel: usize, tuple: &[GroundTerm]) -> bool {
+        let d = self.demand;
+        {
+            let memo = d.memo.borrow();
+            if memo.holds[rel].contains(tuple) {
+                return true;
+            }
+            if memo.fails[rel].contains(tuple) {
+                return false;
+            }
+        }
+        let mut holds = false;
+        for &ri in &d.game.rules_of[rel] {
+            debug_assert!(d.plans.contains_key(&ri), "on-demand rule {ri} has no plan");
+            let Some(Some(steps)) = d.plans.get(&ri) else {
+                continue; // a literal over an empty relation: the rule has no solution
+            };
+            let rule = &d.game.rules[ri];
+            let mut binds = vec![UNBOUND; rule.nvars];
+            let mut trail = Vec::new();
+            let head_matches = rule
+                .head
+                .iter()
+                .zip(tuple)
+                .all(|(p, &t)| p.matches(self.terms, t, &mut binds, &mut trail));
+            if !head_matches {
+                continue;
+            }
+            let mut sub = Join {
+                rule,
+                steps,
+                terms: self.terms,
+                dbs: self.dbs,
+                layer: self.layer,
+                neg_ref: &[],
+                binds,
+                trail: Vec::new(),
+                out: Vec::new(),
+                found: false,
+                first_only: true,
+                demand: d,
+                cap: usize::MAX,
+                over: false,
+            };
+            sub.run(0);
+            if sub.found {
+                holds = true;
+                break;
+            }
+        }
+        let mut memo = d.memo.borrow_mut();
+        if holds {
+            memo.holds[rel].insert(tuple);
+        } else {
+            memo.fails[rel].insert(tuple);
+        }
+        holds
     }
 
     fn try_tuple(&mut self, lit: &Lit, store: &'a Store, id: u32, i: usize) {
@@ -842,6 +997,17 @@ struct Game {
     arity: Vec<usize>,
     /// Components of each layer in dependency order.
     components: [Vec<Component>; 3],
+    /// Per relation, whether it is evaluated on demand (see the module documentation).
+    on_demand: Vec<bool>,
+    /// Per relation, whether it may be (see [`eligible_on_demand`]).
+    eligible: Vec<bool>,
+    /// Per layer, the facts past which an eligible relation is answered on demand.
+    demand_at: [usize; 3],
+    /// Per relation, its rules.
+    rules_of: Vec<Vec<usize>>,
+    /// The on-demand relations whose answers depend on the state (forgotten between
+    /// evaluations; static answers are kept for good).
+    demanded: Vec<usize>,
     names: Vec<Box<str>>,
     rel_names: Vec<Sym>,
     roles: Vec<GroundTerm>,
@@ -891,6 +1057,10 @@ pub struct Reasoner {
     stat: Db,
     /// Scratch database of the move layer.
     scratch: Db,
+    /// Answers about on-demand atoms (kept for one evaluation).
+    memo: Memo,
+    /// The layer of every relation (as in the game, which may change while `Ctx` reads these).
+    layers: Vec<Layer>,
     init: State,
     limit: usize,
 }
@@ -914,6 +1084,11 @@ impl Reasoner {
             rules.push(compile_rule(program, rule, &mut terms)?);
         }
         let (layer, components) = plan_layers(nrels, &rules);
+        let (eligible, rules_of) = eligible_on_demand(&rules, &layer, &components);
+        let on_demand = vec![false; nrels];
+        let demanded = (0..nrels)
+            .filter(|&r| on_demand[r] && layer[r] != Layer::Static)
+            .collect();
         for (rel, relation, on, bad) in [
             (RelId::ROLE, "role", "the current state", Layer::State),
             (RelId::INIT, "init", "the current state", Layer::State),
@@ -945,11 +1120,16 @@ impl Reasoner {
         let random = roles
             .iter()
             .position(|&r| terms.args(r).is_empty() && terms.functor(r) == Sym::RANDOM);
-        let game = Game {
+        let mut game = Game {
             rules,
             layer,
             arity,
             components,
+            demanded,
+            on_demand,
+            eligible,
+            demand_at: DEMAND_AT,
+            rules_of,
             names,
             rel_names: program.relations().map(|r| program.rel_name(r)).collect(),
             roles,
@@ -957,14 +1137,18 @@ impl Reasoner {
         };
         let mut stat = empty_db(&game.arity);
         let (mut state, mut mov) = (empty_db(&game.arity), empty_db(&game.arity));
+        let mut memo = Memo::new(&game.arity);
+        let layers = game.layer.clone();
         let mut ctx = Ctx {
             terms: &mut terms,
             dbs: [&mut stat, &mut state, &mut mov],
-            layer: &game.layer,
+            layer: &layers,
             derived: 0,
             limit,
+            plans: Plans::new(),
+            memo: &mut memo,
         };
-        eval_layer(&game, &mut ctx, Layer::Static)?;
+        eval_layer(&mut game, &mut ctx, Layer::Static)?;
         let init = State::new(
             read(&game, [&stat, &state, &mov], RelId::INIT)
                 .map(|t| t[0])
@@ -976,6 +1160,8 @@ impl Reasoner {
             terms,
             stat,
             scratch,
+            memo,
+            layers,
             init,
             limit,
         })
@@ -1027,21 +1213,24 @@ impl Reasoner {
 
     /// Computes the model of a state: terminal, legal moves, goals.
     pub fn evaluate(&mut self, state: &State) -> Result<Evaluated, ReasonerError> {
-        let game = &self.game;
-        let mut db = empty_db(&game.arity);
+        let mut db = empty_db(&self.game.arity);
         let truth = RelId::TRUE.index();
         for &f in state.fluents() {
             db[truth].insert(&[f]);
         }
         self.scratch.iter_mut().for_each(Store::clear);
+        self.memo.clear(&self.game.demanded);
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut db, &mut self.scratch],
-            layer: &game.layer,
+            layer: &self.layers,
             derived: 0,
             limit: self.limit,
+            plans: Plans::new(),
+            memo: &mut self.memo,
         };
-        eval_layer(game, &mut ctx, Layer::State)?;
+        eval_layer(&mut self.game, &mut ctx, Layer::State)?;
+        let game = &self.game;
         let dbs = [&self.stat, &db, &self.scratch];
         let terminal = read(game, dbs, RelId::TERMINAL).next().is_some();
         let legal = self.by_role(read(game, dbs, RelId::LEGAL));
@@ -1093,14 +1282,18 @@ impl Reasoner {
         for (&r, &a) in game.roles.iter().zip(joint) {
             self.scratch[does].insert(&[r, a]);
         }
+        self.memo.clear(&game.demanded);
         let mut ctx = Ctx {
             terms: &mut self.terms,
             dbs: [&mut self.stat, &mut ev.db, &mut self.scratch],
-            layer: &game.layer,
+            layer: &self.layers,
             derived: 0,
             limit: self.limit,
+            plans: Plans::new(),
+            memo: &mut self.memo,
         };
-        eval_layer(game, &mut ctx, Layer::Move)?;
+        eval_layer(&mut self.game, &mut ctx, Layer::Move)?;
+        let game = &self.game;
         let dbs = [&self.stat, &ev.db, &self.scratch];
         let state = State::new(read(game, dbs, RelId::NEXT).map(|t| t[0]).collect());
         let percepts = self.by_role(read(game, dbs, RelId::SEES));
@@ -1355,6 +1548,153 @@ fn plan_layers(nrels: usize, rules: &[CRule]) -> (Vec<Layer>, [Vec<Component>; 3
     (layer, components)
 }
 
+/// On-demand relations form chains (one negating the next) at most this long; a relation deeper
+/// in such a chain is materialised instead, so that nested queries stay shallow.
+const MAX_DEMAND_DEPTH: usize = 32;
+
+/// Which relations may be answered on demand, and the rules of every relation. A relation may
+/// when its atoms can be asked about instead of enumerated:
+/// * it is not a keyword (the reasoner reads those whole) and not recursive (its component is
+///   itself alone and no rule of it mentions it);
+/// * every literal over it has only variables and ground terms as arguments (so an asked atom
+///   is made of terms that exist);
+/// * every positive literal over it has all its variables in positive literals of the same rule
+///   over relations that are materialised (or in the head, for a rule that is itself answered on
+///   demand), so it only ever tests bound atoms — assuming every eligible relation is answered
+///   on demand, the fewest binders; materialising some of them only adds binders, except for
+///   a rule whose head is then materialised, which [`lazy_set_is_safe`] checks.
+fn eligible_on_demand(
+    rules: &[CRule],
+    layer: &[Layer],
+    components: &[Vec<Component>; 3],
+) -> (Vec<bool>, Vec<Vec<usize>>) {
+    let nrels = layer.len();
+    let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); nrels];
+    for (i, r) in rules.iter().enumerate() {
+        rules_of[r.head_rel].push(i);
+    }
+    let keywords = RelId::SEES.index();
+    let mut ok: Vec<bool> = (0..nrels)
+        .map(|r| r > keywords && !rules_of[r].is_empty())
+        .collect();
+    let simple = |l: &Lit| {
+        l.args
+            .iter()
+            .all(|p| matches!(p, Pat::Var(_) | Pat::Ground(_)))
+    };
+    for r in rules {
+        for l in r.pos.iter().chain(&r.neg) {
+            if l.rel == r.head_rel || !simple(l) {
+                ok[l.rel] = false;
+            }
+        }
+    }
+    for comp in components.iter().flatten() {
+        if comp.rels.len() > 1 {
+            comp.rels.iter().for_each(|&r| ok[r] = false);
+        }
+    }
+    // Dropping one relation can expose another: iterate to the fixpoint.
+    while let Some(r) = unsafe_demand(rules, &ok) {
+        ok[r] = false;
+    }
+    (ok, rules_of)
+}
+
+/// A relation answered on demand (in `lazy`) that some rule reads positively without binding
+/// all the literal's variables first (by materialised literals, or by the head of a rule that is
+/// itself answered on demand), if there is one.
+fn unsafe_demand(rules: &[CRule], lazy: &[bool]) -> Option<usize> {
+    for r in rules {
+        let mut bound: Vec<u32> = if lazy[r.head_rel] {
+            r.head_vars.clone()
+        } else {
+            Vec::new()
+        };
+        for l in r.pos.iter().filter(|l| !lazy[l.rel]) {
+            bound.extend(&l.vars);
+        }
+        for l in &r.pos {
+            if lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)) {
+                return Some(l.rel);
+            }
+        }
+    }
+    None
+}
+
+/// The longest chain of on-demand relations asking one another.
+fn demand_depth(rules: &[CRule], lazy: &[bool], components: &[Vec<Component>; 3]) -> usize {
+    // Components come in dependency order (static, then state, then move), so the relations a
+    // rule asks about have their depth before the rule's head.
+    let mut depth = vec![0usize; lazy.len()];
+    let mut max = 0;
+    for comp in components.iter().flatten() {
+        let r = comp.rels[0];
+        if comp.rels.len() > 1 || !lazy[r] {
+            continue;
+        }
+        depth[r] = 1 + comp
+            .rules
+            .iter()
+            .flat_map(|&i| rules[i].pos.iter().chain(&rules[i].neg))
+            .map(|l| depth[l.rel])
+            .max()
+            .unwrap_or(0);
+        max = max.max(depth[r]);
+    }
+    max
+}
+
+impl Game {
+    /// Answers the eligible relation `r` on demand from now on, with the eligible relations whose
+    /// rules then need their heads bound; false (and nothing changes) when that would make an
+    /// unsafe set or too deep a chain. Only relations not evaluated yet may follow `r`: those
+    /// that read it, which come after it.
+    fn switch_to_demand(&mut self, r: usize) -> bool {
+        let mut lazy = self.on_demand.clone();
+        lazy[r] = true;
+        loop {
+            let mut changed = false;
+            for rule in &self.rules {
+                if lazy[rule.head_rel] {
+                    continue;
+                }
+                let bound: Vec<u32> = rule
+                    .pos
+                    .iter()
+                    .filter(|l| !lazy[l.rel])
+                    .flat_map(|l| l.vars.iter().copied())
+                    .collect();
+                let needs_head = rule
+                    .pos
+                    .iter()
+                    .any(|l| lazy[l.rel] && !l.vars.iter().all(|v| bound.contains(v)));
+                if needs_head {
+                    if !self.eligible[rule.head_rel] {
+                        return false;
+                    }
+                    lazy[rule.head_rel] = true;
+                    changed = true;
+                }
+            }
+            if !changed {
+                break;
+            }
+        }
+        if unsafe_demand(&self.rules, &lazy).is_some()
+            || demand_depth(&self.rules, &lazy, &self.components) > MAX_DEMAND_DEPTH
+        {
+            return false;
+        }
+        self.demanded = (0..lazy.len())
+            .filter(|&q| lazy[q] && self.layer[q] != Layer::Static)
+            .collect();
+        self.on_demand = lazy;
+        true
+    }
+}
+
 /// Strongly connected components of a graph, every component after those it has edges from
 /// (Tarjan's algorithm, iterative).
 fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
@@ -1414,15 +1754,56 @@ fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
     out
 }
 
-fn eval_layer(game: &Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
-    for comp in &game.components[layer as usize] {
-        if comp.negation_inside {
-            alternating_fixpoint(game, ctx, comp)?;
-        } else {
-            semi_naive(game, ctx, comp, &[])?;
+/// A relation that may be answered on demand is materialised until one evaluation gives it more
+/// facts than this (per layer: static relations are computed once); then it is answered on
+/// demand from then on. Small relations are cheaper to enumerate than to ask about atom by atom.
+const DEMAND_AT: [usize; 3] = [200_000, 50_000, 50_000];
+
+/// Evaluates the components of one layer in order. A relation that may be answered on demand
+/// (see [`eligible_on_demand`]) and grows past [`DEMAND_AT`] is switched to on demand — chess's
+/// "is the king attacked after this move" has millions of atoms per state where legality asks
+/// about hundreds, sudoku's "exactly one of these nine" 9·10^8.
+fn eval_layer(game: &mut Game, ctx: &mut Ctx<'_>, layer: Layer) -> Result<(), ReasonerError> {
+    for c in 0..game.components[layer as usize].len() {
+        let comp = &game.components[layer as usize][c];
+        if comp.rels.iter().all(|&r| game.on_demand[r]) {
+            continue; // answered when a rule asks
+        }
+        let r = comp.rels[0];
+        if comp.rels.len() > 1 || !game.eligible[r] {
+            eval_component(game, ctx, &game.components[layer as usize][c])?;
+            continue;
+        }
+        // Eligible: a single relation, not recursive, so no negation inside.
+        let (derived, limit) = (ctx.derived, ctx.limit);
+        let budget = derived.saturating_add(game.demand_at[layer as usize]);
+        ctx.limit = limit.min(budget);
+        let res = semi_naive(game, ctx, &game.components[layer as usize][c], &[]);
+        ctx.limit = limit;
+        match res {
+            Err(ReasonerError::Limit { .. }) if game.switch_to_demand(r) => {
+                ctx.derived = derived;
+                ctx.store_mut(r).clear();
+                ctx.plans.clear();
+            }
+            Err(ReasonerError::Limit { .. }) if budget < limit => {
+                // Materialise it after all, under the whole limit.
+                ctx.derived = derived;
+                ctx.store_mut(r).clear();
+                semi_naive(game, ctx, &game.components[layer as usize][c], &[])?;
+            }
+            other => other?,
         }
     }
     Ok(())
+}
+
+fn eval_component(game: &Game, ctx: &mut Ctx<'_>, comp: &Component) -> Result<(), ReasonerError> {
+    if comp.negation_inside {
+        alternating_fixpoint(game, ctx, comp)
+    } else {
+        semi_naive(game, ctx, comp, &[])
+    }
 }
 
 /// The least model of a component on top of the complete lower components; negative literals
@@ -1448,7 +1829,7 @@ fn semi_naive(
             hi: &hi,
             pivot: None,
         };
-        fire(ctx, &game.rules[ri], round, neg_ref)?;
+        fire(game, ctx, &game.rules[ri], round, neg_ref)?;
     }
     loop {
         let mut changed = false;
@@ -1472,7 +1853,7 @@ fn semi_naive(
                     hi: &hi,
                     pivot: Some(p),
                 };
-                fire(ctx, rule, round, neg_ref)?;
+                fire(game, ctx, rule, round, neg_ref)?;
             }
         }
     }
@@ -1566,26 +1947,27 @@ fn write_term(game: &Game, terms: &Terms, out: &mut String, t: GroundTerm) {
     }
 }
 
-/// Joins one rule for one round and adds the new head facts.
-fn fire(
-    ctx: &mut Ctx<'_>,
+/// A join plan for `rule` given the variables bound before it starts: the pivot first, then
+/// greedily the cheapest positive literal (`range` gives the tuples a literal reads), negations
+/// and `distinct` as soon as their variables are bound. `None` when a literal reads no tuple.
+fn plan(
     rule: &CRule,
-    round: Round<'_>,
-    neg_ref: &[(usize, Store)],
-) -> Result<(), ReasonerError> {
-    // Plan: the pivot first, then greedily the cheapest positive literal; negations and
-    // `distinct` as soon as their variables are bound.
-    let mut bound = vec![false; rule.nvars];
+    on_demand: &[bool],
+    mut bound: Vec<bool>,
+    pivot: Option<usize>,
+    range: impl Fn(usize, &Lit) -> (u32, u32),
+) -> Result<Option<Vec<Step>>, ReasonerError> {
     let mut steps = Vec::with_capacity(rule.pos.len() + rule.neg.len() + rule.distinct.len());
     let mut pos_done = vec![false; rule.pos.len()];
     let mut neg_done = vec![false; rule.neg.len()];
     let mut dis_done = vec![false; rule.distinct.len()];
-    let range = |i: usize, lit: &Lit, ctx: &Ctx<'_>| {
-        round
-            .range(i, lit.rel)
-            .unwrap_or((0, ctx.store(lit.rel).len))
-    };
     loop {
+        for (p, lit) in rule.pos.iter().enumerate() {
+            if !pos_done[p] && on_demand[lit.rel] && lit.vars.iter().all(|&v| bound[v as usize]) {
+                pos_done[p] = true;
+                steps.push(Step::Ask(p));
+            }
+        }
         for (n, lit) in rule.neg.iter().enumerate() {
             if !neg_done[n] && lit.vars.iter().all(|&v| bound[v as usize]) {
                 neg_done[n] = true;
@@ -1598,20 +1980,20 @@ fn fire(
                 steps.push(Step::Distinct(d));
             }
         }
-        let pick = match round.pivot.filter(|&p| !pos_done[p]) {
+        let pick = match pivot.filter(|&p| !pos_done[p]) {
             Some(p) => Some(p),
             None => (0..rule.pos.len())
-                .filter(|&i| !pos_done[i])
+                .filter(|&i| !pos_done[i] && !on_demand[rule.pos[i].rel])
                 .min_by_key(|&i| {
-                    let (lo, hi) = range(i, &rule.pos[i], ctx);
+                    let (lo, hi) = range(i, &rule.pos[i]);
                     bound_key(&rule.pos[i], &bound, hi.saturating_sub(lo)).1
                 }),
         };
         let Some(i) = pick else { break };
         let lit = &rule.pos[i];
-        let (lo, hi) = range(i, lit, ctx);
+        let (lo, hi) = range(i, lit);
         if lo >= hi {
-            return Ok(()); // an empty literal: no solution
+            return Ok(None);
         }
         let (key, _) = bound_key(lit, &bound, hi - lo);
         pos_done[i] = true;
@@ -1625,10 +2007,15 @@ fn fire(
             hi,
         });
     }
-    if neg_done.contains(&false) || dis_done.contains(&false) {
+    if pos_done.contains(&false) || neg_done.contains(&false) || dis_done.contains(&false) {
         return Err(ReasonerError::Unsafe { span: rule.span });
     }
-    for step in &steps {
+    Ok(Some(steps))
+}
+
+/// Makes sure the stores a plan looks up have their indexes.
+fn ensure_indexes(ctx: &mut Ctx<'_>, rule: &CRule, steps: &[Step]) {
+    for step in steps {
         if let Step::Pos { lit, key, .. } = step {
             if !key.is_empty() {
                 let rel = rule.pos[*lit].rel;
@@ -1638,7 +2025,68 @@ fn fire(
             }
         }
     }
-    let (out, found) = {
+}
+
+/// Plans (once per evaluation) the rules of every on-demand relation `rule` may ask about,
+/// directly or through other on-demand relations, with their heads bound.
+fn prepare_on_demand(game: &Game, ctx: &mut Ctx<'_>, rule: &CRule) -> Result<(), ReasonerError> {
+    let asked = |r: &CRule| -> Vec<usize> {
+        r.pos
+            .iter()
+            .chain(&r.neg)
+            .map(|l| l.rel)
+            .filter(|&q| game.on_demand[q])
+            .collect()
+    };
+    let mut work = asked(rule);
+    while let Some(rel) = work.pop() {
+        for &ri in &game.rules_of[rel] {
+            if ctx.plans.contains_key(&ri) {
+                continue;
+            }
+            let r = &game.rules[ri];
+            let mut bound = vec![false; r.nvars];
+            for v in &r.head_vars {
+                bound[*v as usize] = true;
+            }
+            let steps = plan(r, &game.on_demand, bound, None, |_, lit| {
+                (0, ctx.store(lit.rel).len)
+            })?;
+            if let Some(steps) = &steps {
+                ensure_indexes(ctx, r, steps);
+            }
+            ctx.plans.insert(ri, steps.map(Vec::into_boxed_slice));
+            work.extend(asked(r));
+        }
+    }
+    Ok(())
+}
+
+/// Joins one rule for one round and adds the new head facts.
+fn fire(
+    game: &Game,
+    ctx: &mut Ctx<'_>,
+    rule: &CRule,
+    round: Round<'_>,
+    neg_ref: &[(usize, Store)],
+) -> Result<(), ReasonerError> {
+    let range = |i: usize, lit: &Lit, ctx: &Ctx<'_>| {
+        round
+            .range(i, lit.rel)
+            .unwrap_or((0, ctx.store(lit.rel).len))
+    };
+    let bound = vec![false; rule.nvars];
+    let Some(steps) = plan(rule, &game.on_demand, bound, round.pivot, |i, lit| {
+        range(i, lit, ctx)
+    })?
+    else {
+        return Ok(()); // an empty literal: no solution
+    };
+    ensure_indexes(ctx, rule, &steps);
+    prepare_on_demand(game, ctx, rule)?;
+    let memo = std::cell::RefCell::new(std::mem::take(ctx.memo));
+    let width = rule.head_vars.len();
+    let (out, found, over) = {
         let mut join = Join {
             rule,
             steps: &steps,
@@ -1651,10 +2099,22 @@ fn fire(
             out: Vec::new(),
             found: false,
             first_only: rule.head_vars.is_empty(),
+            demand: Demand {
+                game,
+                plans: &ctx.plans,
+                memo: &memo,
+            },
+            // Solutions are kept until the join ends: as many as facts may be derived.
+            cap: ctx.limit.saturating_mul(width.max(1)),
+            over: false,
         };
         join.run(0);
-        (join.out, join.found)
+        (join.out, join.found, join.over)
     };
+    *ctx.memo = memo.into_inner();
+    if over {
+        return Err(ReasonerError::Limit { limit: ctx.limit });
+    }
     let mut binds = vec![UNBOUND; rule.nvars];
     let mut tuple = Vec::with_capacity(rule.head.len());
     let mut emit = |binds: &[u32], ctx: &mut Ctx<'_>| -> Result<(), ReasonerError> {
@@ -1670,7 +2130,6 @@ fn fire(
         }
         Ok(())
     };
-    let width = rule.head_vars.len();
     if width == 0 {
         // A head without variables: one fact if the body has a solution.
         if found {
@@ -1728,6 +2187,135 @@ mod tests {
         let mut names: Vec<String> = ev.legal()[0].iter().map(|&t| r.rg_name(t)).collect();
         names.sort();
         assert_eq!(names, ["move_asub_b_2_c", "v_f_x"]);
+    }
+
+    /// Whether relation `name` is answered on demand.
+    fn is_on_demand(r: &Reasoner, name: &str) -> bool {
+        let rel = r
+            .game
+            .rel_names
+            .iter()
+            .position(|s| &*r.game.names[s.0 as usize] == name)
+            .unwrap_or_else(|| panic!("no relation {name}"));
+        r.game.on_demand[rel]
+    }
+
+    #[test]
+    fn negated_only_relations_are_answered_on_demand() {
+        // `far` has 10^6 - 10^5 atoms in every state; the rules only ask about ten of them. It
+        // is materialised until it passes the derivation limit, then answered on demand.
+        let text = format!(
+            "{FRAME} (num 0) (num 1) (num 2) (num 3) (num 4) (num 5) (num 6) (num 7) (num 8)              (num 9) (<= (far ?a ?b ?c ?d ?e ?f) (true s) (num ?a) (num ?b) (num ?c) (num ?d)              (num ?e) (num ?f) (distinct ?a 3))              (<= (legal p (pick ?x)) (true s) (num ?x) (not (far ?x ?x ?x ?x ?x ?x)))"
+        );
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        let mut r = Reasoner::with_limit(&loaded.program, 10_000).expect("builds");
+        assert!(!is_on_demand(&r, "far"), "materialised until it grows");
+        assert_eq!(legal(&mut r), ["(pick 3)"]);
+        assert!(is_on_demand(&r, "far"));
+        assert_eq!(legal(&mut r), ["(pick 3)"]);
+    }
+
+    #[test]
+    fn the_limit_also_bounds_the_solutions_of_one_join() {
+        // 10^5 solutions of one join give only 10 facts: the solutions are what is bounded.
+        let text = format!(
+            "{FRAME} (v 0) (v 1) (v 2) (v 3) (v 4) (v 5) (v 6) (v 7) (v 8) (v 9) \
+             (<= (one ?a) (v ?a) (v ?b) (v ?c) (v ?d) (v ?e)) \
+             (<= (legal p (go ?a)) (one ?a))"
+        );
+        let loaded = front_gdl_syntax::load(
+            rg_core::FileId(0),
+            &text,
+            &front_gdl_syntax::ParseOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e:?}"));
+        match Reasoner::with_limit(&loaded.program, 1_000) {
+            Err(ReasonerError::Limit { limit: 1_000 }) => {}
+            other => panic!("expected the limit, got {:?}", other.map(|_| ())),
+        }
+        assert!(Reasoner::with_limit(&loaded.program, 100_000).is_ok());
+    }
+
+    #[test]
+    fn large_static_relations_read_with_bound_atoms_are_answered_on_demand() {
+        // `big` would have 10^6 atoms, past the size where static relations stop being
+        // materialised; `wrap` reads it with its head's variables only, so it follows.
+        // `pair` is small and read with an unbound variable: materialised.
+        let text = format!(
+            "{FRAME} (d 0) (d 1) (d 2) (d 3) (d 4) (d 5) (d 6) (d 7) (d 8) (d 9) \
+             (init (at 1 2 3 4 5 6)) (init (at 7 7 7 7 7 7)) \
+             (<= (big ?a ?b ?c ?e ?f ?g) (d ?a) (d ?b) (d ?c) (d ?e) (d ?f) (d ?g) \
+              (distinct ?a ?g)) \
+             (<= (wrap ?a ?b ?c ?e ?f ?g) (big ?g ?f ?e ?c ?b ?a)) \
+             (<= (pair ?a ?b) (d ?a) (d ?b) (distinct ?a ?b)) \
+             (<= (legal p (ok ?a)) (true (at ?a ?b ?c ?e ?f ?g)) (wrap ?a ?b ?c ?e ?f ?g)) \
+             (<= (legal p (two ?a ?b)) (true (at 1 ?a ?x ?y ?z ?w)) (pair ?a ?b) (distinct ?b 0))"
+        );
+        let mut r = reasoner(&text);
+        assert!(is_on_demand(&r, "big"));
+        assert!(is_on_demand(&r, "wrap"));
+        assert!(!is_on_demand(&r, "pair"));
+        let moves = legal(&mut r);
+        assert!(moves.contains(&"(ok 1)".to_string()), "{moves:?}");
+        assert!(!moves.contains(&"(ok 7)".to_string()), "{moves:?}");
+        assert_eq!(moves.len(), 1 + 8, "{moves:?}");
+    }
+
+    #[test]
+    fn small_static_relations_stay_materialised_even_when_they_could_be_asked() {
+        let text = format!(
+            "{FRAME} (d 0) (d 1) (d 2) (init (at 1 2)) \
+             (<= (differ ?a ?b) (d ?a) (d ?b) (distinct ?a ?b)) \
+             (<= (legal p (go ?a)) (true (at ?a ?b)) (differ ?a ?b))"
+        );
+        let mut r = reasoner(&text);
+        assert!(!is_on_demand(&r, "differ"));
+        assert_eq!(legal(&mut r), ["(go 1)"]);
+    }
+
+    #[test]
+    fn on_demand_queries_nest_and_serve_the_next_state() {
+        // `lit`, `dark` (a repeated head variable) and `ok` are only negated, each by the next
+        // one; `next` asks `dark` about the state being left. `num` is static.
+        let text = "(role p) (init s) (init (on 1)) (init (on 2)) (num 1) (num 2) (num 3) \
+                    (<= (lit ?x) (true (on ?x))) \
+                    (<= (dark ?x ?x) (num ?x) (not (lit ?x))) \
+                    (<= (ok ?x) (num ?x) (not (dark ?x ?x))) \
+                    (<= (legal p (flip ?x)) (true s) (num ?x) (not (ok ?x))) \
+                    (<= (legal p (keep ?x ?y)) (true s) (num ?x) (num ?y) (not (dark ?x ?y))) \
+                    (<= (next (on ?x)) (does p (flip ?x))) \
+                    (<= (next (on ?x)) (does p ?m) (num ?x) (not (dark ?x ?x))) \
+                    (<= (next t) (does p ?m)) (<= terminal (true t)) (<= (goal p 100) (true t))";
+        let mut r = reasoner(text);
+        // Every eligible state relation with a fact is answered on demand from the first
+        // evaluation on.
+        r.game.demand_at = [0, 0, 0];
+        let _ = legal(&mut r);
+        assert!(is_on_demand(&r, "dark"));
+        assert!(is_on_demand(&r, "ok"));
+        assert!(is_on_demand(&r, "lit"));
+        assert!(!is_on_demand(&r, "num"));
+        // (dark 3 3) holds, so (ok 3) does not; (dark x y) fails whenever x ≠ y.
+        let moves = legal(&mut r);
+        assert_eq!(moves.len(), 1 + 8, "{moves:?}");
+        assert!(moves.contains(&"(flip 3)".to_string()));
+        assert!(!moves.contains(&"(keep 3 3)".to_string()));
+        let init = r.initial().clone();
+        let mut ev = r.evaluate(&init).expect("evaluates");
+        let flip = ev.legal()[0]
+            .iter()
+            .copied()
+            .find(|&m| r.show(m) == "(flip 3)")
+            .expect("flip 3 is legal");
+        let next = r.next(&mut ev, &[flip]).expect("next");
+        let mut fluents: Vec<String> = next.state.fluents().iter().map(|&f| r.show(f)).collect();
+        fluents.sort();
+        assert_eq!(fluents, ["(on 1)", "(on 2)", "(on 3)", "t"]);
     }
 
     #[test]
@@ -1806,7 +2394,7 @@ mod tests {
         let text = format!(
             "{FRAME} (v 1) (v 2) (v 3) (v 4) (v 5) \
              (<= (big ?a ?b ?c ?d) (v ?a) (v ?b) (v ?c) (v ?d)) \
-             (<= (legal p go) (big 1 1 1 1))"
+             (<= (legal p (go ?a)) (big ?a ?b ?c ?d))"
         );
         let loaded = front_gdl_syntax::load(
             rg_core::FileId(0),

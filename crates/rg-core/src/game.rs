@@ -985,7 +985,7 @@ mod tests {
     fn lookups_by_name_follow_every_change_of_a_long_list() {
         let mut a = tiny();
         for i in 0..40 {
-            a.variable(&format!("w{i}"), Type::name("Player"), Value::elem("x"));
+            a.variable(format!("w{i}"), Type::name("Player"), Value::elem("x"));
         }
         let mut g = Game::from_ast(&a);
         let sym = |g: &Game, n: &str| g.symbols().get(n).expect("interned");

@@ -10,8 +10,11 @@
 //! equal to what is there (`set`, `update`, `retain` keeping everything…) do not bump the version:
 //! a rewrite of something into itself is not a change.
 
+use crate::interner::Symbol;
+use std::collections::HashMap;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 /// The source of version stamps: one counter for the whole process, so a stamp is never issued
 /// twice. A list (or a game's automaton) that changes takes a fresh stamp; two clones of a game
@@ -32,6 +35,71 @@ pub struct Decls<T> {
     version: u64,
     /// The stamp of the last change that was not an append (see [`Decls::rollback`]).
     last_rewrite: u64,
+    /// The first declaration of each name, for [`Decls::named`], as of a version.
+    by_name: NameCache,
+}
+
+/// Lists at most this long are searched by name without an index.
+const SCAN_LEN: usize = 16;
+
+/// A declaration's name, for [`Decls::named`].
+pub trait Named {
+    fn decl_name(&self) -> Symbol;
+}
+
+/// The name index of a list, built on demand and valid for one version of the list. It is not
+/// part of the list's value: clones start without one, and lists compare without it.
+#[derive(Default)]
+struct NameCache(Mutex<Option<(u64, NameIndex)>>);
+
+/// Name → position of its first declaration.
+type NameIndex = Arc<HashMap<Symbol, usize>>;
+
+impl Clone for NameCache {
+    fn clone(&self) -> Self {
+        NameCache::default()
+    }
+}
+
+impl std::fmt::Debug for NameCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NameCache")
+    }
+}
+
+impl PartialEq for NameCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for NameCache {}
+
+impl<T: Named> Decls<T> {
+    /// The first declaration named `name`. Long lists keep an index by name, rebuilt after a
+    /// change, so that passes looking names up once per edge stay linear.
+    pub fn named(&self, name: Symbol) -> Option<&T> {
+        if self.items.len() <= SCAN_LEN {
+            return self.items.iter().find(|t| t.decl_name() == name);
+        }
+        let index = {
+            // A poisoned lock only means another thread panicked while building: rebuild.
+            let mut cache = self.by_name.0.lock().unwrap_or_else(|e| e.into_inner());
+            match &*cache {
+                Some((v, m)) if *v == self.version => Arc::clone(m),
+                _ => {
+                    let mut m = HashMap::with_capacity(self.items.len());
+                    for (i, t) in self.items.iter().enumerate() {
+                        m.entry(t.decl_name()).or_insert(i);
+                    }
+                    let m = Arc::new(m);
+                    *cache = Some((self.version, Arc::clone(&m)));
+                    m
+                }
+            }
+        };
+        index.get(&name).map(|&i| &self.items[i])
+    }
 }
 
 /// The state of a list before tentative appends (see [`Decls::mark`]).
@@ -48,6 +116,7 @@ impl<T> Decls<T> {
             items: Vec::new(),
             version: 0,
             last_rewrite: 0,
+            by_name: NameCache::default(),
         }
     }
 
@@ -88,6 +157,7 @@ impl<T> Decls<T> {
 
     /// The mutable items, for the few writers inside rg-core that keep the count themselves.
     pub(crate) fn raw_mut(&mut self) -> &mut Vec<T> {
+        *self.by_name.0.get_mut().unwrap_or_else(|e| e.into_inner()) = None;
         &mut self.items
     }
 

@@ -577,17 +577,17 @@ impl Game {
 
     /// The first typedef named `name`.
     pub fn typedef(&self, name: Symbol) -> Option<&Typedef> {
-        self.typedefs.iter().find(|t| t.name == name)
+        self.typedefs.named(name)
     }
 
     /// The first constant named `name`.
     pub fn constant(&self, name: Symbol) -> Option<&Constant> {
-        self.constants.iter().find(|c| c.name == name)
+        self.constants.named(name)
     }
 
     /// The first variable named `name`.
     pub fn variable(&self, name: Symbol) -> Option<&Variable> {
-        self.variables.iter().find(|v| v.name == name)
+        self.variables.named(name)
     }
 
     /// First-occurrence indexes of typedefs, constants and variables by name, for checkers that
@@ -957,11 +957,64 @@ fn insert_sorted(v: &mut Vec<EdgeId>, e: EdgeId) {
     }
 }
 
+impl crate::decls::Named for Typedef {
+    fn decl_name(&self) -> Symbol {
+        self.name
+    }
+}
+
+impl crate::decls::Named for Constant {
+    fn decl_name(&self) -> Symbol {
+        self.name
+    }
+}
+
+impl crate::decls::Named for Variable {
+    fn decl_name(&self) -> Symbol {
+        self.name
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ast;
     use crate::ast::{Expr, Label as L, Type, Value};
+
+    #[test]
+    fn lookups_by_name_follow_every_change_of_a_long_list() {
+        let mut a = tiny();
+        for i in 0..40 {
+            a.variable(format!("w{i}"), Type::name("Player"), Value::elem("x"));
+        }
+        let mut g = Game::from_ast(&a);
+        let sym = |g: &Game, n: &str| g.symbols().get(n).expect("interned");
+        let (w7, w8) = (sym(&g, "w7"), sym(&g, "w8"));
+        assert_eq!(g.variable(w7).map(|v| v.name), Some(w7));
+        // Renaming w7 to w8 makes the first w8 the renamed one, and w7 disappears.
+        let i7 = g.variables.iter().position(|v| v.name == w7).expect("w7");
+        assert!(g.variables.update(i7, |v| v.name = w8));
+        assert!(g.variable(w7).is_none());
+        let first_w8 = g.variable(w8).map(|v| v as *const Variable);
+        assert_eq!(first_w8, Some(&g.variables[i7] as *const Variable));
+        // Dropping it leaves the original w8; a clone answers the same.
+        g.variables.remove(i7);
+        let h = g.clone();
+        for game in [&g, &h] {
+            let v = game.variable(w8).expect("w8");
+            assert_eq!(
+                game.variables.iter().position(|x| std::ptr::eq(x, v)),
+                Some(i7)
+            );
+        }
+        let w40 = g.sym("w40");
+        let v = Variable {
+            name: w40,
+            ..g.variables[0].clone()
+        };
+        g.variables.push(v);
+        assert!(g.variable(w40).is_some());
+    }
 
     fn tiny() -> ast::Game {
         let mut g = ast::Game::new();

@@ -361,7 +361,10 @@ inline void emit(Cache& c, uint32_t node, uint32_t player) {
   }
   const uint32_t nt = c.ntags;
   r.ntags = nt;
-  if (MAX_TAGS > 0) {
+  if (MAX_TAGS > 0 && MAX_TAGS <= 4) {
+    // A fixed count copies without a loop (`start` gives `c.tags` room for MAX_TAGS).
+    for (uint32_t i = 0; i < MAX_TAGS; ++i) r.tags[i] = c.tags[i];
+  } else if (MAX_TAGS > 0) {
     for (uint32_t i = 0; i < nt; ++i) r.tags[i] = c.tags[i];
   } else {
     r.start = static_cast<uint32_t>(m.tags_.size());

@@ -65,6 +65,11 @@ pub(crate) struct Gen<'a> {
     deferred: Vec<bool>,
     /// Checks whose answers are remembered ([`crate::memo`]).
     memo: crate::memo::Memo,
+    /// Whether some generated check reads the scope's epoch (stamp, loop and scoped checks)
+    /// or `c.nondet`; when none does, tag edges leave both alone (`SCOPE_EPOCHS`,
+    /// `SCOPE_NONDET`).
+    scope_epochs: bool,
+    scope_nondet: bool,
 }
 
 /// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
@@ -253,6 +258,8 @@ impl<'a> Gen<'a> {
             self_nesting: plan.self_nesting_targets(game),
             deferred,
             memo,
+            scope_epochs: false,
+            scope_nondet: false,
         }
     }
 
@@ -457,6 +464,7 @@ impl<'a> Gen<'a> {
         let mut alts: Vec<String> = Vec::new();
         if checks.inherit.contains(&e) {
             alts.push("c.nondet".into());
+            self.scope_nondet = true;
         }
         match checks.collide.get(&e).unwrap_or(&Collide::Never) {
             Collide::Never => {}
@@ -740,6 +748,7 @@ impl<'a> Gen<'a> {
         if !checks.nondet(n.index()) || *det == Check::Full {
             return self.det_code(n, det, on_seen, nested);
         }
+        self.scope_nondet = true;
         let full = self.det_code(n, &Check::Full, on_seen, nested);
         let full = full.trim().trim_start_matches("if (");
         if *det == Check::None {
@@ -761,6 +770,7 @@ impl<'a> Gen<'a> {
         match check {
             Check::None => String::new(),
             Check::Stamp { vars, radix, base } => {
+                self.scope_epochs = true;
                 let mut idx = format!("{base}u");
                 for (v, r) in vars.iter().zip(radix) {
                     let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
@@ -770,6 +780,7 @@ impl<'a> Gen<'a> {
                 )
             }
             Check::Loop { vars, base } => {
+                self.scope_epochs = true;
                 let merged = self.byte_ranges(vars.iter().copied());
                 let bytes: u64 = merged.iter().map(|r| r.1).sum();
                 let arr = self.ranges_array(&merged);
@@ -780,6 +791,7 @@ impl<'a> Gen<'a> {
                 )
             }
             Check::Scoped { vars } => {
+                self.scope_epochs = true;
                 let merged = self.byte_ranges(vars.iter().copied());
                 let bytes: u64 = merged.iter().map(|r| r.1).sum();
                 let arr = self.ranges_array(&merged);
@@ -1510,16 +1522,34 @@ impl<'a> Gen<'a> {
                     "  const uint32_t mk_ = {idx};\n  if (const uint8_t m_ = c.memo[mk_]) return m_ == 2;"
                 );
             }
-            let _ = writeln!(
-                checks,
-                "  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);"
-            );
+            if self.plain_check(b) {
+                // Nothing in its search reads the search's context: no new one is needed.
+                let _ = writeln!(checks, "  const bool r = {call};");
+            } else {
+                let _ = writeln!(
+                    checks,
+                    "  const Saved sv = begin_search(c);\n  const bool r = {call};\n  end_search(c, sv);"
+                );
+            }
             if key.is_some() {
                 checks.push_str("  c.memo[mk_] = r ? 2 : 1;\n");
             }
             checks.push_str("  return r;\n}\n\n");
         }
         checks
+    }
+
+    /// Whether no node of the search of checks towards `b` has a visited-state check: then
+    /// the search reads nothing of the context `begin_search` sets up (nesting level, tag
+    /// base, epoch, visited sets), and nested checks set up their own.
+    fn plain_check(&self, b: NodeId) -> bool {
+        let (Some(nodes), Some(checks)) = (self.plan.reach.get(&b), self.visits.reach.get(&b))
+        else {
+            return false;
+        };
+        nodes.iter().enumerate().all(|(n, &on)| {
+            !on || n == b.index() || (*checks.det(n) == Check::None && !checks.nondet(n))
+        })
     }
 
     /// One function `E<i>` per check edge, calling its pair's `Q<k>`; a check whose search can
@@ -1653,6 +1683,22 @@ impl<'a> Gen<'a> {
             hpp,
             "constexpr bool DYNAMIC_VISIBILITY = {};",
             self.dynamic_visibility
+        );
+        let (goals_byte, goals_bytes) =
+            layout.goals.map_or((0, 0), |g| layout.vars[g].byte_range());
+        let _ = writeln!(
+            hpp,
+            "constexpr uint32_t GOALS_BYTE = {goals_byte}u;  // the bytes holding `goals`\nconstexpr uint32_t GOALS_BYTES = {goals_bytes}u;"
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool SCOPE_EPOCHS = {};  // some check reads the scope's epoch",
+            self.scope_epochs
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool SCOPE_NONDET = {};  // some check reads whether the scope is shared",
+            self.scope_nondet
         );
         let _ = writeln!(
             hpp,
@@ -1986,7 +2032,7 @@ struct Sections {
 }
 
 /// Runtime functions defined once, in `game.cpp`.
-const RUNTIME_DEFS: &str = "void detail::fail(const char* what) { throw RuntimeError(what); }\n\nvoid detail::grow_trail(Cache& c) { c.trail.resize(c.trail.size() * 2 + 16); }\n\n";
+const RUNTIME_DEFS: &str = "void detail::fail(const char* what) { throw RuntimeError(what); }\n\nvoid detail::grow_trail(Cache& c) { c.trail.resize(c.trail.size() * 2 + 16); }\n\nvoid detail::grow_tags(Cache& c) {\n  if (c.ntags >= TAG_LIMIT) fail(\"a walk collects more than 65536 tags (a cycle through tag edges)\");\n  c.tags.resize(c.tags.size() * 2 + 8);\n  if (DYNAMIC_VISIBILITY) c.vis.resize(c.tags.size());\n  c.tags_cap = static_cast<uint32_t>(c.tags.size());\n}\n\n";
 
 impl Sections {
     /// The start of `game.cpp` and, when the node functions are too big for one unit, the

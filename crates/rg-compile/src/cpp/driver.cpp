@@ -110,6 +110,51 @@ struct Failure {
   std::string message;
 };
 
+/// Finished plays per text of `goals`. The text depends only on the bytes that hold `goals`,
+/// so it is made once per distinct value of them (a play then costs a short comparison, not
+/// a string and a map lookup); past `DISTINCT` values the texts are counted directly.
+class GoalCounts {
+ public:
+  void add(const State& s) {
+    const uint8_t* k = s.b + GOALS_BYTE;
+    if (last_ < n_.size() && same(last_, k)) {
+      ++n_[last_];
+      return;
+    }
+    for (size_t i = 0; i < n_.size(); ++i)
+      if (same(i, k)) {
+        last_ = i;
+        ++n_[i];
+        return;
+      }
+    if (n_.size() >= DISTINCT) {
+      ++more_[goals_text(s)];
+      return;
+    }
+    keys_.insert(keys_.end(), k, k + GOALS_BYTES);
+    texts_.push_back(goals_text(s));
+    n_.push_back(1);
+    last_ = n_.size() - 1;
+  }
+  /// The counts by text, sorted by text.
+  std::map<std::string, uint64_t> by_text() const {
+    std::map<std::string, uint64_t> m = more_;
+    for (size_t i = 0; i < n_.size(); ++i) m[texts_[i]] += n_[i];
+    return m;
+  }
+
+ private:
+  static constexpr size_t DISTINCT = 64;
+  bool same(size_t i, const uint8_t* k) const {
+    return GOALS_BYTES == 0 || std::memcmp(keys_.data() + i * GOALS_BYTES, k, GOALS_BYTES) == 0;
+  }
+  std::vector<uint8_t> keys_;
+  std::vector<std::string> texts_;
+  std::vector<uint64_t> n_;
+  size_t last_ = 0;
+  std::map<std::string, uint64_t> more_;
+};
+
 constexpr uint64_t PLAY_LIMIT = 1000000;
 constexpr uint64_t KEEPER_LIMIT = 100000;
 
@@ -241,7 +286,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   Moves moves;
   Rng rng(seed);
   Acc branching, turns, length;
-  std::map<std::string, uint64_t> goals;
+  GoalCounts goal_counts;
   std::vector<double> goal_sums(NUM_PLAYERS, 0.0);
   uint64_t states = 0, done = 0;
   const State start = initial_state();
@@ -305,7 +350,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       if (nm == 0) {
         if (!is_terminal(s))
           throw Failure{std::string("game unexpectedly ended in `") + node_name(s.node) + "`"};
-        goals[goals_text(s)] += 1;
+        goal_counts.add(s);
         for (uint32_t p = 0; p < NUM_PLAYERS; ++p) goal_sums[p] += goal_value(s, p);
         break;
       }
@@ -358,6 +403,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     done += 1;
   }
   double t = elapsed();
+  const std::map<std::string, uint64_t> goals = goal_counts.by_text();
   double pps = t > 0 ? double(done) / t : 0.0;
   double sps = t > 0 ? double(states) / t : 0.0;
   uint64_t total = 0;

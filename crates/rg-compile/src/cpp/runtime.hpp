@@ -246,6 +246,7 @@ class Cache {
   uint32_t level = 0;
   std::vector<uint32_t> tags;  // the tags of the walk: the first `ntags`
   uint32_t ntags = 0;
+  uint32_t tags_cap = 0;  // tags.size(), kept apart: `push_tag` compares with it at every tag
   std::vector<uint64_t> vis;
   uint32_t tagbase = 0;
   // The current scope event (a search start or a tag edge taken) and the last number given out;
@@ -271,6 +272,7 @@ class Cache {
   std::vector<Patch> trail;
   uint32_t ntrail = 0;
   bool trail_on = false;
+  bool ready = false;  // `stamps`, `memo` and `active` have their sizes
 };
 
 namespace detail {
@@ -288,25 +290,31 @@ struct Scope {
   bool nondet;
 };
 
+/// Makes room for more tags (out of line: rarely taken).
+void grow_tags(Cache& c);
+
 /// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
+/// The scope's epoch and `nondet` are kept only when some check of the game reads them.
 inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
-  if (c.ntags == c.tags.size()) {
-    if (c.ntags >= TAG_LIMIT) fail("a walk collects more than 65536 tags (a cycle through tag edges)");
-    c.tags.resize(c.tags.size() * 2 + 8);
-    if (DYNAMIC_VISIBILITY) c.vis.resize(c.tags.size());
-  }
+  if (c.ntags == c.tags_cap) grow_tags(c);
   if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
   c.tags[c.ntags++] = t;
-  Scope scope{c.epoch, c.nondet};
-  c.epoch = ++c.next_epoch;
-  c.nondet = shared;
+  Scope scope{0, false};
+  if (SCOPE_EPOCHS) {
+    scope.epoch = c.epoch;
+    c.epoch = ++c.next_epoch;
+  }
+  if (SCOPE_NONDET) {
+    scope.nondet = c.nondet;
+    c.nondet = shared;
+  }
   return scope;
 }
 
 inline void pop_tag(Cache& c, Scope scope) {
   --c.ntags;
-  c.epoch = scope.epoch;
-  c.nondet = scope.nondet;
+  if (SCOPE_EPOCHS) c.epoch = scope.epoch;
+  if (SCOPE_NONDET) c.nondet = scope.nondet;
 }
 
 /// Notes that the walk has assigned `width` bits at `bit` (undone with `pop_trail`), when the
@@ -353,7 +361,10 @@ inline void emit(Cache& c, uint32_t node, uint32_t player) {
   }
   const uint32_t nt = c.ntags;
   r.ntags = nt;
-  if (MAX_TAGS > 0) {
+  if (MAX_TAGS > 0 && MAX_TAGS <= 4) {
+    // A fixed count copies without a loop (`start` gives `c.tags` room for MAX_TAGS).
+    for (uint32_t i = 0; i < MAX_TAGS; ++i) r.tags[i] = c.tags[i];
+  } else if (MAX_TAGS > 0) {
     for (uint32_t i = 0; i < nt; ++i) r.tags[i] = c.tags[i];
   } else {
     r.start = static_cast<uint32_t>(m.tags_.size());
@@ -526,16 +537,29 @@ class Rng {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return z ^ (z >> 31);
   }
-  /// Uniform in [0, n), without modulo bias (n > 0).
+  /// Uniform in [0, n), without modulo bias (n > 0): draws until a number below the largest
+  /// multiple of n. The multiple is remembered for the last n (plays ask the same n many
+  /// times), and n = 1 (the keeper's single move) needs no division: its multiple is
+  /// UINT64_MAX. The draws are the same as without these shortcuts.
   size_t below(size_t n) {
-    uint64_t m = n;
-    uint64_t zone = UINT64_MAX - UINT64_MAX % m;
+    if (n == 1) {
+      while (next() == UINT64_MAX) {
+      }
+      return 0;
+    }
+    const uint64_t m = n;
+    if (m != zone_of_) {
+      zone_of_ = m;
+      zone_ = UINT64_MAX - UINT64_MAX % m;
+    }
     for (;;) {
       uint64_t x = next();
-      if (x < zone) return static_cast<size_t>(x % m);
+      if (x < zone_) return static_cast<size_t>(x % m);
     }
   }
 
  private:
   uint64_t s_;
+  uint64_t zone_of_ = 0;  // the n of `zone_` (0: none yet)
+  uint64_t zone_ = 0;
 };

@@ -1,9 +1,17 @@
 use super::*;
 
-/// The declaration the `n`-th occurrence of `word` in `text` resolves to: (kind, the text at
-/// its name span's line start…name).
+/// The declaration the `n`-th occurrence of the whole word `word` in `text` resolves to: its
+/// kind and where its name is declared.
 fn resolve_at(lang: Lang, text: &str, word: &str, n: usize) -> Option<(Kind, usize)> {
-    let at = text.match_indices(word).nth(n)?.0;
+    let name_char = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let at = text
+        .match_indices(word)
+        .filter(|&(i, _)| {
+            !name_char(text[..i].chars().next_back())
+                && !name_char(text[i + word.len()..].chars().next())
+        })
+        .nth(n)?
+        .0;
     let idx = Index::new(lang, text);
     let d = &idx.defs[idx.at(at)?];
     Some((d.kind, d.name_span.0))

@@ -3,6 +3,7 @@
 //! runs go-to-definition (`vim.lsp.buf.definition()`, the command a user maps to `gd`) and
 //! prints where the cursor went. Skipped, with a message, where `nvim` is not installed
 //! (`.ci/run` installs it).
+#![allow(clippy::print_stdout)] // a test says when it skips
 
 mod common;
 use common::settings;

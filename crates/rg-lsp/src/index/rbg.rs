@@ -86,12 +86,12 @@ fn directions(text: &str, t: &[Tok<'_>], eq: usize, sp: (usize, usize), defs: &m
     if !t.get(eq + 2).is_some_and(|p| p.is("(")) {
         return;
     }
-    for i in eq + 3..t.len() {
-        if t[i].is("[") {
+    for tok in t.iter().skip(eq + 3) {
+        if tok.is("[") {
             break;
         }
-        if t[i].kind == TokKind::Name && !defs.iter().any(|d| d.name == t[i].text) {
-            let d = def(&t[i], Kind::Direction, sp, snippet(text, sp));
+        if tok.kind == TokKind::Name && !defs.iter().any(|d| d.name == tok.text) {
+            let d = def(tok, Kind::Direction, sp, snippet(text, sp));
             defs.push(summarised(d, "direction of the board".into()));
         }
     }

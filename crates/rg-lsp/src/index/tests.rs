@@ -38,24 +38,26 @@ fn rg_nodes_and_values_are_separate_name_spaces() {
     );
     // `a` in `const c: T = a` is the symbol; `a` as an edge end and in `? a ->` is the node.
     assert_eq!(
-        resolve_at(Lang::Rg, text, "a", 2).map(|r| r.0),
+        resolve_at(Lang::Rg, text, "a", 1).map(|r| r.0),
         Some(Kind::Symbol)
     );
     let node_a = text.find("begin, a").unwrap() + 7;
     assert_eq!(
-        resolve_at(Lang::Rg, text, "a", 3),
+        resolve_at(Lang::Rg, text, "a", 2),
         Some((Kind::Node, node_a))
     );
     assert_eq!(
-        resolve_at(Lang::Rg, text, "a", 5),
+        resolve_at(Lang::Rg, text, "a", 4),
         Some((Kind::Node, node_a))
     );
     let v = idx.defs.iter().position(|d| d.name == "v").unwrap();
     assert_eq!(idx.occurrences(v).len(), 2);
     let begin = idx.defs.iter().position(|d| d.name == "begin").unwrap();
+    // The edge end and the target of the reachability check.
+    assert_eq!(idx.occurrences(begin).len(), 2);
     assert_eq!(
         idx.defs[begin].summary,
-        "node `begin`: 1 outgoing edge, 1 incoming"
+        "node `begin`: 1 outgoing edge, 0 incoming"
     );
 }
 

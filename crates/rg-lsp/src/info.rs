@@ -34,27 +34,13 @@ pub struct GameInfoParams {
     pub html: bool,
 }
 
-/// The sizes `rgt stats` prints.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Stats {
-    pub nodes: usize,
-    pub edges: usize,
-    pub variables: usize,
-    pub constants: usize,
-    pub types: usize,
-    pub reachability_checks: usize,
-    pub tags: usize,
-    pub pragmas: usize,
-    pub state_bits: u64,
-}
-
 /// Its result.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GameInfoResult {
     pub language: String,
-    pub stats: Option<Stats>,
+    /// The object `rgt stats --json` prints.
+    pub stats: Option<serde_json::Value>,
     pub dot: Option<String>,
     pub html: Option<String>,
     pub diagnostics: String,
@@ -115,17 +101,17 @@ pub fn compute(
     match pipeline.load_text(lang, name, text) {
         Ok(loaded) => {
             let s = rg_core::GameStats::of(&loaded.game);
-            result.stats = Some(Stats {
-                nodes: s.nodes,
-                edges: s.edges,
-                variables: s.variables,
-                constants: s.constants,
-                types: s.types,
-                reachability_checks: s.reachability_checks,
-                tags: s.tags,
-                pragmas: s.pragmas,
-                state_bits: s.state_bits,
-            });
+            result.stats = Some(serde_json::json!({
+                "nodes": s.nodes,
+                "edges": s.edges,
+                "variables": s.variables,
+                "constants": s.constants,
+                "types": s.types,
+                "reachability_checks": s.reachability_checks,
+                "tags": s.tags,
+                "pragmas": s.pragmas,
+                "state_bits": s.state_bits,
+            }));
             result.dot = Some(rg_pipeline::emit(&loaded.game, Emit::Dot));
             if html {
                 let opts = rg_fmt::view::ViewOptions {

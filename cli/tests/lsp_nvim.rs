@@ -16,10 +16,18 @@ use std::process::Command;
 const SCRIPT: &str = r#"
 local out = assert(io.open(os.getenv('RGT_NVIM_OUT'), 'w'))
 local function log(s) out:write(s .. '\n') end
+-- The server follows each publication of diagnostics with `rgt/checked`; `complete` is false
+-- after the fast check of a GDL file (the translation's diagnostics follow).
+local complete = {}
 local client = vim.lsp.start_client({
   cmd = { os.getenv('RGT_BIN'), 'lsp' },
   name = 'rgt',
   root_dir = os.getenv('RGT_NVIM_DIR'),
+  handlers = {
+    ['rgt/checked'] = function(_, result)
+      if result.complete then complete[result.uri] = true end
+    end,
+  },
 })
 if not client then
   log('the client did not start')
@@ -31,7 +39,10 @@ local function visit(file, line, col, word)
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
   vim.lsp.buf_attach_client(buf, client)
-  local ok = vim.wait(60000, function() return #vim.diagnostic.get(buf) > 0 end, 20)
+  local uri = vim.uri_from_bufnr(buf)
+  local ok = vim.wait(60000, function()
+    return complete[uri] and #vim.diagnostic.get(buf) > 0
+  end, 20)
   log(vim.fn.fnamemodify(file, ':t') .. (ok and '' or ': no diagnostics'))
   local diags = vim.diagnostic.get(buf)
   table.sort(diags, function(a, b)

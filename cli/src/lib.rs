@@ -72,6 +72,7 @@ pub enum Command {
     View(cmd::view::Args),
     Passes(cmd::passes::Args),
     Completions(cmd::completions::Args),
+    Lsp(cmd::lsp::Args),
     #[command(name = "batch-worker", hide = true)]
     BatchWorker(cmd::batch::worker::Args),
 }
@@ -117,6 +118,7 @@ fn run_command(cli: Cli) -> ExitCode {
         Command::View(args) => cmd::view::run(&mut session, args),
         Command::Passes(args) => cmd::passes::run(args),
         Command::Completions(args) => cmd::completions::run(args),
+        Command::Lsp(args) => cmd::lsp::run(args),
         Command::BatchWorker(args) => cmd::batch::worker::main(&mut session, args),
     }));
     match result {

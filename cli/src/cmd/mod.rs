@@ -7,6 +7,7 @@ pub mod compile;
 pub mod completions;
 pub mod equiv;
 pub mod fmt;
+pub mod lsp;
 pub mod moves;
 pub mod opt;
 pub mod passes;

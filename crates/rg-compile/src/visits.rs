@@ -901,6 +901,104 @@ impl<'a> Analysis<'a> {
                 .all(|b| fd.get(b).is_some_and(|x| x.deps.iter().all(|&o| o == p1)))
     }
 
+    /// The chain of nodes every walk of the region takes to tag edge `e`, upwards: each node
+    /// with the edges it leaves by towards `e` (`e` itself for its source), as long as the node
+    /// above is the only region node entering the current one and no cycle is involved.
+    fn chain_to(
+        &self,
+        e: EdgeId,
+        graph: &KindGraph,
+        w: &mut KindWalk,
+    ) -> Option<Vec<(NodeId, Vec<EdgeId>)>> {
+        let mut chain = vec![(self.game.edge(e).from, vec![e])];
+        loop {
+            w.spend(1)?;
+            let x = chain.last().expect("not empty").0;
+            if graph.cyclic[x.index()] {
+                return Some(chain);
+            }
+            let ins: Vec<EdgeId> = graph.preds[x.index()]
+                .iter()
+                .copied()
+                .filter(|&p| w.d[self.game.edge(p).from.index()].is_some())
+                .collect();
+            let Some(&first) = ins.first() else {
+                return Some(chain);
+            };
+            let p = self.game.edge(first).from;
+            if ins.iter().any(|&i| self.game.edge(i).from != p) {
+                return Some(chain);
+            }
+            chain.push((p, ins));
+        }
+    }
+
+    /// Whether tag edges `e1` and `e2` of one region never emit one symbol in one scope event
+    /// because their walks part for good at a node `d` by edges at most one of which a state
+    /// can take: every walk to either tag edge passes `d` and then a fixed chain of nodes, and
+    /// equal symbols mean equal states at `d` (no variable varies at `d`, or only `v` when both
+    /// emit `$$ v` and neither chain assigns `v`). `Some(false)` when this cannot be shown.
+    fn exclusive_branches(
+        &self,
+        e1: EdgeId,
+        e2: EdgeId,
+        c1: &[(NodeId, Vec<EdgeId>)],
+        c2: &[(NodeId, Vec<EdgeId>)],
+        graph: &KindGraph,
+        vary: &[Option<Vec<u64>>],
+    ) -> bool {
+        let Some((i1, i2)) = c2
+            .iter()
+            .enumerate()
+            .find_map(|(i2, (q, _))| c1.iter().position(|(p, _)| p == q).map(|i1| (i1, i2)))
+        else {
+            return false;
+        };
+        let d = c1[i1].0;
+        let (a, b) = (&c1[i1].1, &c2[i2].1);
+        // Chain nodes below `d` must be entered only from the chain (not cyclic, checked in
+        // `chain_to`), and `d` itself may be anywhere.
+        if c1[..i1]
+            .iter()
+            .chain(&c2[..i2])
+            .any(|(q, _)| graph.cyclic[q.index()])
+        {
+            return false;
+        }
+        if a.iter().any(|x| b.contains(x))
+            || !a
+                .iter()
+                .all(|&x| b.iter().all(|&y| self.exclusive(d, &[x, y])))
+        {
+            return false;
+        }
+        let dd = vary[d.index()].clone().unwrap_or_default();
+        if dd.iter().all(|&x| x == 0) {
+            return true;
+        }
+        let (Label::TagVar(v1), Label::TagVar(v2)) =
+            (self.game.edge(e1).label, self.game.edge(e2).label)
+        else {
+            return false;
+        };
+        let Some(vb) = self
+            .layout
+            .var_by_name
+            .get(&v1)
+            .and_then(|&i| self.bit_of[i])
+        else {
+            return false;
+        };
+        if v1 != v2 || (0..self.var_of_bit.len()).any(|u| u != vb && has(&dd, u)) {
+            return false;
+        }
+        let keeps_v = |es: &[EdgeId]| {
+            es.iter()
+                .all(|&e| self.assigned_bit(&self.game.edge(e).label) != Some(vb))
+        };
+        c1[..=i1].iter().all(|(_, es)| keeps_v(es)) && c2[..=i2].iter().all(|(_, es)| keeps_v(es))
+    }
+
     /// The facts after edge `e` (taken from a node with `facts`).
     fn transfer(&self, e: EdgeId, facts: &Facts) -> Facts {
         let mut out = facts.clone();
@@ -1176,7 +1274,7 @@ impl<'a> Analysis<'a> {
         if emits.len() > 256 {
             self.coarse_emissions(&emits, w);
         } else {
-            self.compare_emissions(&emits, &rev, &facts, &parent, w)?;
+            self.compare_emissions(&emits, &rev, &facts, &parent, graph, w)?;
         }
         for &q in &flow.members {
             w.d[q.index()] = None;
@@ -1544,15 +1642,22 @@ impl<'a> Analysis<'a> {
         rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
         facts: &HashMap<NodeId, Facts>,
         parent: &HashMap<NodeId, EdgeId>,
+        graph: &KindGraph,
         w: &mut KindWalk,
     ) -> Option<()> {
+        let mut chains = Vec::with_capacity(emits.len());
+        for (e, _) in emits {
+            chains.push(self.chain_to(*e, graph, w)?);
+        }
         for i in 0..emits.len() {
             for j in i + 1..emits.len() {
                 w.spend(1)?;
                 let d = &w.d;
                 if self.exclusive_emissions(emits[i].0, emits[j].0, facts, parent, |q| {
                     d[q.index()].clone().unwrap_or_default()
-                }) {
+                }) || self
+                    .exclusive_branches(emits[i].0, emits[j].0, &chains[i], &chains[j], graph, d)
+                {
                     continue;
                 }
                 let va = d[self.game.edge(emits[i].0).from.index()]

@@ -1267,7 +1267,8 @@ impl<'a> Analysis<'a> {
         }
         let (facts, parent) = self.single_walks(kind, graph, t, w)?;
         let forked = self.forked(kind, &flow.members, w)?;
-        let region = self.region_nodes(kind, graph, t, &flow.members, &forked, w)?;
+        let multi = self.walk_counts(kind, t, &flow.members, w)?;
+        let region = self.region_nodes(kind, graph, t, &flow.members, (&forked, &multi), w)?;
         let emits = self.tag_emissions(&region, &flow, &facts, w);
         let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
             flow.terms.iter().map(|(k, &v)| (v, k.clone())).collect();
@@ -1421,6 +1422,95 @@ impl<'a> Analysis<'a> {
         Some(forked)
     }
 
+    /// Whether `e` is an any-assignment with more than one member (one state takes it several
+    /// ways).
+    fn many_members(&self, e: EdgeId) -> bool {
+        match self.game.edge(e).label {
+            Label::AssignAny { ty, .. } => {
+                let env = rg_core::typeck::TypeEnv::new(self.game);
+                !matches!(env.values(ty), Ok(Some(ms)) if ms.len() <= 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// The nodes of the region that more than one walk of a scope event may reach: walks are
+    /// counted (0, 1 or more) over the region's strongly connected components, sources first.
+    /// A node passes its count along each edge it may take (one for a group of edges to one
+    /// node at most one of which a state can take; more for an any-assignment with several
+    /// members); a component adds up what enters it (the scope's start counts one) and, when it
+    /// is a cycle, keeps a count of one only if every member takes at most one edge (then its
+    /// walk goes round deterministically and leaves it at most once).
+    fn walk_counts(
+        &self,
+        kind: &Kind<'_>,
+        t: NodeId,
+        members: &[NodeId],
+        w: &mut KindWalk,
+    ) -> Option<HashMap<NodeId, ()>> {
+        let local: HashMap<NodeId, usize> =
+            members.iter().enumerate().map(|(i, &q)| (q, i)).collect();
+        let k = members.len();
+        // Followed tag-free edges out of each member, grouped by target.
+        let mut out: Vec<BTreeMap<usize, Vec<EdgeId>>> = vec![BTreeMap::new(); k];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
+        let mut deterministic = vec![true; k];
+        for (i, &q) in members.iter().enumerate() {
+            w.spend(1)?;
+            let es: Vec<EdgeId> = self.plan.out[q.index()]
+                .iter()
+                .copied()
+                .filter(|&e| self.followed(kind, e) && !self.game.edge(e).label.is_tag())
+                .collect();
+            deterministic[i] = self.exclusive(q, &es) && !es.iter().any(|&e| self.many_members(e));
+            for &e in &es {
+                let Some(&j) = local.get(&self.game.edge(e).to) else {
+                    continue;
+                };
+                out[i].entry(j).or_default().push(e);
+                succ[i].push(j);
+            }
+        }
+        let (comp, cyclic) = components(k, &succ);
+        let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
+        let mut by_comp: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
+        for i in 0..k {
+            by_comp[comp[i]].push(i);
+        }
+        let mut incoming = vec![0u8; ncomp];
+        if let Some(&ti) = local.get(&t) {
+            incoming[comp[ti]] = 1;
+        }
+        let mut multi = HashMap::new();
+        // Components complete successors first: sources come last.
+        for c in (0..ncomp).rev() {
+            let nodes = &by_comp[c];
+            let mut n = incoming[c];
+            if cyclic[nodes[0]] && nodes.iter().any(|&i| !deterministic[i]) && n > 0 {
+                n = 2;
+            }
+            if n > 1 {
+                multi.extend(nodes.iter().map(|&i| (members[i], ())));
+            }
+            for &i in nodes {
+                w.spend(1)?;
+                for (&j, es) in &out[i] {
+                    if comp[j] == c {
+                        continue;
+                    }
+                    let one_way = es.len() == 1 || self.exclusive(members[i], es);
+                    let m = if n > 0 && (es.iter().any(|&e| self.many_members(e)) || !one_way) {
+                        2
+                    } else {
+                        n
+                    };
+                    incoming[comp[j]] = incoming[comp[j]].saturating_add(m).min(2);
+                }
+            }
+        }
+        Some(multi)
+    }
+
     /// The region of `t`: each member's need (a single route into it with an injective action,
     /// or a single walk, needs no check; a cycle of a single walk is a loop), whether a scope
     /// event finishes at most one move, and the tag edges leaving the region.
@@ -1430,7 +1520,7 @@ impl<'a> Analysis<'a> {
         graph: &KindGraph,
         t: NodeId,
         members: &[NodeId],
-        forked: &HashMap<NodeId, ()>,
+        (forked, multi): (&HashMap<NodeId, ()>, &HashMap<NodeId, ()>),
         w: &mut KindWalk,
     ) -> Option<Region> {
         let d = &w.d;
@@ -1471,7 +1561,8 @@ impl<'a> Analysis<'a> {
                 }
                 injective &= es.iter().all(|&e| self.injective(e, dm));
             }
-            let single_walk = !forked.contains_key(&q);
+            // Both are sound: before any fork, or counted once.
+            let single_walk = !forked.contains_key(&q) || !multi.contains_key(&q);
             let local = if graph.cyclic[q.index()] {
                 if single_walk {
                     Local::Loop

@@ -212,21 +212,25 @@ class Seen {
   uint32_t gen_ = 1;
 };
 
-/// The first state each node recorded in its latest scope event of one nesting level, in front
-/// of that level's `Seen` set: most nodes are expanded once per scope event, and comparing the
-/// state with the one kept costs less than hashing it. Per node: the scope event (0: none), the
-/// search whose `Seen` set holds this node's states instead (0: none), the key words.
+/// The first states each node recorded in its latest scope event of one nesting level, in
+/// front of that level's `Seen` set: most nodes are expanded once or a few times per scope
+/// event, and comparing a state with the few kept costs less than hashing it. Per node: the
+/// scope event (0: none), the search whose `Seen` set holds this node's states instead (0:
+/// none), the number of states kept, then room for `first_room(nwords)` keys.
 class FirstSeen {
  public:
-  /// The record of `node` (`2 + nwords` words, allocated on first use).
+  /// The record of `node` (allocated on first use).
   uint64_t* slot(uint32_t node, uint32_t nwords) {
     if (node >= off_.size()) off_.resize(node + 1, 0);
     if (off_[node] == 0) {
       off_[node] = static_cast<uint32_t>(words_.size()) + 1;
-      words_.resize(words_.size() + 2 + nwords, 0);
+      words_.resize(words_.size() + 3 + size_t(first_room(nwords)) * nwords, 0);
     }
     return words_.data() + off_[node] - 1;
   }
+
+  /// The keys of `nwords` words a record keeps (a few small ones, or one large one).
+  static constexpr uint32_t first_room(uint32_t nwords) { return nwords <= 16 ? 4 : 1; }
 
  private:
   std::vector<uint32_t> off_;  // 1 + offset of each node's record, 0 when none
@@ -468,24 +472,34 @@ inline bool same_ranges(const Cache& c, const uint64_t* w, const uint32_t* range
 }
 
 /// The visited-state check within the current scope event: false when (node, `n` words of key
-/// bytes) was seen in it. A node's first state of a scope event is kept in its `FirstSeen`
-/// record; only a second one (or a record of another live event of this search) moves the
-/// node's states to the `Seen` set for the rest of the search. Records of earlier searches of
-/// this level are stale (their events ended) and are taken over.
+/// bytes) was seen in it. A node's first states of a scope event are kept in its `FirstSeen`
+/// record; only one more than it keeps (or a record of another live event of this search)
+/// moves the node's states to the `Seen` set for the rest of the search. Records of earlier
+/// searches of this level are stale (their events ended) and are taken over.
 inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
                          uint32_t nwords) {
   if (c.level >= c.first.size()) c.first.resize(c.level + 1);
   uint64_t* r = c.first[c.level].slot(node, nwords);
   if (r[1] == c.search) return visit_scoped_set(c, node, c.epoch, nullptr, ranges, nranges, nwords);
+  uint64_t* keys = r + 3;
   if (r[0] == c.epoch) {
-    if (same_ranges(c, r + 2, ranges, nranges)) return false;
+    for (uint64_t i = 0; i < r[2]; ++i)
+      if (same_ranges(c, keys + i * nwords, ranges, nranges)) return false;
+    if (r[2] < FirstSeen::first_room(nwords)) {
+      if (nwords) gather(c, keys + r[2] * nwords, ranges, nranges, nwords);
+      ++r[2];
+      return true;
+    }
   } else if (r[0] < c.search) {
     r[0] = c.epoch;
-    if (nwords) gather(c, r + 2, ranges, nranges, nwords);
+    r[2] = 1;
+    if (nwords) gather(c, keys, ranges, nranges, nwords);
     return true;
   }
-  // Another state of this search at this node: both go to the set from now on.
-  visit_scoped_set(c, node, r[0], r + 2, ranges, nranges, nwords);
+  // More states of this search at this node than the record keeps, or states of two of its
+  // scope events: all go to the set from now on.
+  for (uint64_t i = 0; i < r[2]; ++i)
+    visit_scoped_set(c, node, r[0], keys + i * nwords, ranges, nranges, nwords);
   r[1] = c.search;
   return visit_scoped_set(c, node, c.epoch, nullptr, ranges, nranges, nwords);
 }

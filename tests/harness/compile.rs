@@ -54,6 +54,11 @@ const GAMES: &[(&str, usize, &[OptLevel])] = &[
         3,
         &[OptLevel::O2],
     ),
+    (
+        "tests/fixtures/compile/scopes_and_cycles.rg",
+        4,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
     ("tests/fixtures/hrg/valid/dice.hrg", 4, &[OptLevel::O2]),
     ("tests/fixtures/hrg/valid/loops.hrg", 3, &[OptLevel::O2]),
     (

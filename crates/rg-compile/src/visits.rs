@@ -901,6 +901,104 @@ impl<'a> Analysis<'a> {
                 .all(|b| fd.get(b).is_some_and(|x| x.deps.iter().all(|&o| o == p1)))
     }
 
+    /// The chain of nodes every walk of the region takes to tag edge `e`, upwards: each node
+    /// with the edges it leaves by towards `e` (`e` itself for its source), as long as the node
+    /// above is the only region node entering the current one and no cycle is involved.
+    fn chain_to(
+        &self,
+        e: EdgeId,
+        graph: &KindGraph,
+        w: &mut KindWalk,
+    ) -> Option<Vec<(NodeId, Vec<EdgeId>)>> {
+        let mut chain = vec![(self.game.edge(e).from, vec![e])];
+        loop {
+            w.spend(1)?;
+            let x = chain.last().expect("not empty").0;
+            if graph.cyclic[x.index()] {
+                return Some(chain);
+            }
+            let ins: Vec<EdgeId> = graph.preds[x.index()]
+                .iter()
+                .copied()
+                .filter(|&p| w.d[self.game.edge(p).from.index()].is_some())
+                .collect();
+            let Some(&first) = ins.first() else {
+                return Some(chain);
+            };
+            let p = self.game.edge(first).from;
+            if ins.iter().any(|&i| self.game.edge(i).from != p) {
+                return Some(chain);
+            }
+            chain.push((p, ins));
+        }
+    }
+
+    /// Whether tag edges `e1` and `e2` of one region never emit one symbol in one scope event
+    /// because their walks part for good at a node `d` by edges at most one of which a state
+    /// can take: every walk to either tag edge passes `d` and then a fixed chain of nodes, and
+    /// equal symbols mean equal states at `d` (no variable varies at `d`, or only `v` when both
+    /// emit `$$ v` and neither chain assigns `v`). `Some(false)` when this cannot be shown.
+    fn exclusive_branches(
+        &self,
+        e1: EdgeId,
+        e2: EdgeId,
+        c1: &[(NodeId, Vec<EdgeId>)],
+        c2: &[(NodeId, Vec<EdgeId>)],
+        graph: &KindGraph,
+        vary: &[Option<Vec<u64>>],
+    ) -> bool {
+        let Some((i1, i2)) = c2
+            .iter()
+            .enumerate()
+            .find_map(|(i2, (q, _))| c1.iter().position(|(p, _)| p == q).map(|i1| (i1, i2)))
+        else {
+            return false;
+        };
+        let d = c1[i1].0;
+        let (a, b) = (&c1[i1].1, &c2[i2].1);
+        // Chain nodes below `d` must be entered only from the chain (not cyclic, checked in
+        // `chain_to`), and `d` itself may be anywhere.
+        if c1[..i1]
+            .iter()
+            .chain(&c2[..i2])
+            .any(|(q, _)| graph.cyclic[q.index()])
+        {
+            return false;
+        }
+        if a.iter().any(|x| b.contains(x))
+            || !a
+                .iter()
+                .all(|&x| b.iter().all(|&y| self.exclusive(d, &[x, y])))
+        {
+            return false;
+        }
+        let dd = vary[d.index()].clone().unwrap_or_default();
+        if dd.iter().all(|&x| x == 0) {
+            return true;
+        }
+        let (Label::TagVar(v1), Label::TagVar(v2)) =
+            (self.game.edge(e1).label, self.game.edge(e2).label)
+        else {
+            return false;
+        };
+        let Some(vb) = self
+            .layout
+            .var_by_name
+            .get(&v1)
+            .and_then(|&i| self.bit_of[i])
+        else {
+            return false;
+        };
+        if v1 != v2 || (0..self.var_of_bit.len()).any(|u| u != vb && has(&dd, u)) {
+            return false;
+        }
+        let keeps_v = |es: &[EdgeId]| {
+            es.iter()
+                .all(|&e| self.assigned_bit(&self.game.edge(e).label) != Some(vb))
+        };
+        c1[..=i1].iter().all(|(_, es)| keeps_v(es)) && c2[..=i2].iter().all(|(_, es)| keeps_v(es))
+    }
+
     /// The facts after edge `e` (taken from a node with `facts`).
     fn transfer(&self, e: EdgeId, facts: &Facts) -> Facts {
         let mut out = facts.clone();
@@ -1169,14 +1267,15 @@ impl<'a> Analysis<'a> {
         }
         let (facts, parent) = self.single_walks(kind, graph, t, w)?;
         let forked = self.forked(kind, &flow.members, w)?;
-        let region = self.region_nodes(kind, graph, t, &flow.members, &forked, w)?;
+        let multi = self.walk_counts(kind, t, &flow.members, w)?;
+        let region = self.region_nodes(kind, graph, t, &flow.members, (&forked, &multi), w)?;
         let emits = self.tag_emissions(&region, &flow, &facts, w);
         let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
             flow.terms.iter().map(|(k, &v)| (v, k.clone())).collect();
         if emits.len() > 256 {
             self.coarse_emissions(&emits, w);
         } else {
-            self.compare_emissions(&emits, &rev, &facts, &parent, w)?;
+            self.compare_emissions(&emits, &rev, &facts, &parent, graph, w)?;
         }
         for &q in &flow.members {
             w.d[q.index()] = None;
@@ -1323,6 +1422,95 @@ impl<'a> Analysis<'a> {
         Some(forked)
     }
 
+    /// Whether `e` is an any-assignment with more than one member (one state takes it several
+    /// ways).
+    fn many_members(&self, e: EdgeId) -> bool {
+        match self.game.edge(e).label {
+            Label::AssignAny { ty, .. } => {
+                let env = rg_core::typeck::TypeEnv::new(self.game);
+                !matches!(env.values(ty), Ok(Some(ms)) if ms.len() <= 1)
+            }
+            _ => false,
+        }
+    }
+
+    /// The nodes of the region that more than one walk of a scope event may reach: walks are
+    /// counted (0, 1 or more) over the region's strongly connected components, sources first.
+    /// A node passes its count along each edge it may take (one for a group of edges to one
+    /// node at most one of which a state can take; more for an any-assignment with several
+    /// members); a component adds up what enters it (the scope's start counts one) and, when it
+    /// is a cycle, keeps a count of one only if every member takes at most one edge (then its
+    /// walk goes round deterministically and leaves it at most once).
+    fn walk_counts(
+        &self,
+        kind: &Kind<'_>,
+        t: NodeId,
+        members: &[NodeId],
+        w: &mut KindWalk,
+    ) -> Option<HashMap<NodeId, ()>> {
+        let local: HashMap<NodeId, usize> =
+            members.iter().enumerate().map(|(i, &q)| (q, i)).collect();
+        let k = members.len();
+        // Followed tag-free edges out of each member, grouped by target.
+        let mut out: Vec<BTreeMap<usize, Vec<EdgeId>>> = vec![BTreeMap::new(); k];
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
+        let mut deterministic = vec![true; k];
+        for (i, &q) in members.iter().enumerate() {
+            w.spend(1)?;
+            let es: Vec<EdgeId> = self.plan.out[q.index()]
+                .iter()
+                .copied()
+                .filter(|&e| self.followed(kind, e) && !self.game.edge(e).label.is_tag())
+                .collect();
+            deterministic[i] = self.exclusive(q, &es) && !es.iter().any(|&e| self.many_members(e));
+            for &e in &es {
+                let Some(&j) = local.get(&self.game.edge(e).to) else {
+                    continue;
+                };
+                out[i].entry(j).or_default().push(e);
+                succ[i].push(j);
+            }
+        }
+        let (comp, cyclic) = components(k, &succ);
+        let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
+        let mut by_comp: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
+        for i in 0..k {
+            by_comp[comp[i]].push(i);
+        }
+        let mut incoming = vec![0u8; ncomp];
+        if let Some(&ti) = local.get(&t) {
+            incoming[comp[ti]] = 1;
+        }
+        let mut multi = HashMap::new();
+        // Components complete successors first: sources come last.
+        for c in (0..ncomp).rev() {
+            let nodes = &by_comp[c];
+            let mut n = incoming[c];
+            if cyclic[nodes[0]] && nodes.iter().any(|&i| !deterministic[i]) && n > 0 {
+                n = 2;
+            }
+            if n > 1 {
+                multi.extend(nodes.iter().map(|&i| (members[i], ())));
+            }
+            for &i in nodes {
+                w.spend(1)?;
+                for (&j, es) in &out[i] {
+                    if comp[j] == c {
+                        continue;
+                    }
+                    let one_way = es.len() == 1 || self.exclusive(members[i], es);
+                    let m = if n > 0 && (es.iter().any(|&e| self.many_members(e)) || !one_way) {
+                        2
+                    } else {
+                        n
+                    };
+                    incoming[comp[j]] = incoming[comp[j]].saturating_add(m).min(2);
+                }
+            }
+        }
+        Some(multi)
+    }
+
     /// The region of `t`: each member's need (a single route into it with an injective action,
     /// or a single walk, needs no check; a cycle of a single walk is a loop), whether a scope
     /// event finishes at most one move, and the tag edges leaving the region.
@@ -1332,7 +1520,7 @@ impl<'a> Analysis<'a> {
         graph: &KindGraph,
         t: NodeId,
         members: &[NodeId],
-        forked: &HashMap<NodeId, ()>,
+        (forked, multi): (&HashMap<NodeId, ()>, &HashMap<NodeId, ()>),
         w: &mut KindWalk,
     ) -> Option<Region> {
         let d = &w.d;
@@ -1373,7 +1561,8 @@ impl<'a> Analysis<'a> {
                 }
                 injective &= es.iter().all(|&e| self.injective(e, dm));
             }
-            let single_walk = !forked.contains_key(&q);
+            // Both are sound: before any fork, or counted once.
+            let single_walk = !forked.contains_key(&q) || !multi.contains_key(&q);
             let local = if graph.cyclic[q.index()] {
                 if single_walk {
                     Local::Loop
@@ -1544,15 +1733,22 @@ impl<'a> Analysis<'a> {
         rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
         facts: &HashMap<NodeId, Facts>,
         parent: &HashMap<NodeId, EdgeId>,
+        graph: &KindGraph,
         w: &mut KindWalk,
     ) -> Option<()> {
+        let mut chains = Vec::with_capacity(emits.len());
+        for (e, _) in emits {
+            chains.push(self.chain_to(*e, graph, w)?);
+        }
         for i in 0..emits.len() {
             for j in i + 1..emits.len() {
                 w.spend(1)?;
                 let d = &w.d;
                 if self.exclusive_emissions(emits[i].0, emits[j].0, facts, parent, |q| {
                     d[q.index()].clone().unwrap_or_default()
-                }) {
+                }) || self
+                    .exclusive_branches(emits[i].0, emits[j].0, &chains[i], &chains[j], graph, d)
+                {
                     continue;
                 }
                 let va = d[self.game.edge(emits[i].0).from.index()]

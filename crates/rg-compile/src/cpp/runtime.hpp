@@ -212,6 +212,31 @@ class Seen {
   uint32_t gen_ = 1;
 };
 
+/// The first states each node recorded in its latest scope event of one nesting level, in
+/// front of that level's `Seen` set: most nodes are expanded once or a few times per scope
+/// event, and comparing a state with the few kept costs less than hashing it. Per node: the
+/// scope event (0: none), the search whose `Seen` set holds this node's states instead (0:
+/// none), the number of states kept, then room for `first_room(nwords)` keys.
+class FirstSeen {
+ public:
+  /// The record of `node` (allocated on first use).
+  uint64_t* slot(uint32_t node, uint32_t nwords) {
+    if (node >= off_.size()) off_.resize(node + 1, 0);
+    if (off_[node] == 0) {
+      off_[node] = static_cast<uint32_t>(words_.size()) + 1;
+      words_.resize(words_.size() + 3 + size_t(first_room(nwords)) * nwords, 0);
+    }
+    return words_.data() + off_[node] - 1;
+  }
+
+  /// The keys of `nwords` words a record keeps (a few small ones, or one large one).
+  static constexpr uint32_t first_room(uint32_t nwords) { return nwords <= 16 ? 4 : 1; }
+
+ private:
+  std::vector<uint32_t> off_;  // 1 + offset of each node's record, 0 when none
+  std::vector<uint64_t> words_;
+};
+
 /// A hash of `n` words in four independent lanes (no long chain of dependent multiplies).
 inline uint64_t hash_words(const uint64_t* w, uint32_t n) {
   uint64_t a = 0x9e3779b97f4a7c15ULL, b = 0xc2b2ae3d27d4eb4fULL, c = 0x165667b19e3779f9ULL,
@@ -261,6 +286,7 @@ class Cache {
   // Remembered answers of checks that depend on a few variables: 0 unknown, 1 no, 2 yes.
   std::vector<uint8_t> memo;
   std::vector<std::vector<uint64_t>> level_stamps;  // per nesting level, for nesting checks
+  std::vector<detail::FirstSeen> first;  // per nesting level, for scope-keyed checks
   std::vector<uint8_t> active;
   // Applying a move: its tags.
   const uint32_t* goal = nullptr;
@@ -430,15 +456,63 @@ inline bool visit_ranges(Cache& c, uint32_t node, const uint32_t* ranges, uint32
 
 /// The visited-state check within the current scope event: false when (node, `n` words of key
 /// bytes) was seen in it.
-inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
-                         uint32_t nwords) {
+inline bool visit_scoped_set(Cache& c, uint32_t node, uint64_t epoch, const uint64_t* words,
+                             const uint32_t* ranges, uint32_t nranges, uint32_t nwords) {
   const uint32_t len = 2 + nwords;
   Seen& t = seen_of(c);
   uint64_t* k = t.reserve(len);
   k[0] = node;
-  k[1] = c.epoch;
-  if (nwords) gather(c, k + 2, ranges, nranges, nwords);
+  k[1] = epoch;
+  if (words) {
+    std::memcpy(k + 2, words, nwords * sizeof(uint64_t));
+  } else if (nwords) {
+    gather(c, k + 2, ranges, nranges, nwords);
+  }
   return t.commit(hash_words(k, len), len);
+}
+
+/// Whether the ranges of the state equal the key words `w` (packed as `gather` packs them).
+inline bool same_ranges(const Cache& c, const uint64_t* w, const uint32_t* ranges,
+                        uint32_t nranges) {
+  const uint8_t* at = reinterpret_cast<const uint8_t*>(w);
+  for (uint32_t r = 0; r < nranges; ++r) {
+    if (std::memcmp(at, c.s.b + ranges[2 * r], ranges[2 * r + 1]) != 0) return false;
+    at += ranges[2 * r + 1];
+  }
+  return true;
+}
+
+/// The visited-state check within the current scope event: false when (node, `n` words of key
+/// bytes) was seen in it. A node's first states of a scope event are kept in its `FirstSeen`
+/// record; only one more than it keeps (or a record of another live event of this search)
+/// moves the node's states to the `Seen` set for the rest of the search. Records of earlier
+/// searches of this level are stale (their events ended) and are taken over.
+inline bool visit_scoped(Cache& c, uint32_t node, const uint32_t* ranges, uint32_t nranges,
+                         uint32_t nwords) {
+  if (c.level >= c.first.size()) c.first.resize(c.level + 1);
+  uint64_t* r = c.first[c.level].slot(node, nwords);
+  if (r[1] == c.search) return visit_scoped_set(c, node, c.epoch, nullptr, ranges, nranges, nwords);
+  uint64_t* keys = r + 3;
+  if (r[0] == c.epoch) {
+    for (uint64_t i = 0; i < r[2]; ++i)
+      if (same_ranges(c, keys + i * nwords, ranges, nranges)) return false;
+    if (r[2] < FirstSeen::first_room(nwords)) {
+      if (nwords) gather(c, keys + r[2] * nwords, ranges, nranges, nwords);
+      ++r[2];
+      return true;
+    }
+  } else if (r[0] < c.search) {
+    r[0] = c.epoch;
+    r[2] = 1;
+    if (nwords) gather(c, keys, ranges, nranges, nwords);
+    return true;
+  }
+  // More states of this search at this node than the record keeps, or states of two of its
+  // scope events: all go to the set from now on.
+  for (uint64_t i = 0; i < r[2]; ++i)
+    visit_scoped_set(c, node, r[0], keys + i * nwords, ranges, nranges, nwords);
+  r[1] = c.search;
+  return visit_scoped_set(c, node, c.epoch, nullptr, ranges, nranges, nwords);
 }
 
 /// The stamp table of the current nesting level (for searches that can nest in themselves).

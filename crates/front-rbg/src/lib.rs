@@ -62,6 +62,15 @@ impl FrontEnd for RbgFrontEnd {
 }
 
 /// The tokens of `text`, or every lexical error in it.
+/// Reads a game without lowering it: the lexical and syntax errors, names and macros — what an
+/// editor can show at once (lowering a large board takes longer).
+pub fn check(file: FileId, text: &str, opts: &LowerOptions) -> Result<(), RbgErrors> {
+    let toks = lex(file, text)?;
+    let whole = Span::new(file, 0, text.len());
+    parse(&toks, whole, opts.size_limit()).map_err(RbgErrors::new)?;
+    Ok(())
+}
+
 fn lex(file: FileId, text: &str) -> Result<Vec<(Tok, Span)>, RbgErrors> {
     let (toks, errors) = syntax::lex(file, text);
     if errors.is_empty() {

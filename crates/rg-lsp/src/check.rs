@@ -2,10 +2,11 @@
 //!
 //! The **full** check is `rg_pipeline::translate_text` with the session's options — exactly the
 //! records `rgt translate` renders (before optimisation, which reports only bugs of rgt). For
-//! RG, HRG, RBG and LineGames it is quick and is the only check. A GDL description is first
-//! given a **fast** check (reading and the GDL rules: syntax, arities, safety, stratification),
-//! shown at once, because its full translation grounds the game and can take seconds; the full
-//! check's records then replace them.
+//! RG, HRG and LineGames it is quick and is the only check. A GDL description is first given a
+//! **fast** check (reading and the GDL rules: syntax, arities, safety, stratification), shown at
+//! once, because its full translation grounds the game and can take seconds; an RBG game is
+//! first read without lowering its board (syntax, names, macros). The full check's records then
+//! replace the fast ones.
 //!
 //! Both run on worker threads (see [`crate::server`]); a panic in rgt's code is caught and
 //! becomes an `rgt::internal` diagnostic instead of taking the server down.
@@ -29,12 +30,40 @@ pub fn full(lang: Lang, name: &str, text: &str, opts: &Options) -> Vec<Diagnosti
     })
 }
 
-/// The fast check, for the languages whose full check can be slow (GDL): `None` for the others.
+/// Whether `lang` has a fast check (whose full check then runs on the slow worker).
+pub fn has_fast(lang: Lang) -> bool {
+    matches!(lang, Lang::Kif | Lang::Rbg)
+}
+
+/// The fast check, for the languages whose full check can be slow (GDL, and RBG, whose large
+/// boards take a while to lower): `None` for the others.
 pub fn fast(lang: Lang, text: &str, opts: &Options) -> Option<Vec<Diagnostic>> {
-    if lang != Lang::Kif {
-        return None;
+    match lang {
+        Lang::Kif => Some(fast_gdl(text, opts)),
+        Lang::Rbg => Some(fast_rbg(text, opts)),
+        _ => None,
     }
-    Some(guarded(|| {
+}
+
+/// Reading an RBG game without lowering it (syntax, names, macros).
+fn fast_rbg(text: &str, opts: &Options) -> Vec<Diagnostic> {
+    guarded(|| {
+        let mut sources = SourceMap::new();
+        let file = sources.add("fast", String::new());
+        let mut lower = rg_core::LowerOptions::default();
+        lower.size_limit = opts.size_limit;
+        let mut all = match front_rbg::check(file, text, &lower) {
+            Ok(()) => Vec::new(),
+            Err(e) => Diagnostic::from_miette(&e, Some(file)),
+        };
+        diag::sort(&mut all);
+        all
+    })
+}
+
+/// Reading a GDL description and checking its rules (syntax, arities, safety, stratification).
+fn fast_gdl(text: &str, opts: &Options) -> Vec<Diagnostic> {
+    guarded(|| {
         let mut sources = SourceMap::new();
         let file = sources.add("fast", String::new());
         let found = match front_gdl::load(file, text, &front_gdl::ParseOptions::default()) {
@@ -50,7 +79,7 @@ pub fn fast(lang: Lang, text: &str, opts: &Options) -> Option<Vec<Diagnostic>> {
         all.extend(opts.lints.apply(warnings));
         diag::sort(&mut all);
         all
-    }))
+    })
 }
 
 /// The diagnostics of a failed step.

@@ -4,8 +4,8 @@
 //! its name index at once (requests always see the latest text) and schedules a check
 //! [`DEBOUNCE`] later; further changes within that time push the check back. Checks run on two
 //! worker threads so that a slow one never delays a quick one: the *quick* worker runs the full
-//! check of RG, HRG, RBG and LineGames documents and the fast check of GDL ones, the *slow*
-//! worker the full check of GDL documents (grounding). A worker takes only the latest version
+//! check of RG, HRG and LineGames documents and the fast check of GDL and RBG ones, the *slow*
+//! worker the full check of GDL (grounding) and RBG (lowering the board) documents. A worker takes only the latest version
 //! of each document from its queue. Results of an outdated version are dropped; a fast result
 //! is not shown once the full one of the same version is. Each publication is followed by a
 //! [`CHECKED`] notification.
@@ -301,7 +301,7 @@ impl Server {
                 text: text.clone(),
                 fast,
             };
-            if doc.lang == Lang::Kif {
+            if check::has_fast(doc.lang) {
                 let _ = self.quick.send(job(true));
                 let _ = self.slow.send(job(false));
             } else {

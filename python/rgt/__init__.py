@@ -63,5 +63,6 @@ def perft(state, depth):
     if state.is_chance_node():
         children = {state.child(a) for a, _ in state.chance_outcomes()}
     else:
-        children = [state.child(a) for a in state.legal_actions()]
+        # One child at a time: a position may have a hundred thousand moves.
+        children = (state.child(a) for a in state.legal_actions())
     return sum(perft(c, depth - 1) for c in children)

@@ -32,19 +32,23 @@ pub enum Turn {
     Terminal,
 }
 
-/// One move: its real tags and, per player, the tags that player saw (runtime symbols).
+/// One move: its real tags and, per player, the tags that player saw (runtime symbols; empty
+/// in a game of perfect information, where every player sees every tag).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Step {
     pub tags: Vec<u32>,
     pub seen: Vec<Vec<u32>>,
 }
 
-/// A legal move at a settled position, with every walk that has its tags.
-#[derive(Clone, Debug)]
+/// A legal move at a settled position. Only its place in the interpreter's list of moves is
+/// kept, not the state it leads to: a position can have a hundred thousand moves (two stones
+/// of connect6), and MCTS keeps and clones many positions. Playing it generates the moves of
+/// the position again (the interpreter's order is deterministic).
+#[derive(Clone, Copy, Debug)]
 pub struct Choice {
     pub action: u64,
-    pub step: Step,
-    pub next: State,
+    /// The first of the interpreter's moves with its tags.
+    pub index: u32,
     /// How many of the interpreter's moves have these tags (chance weighs outcomes by it).
     pub weight: u32,
 }
@@ -266,13 +270,12 @@ impl Core {
                     choices[k].weight += 1;
                     continue;
                 }
-                at.insert(step.tags.clone(), choices.len());
                 choices.push(Choice {
                     action: self.action_id(&step.tags),
-                    step,
-                    next: moves.state(i),
+                    index: i as u32,
                     weight: 1,
                 });
+                at.insert(step.tags, choices.len() - 1);
             }
             choices.sort_by_key(|c| c.action);
             return Ok(Settled { pos, turn, choices });
@@ -283,14 +286,27 @@ impl Core {
         ))
     }
 
+    /// Plays a legal move of a settled position: what the players saw of it and the state it
+    /// leads to (before the keeper's moves that follow; see [`Core::settle`]).
+    pub fn play(&self, at: &Settled, choice: Choice) -> Result<(Step, State), String> {
+        let mut m = Machine::new(self.stepper());
+        let moves = m.moves(&at.pos).map_err(|e| e.to_string())?;
+        let i = choice.index as usize;
+        if i >= moves.len() {
+            return Err("the moves of a position changed between two searches".to_owned());
+        }
+        Ok((self.step(moves.tags(i)), moves.state(i)))
+    }
+
     /// Splits the tags of a move of the stepping program into the real tags and what each
     /// player saw.
     fn step(&self, tags: &[u32]) -> Step {
         let n = self.players.len();
         let Some(marked) = &self.marked else {
+            // Everyone sees everything: `seen` stays empty (see [`Core::seen`]).
             return Step {
                 tags: tags.to_vec(),
-                seen: vec![tags.to_vec(); n],
+                seen: Vec::new(),
             };
         };
         let mut step = Step {
@@ -310,6 +326,15 @@ impl Core {
             }
         }
         step
+    }
+
+    /// The tags of a move that `player` saw.
+    pub fn seen<'s>(&self, step: &'s Step, player: usize) -> &'s [u32] {
+        if self.marked.is_none() {
+            &step.tags
+        } else {
+            step.seen.get(player).map_or(&[], Vec::as_slice)
+        }
     }
 
     /// The id of a move with these (real, runtime) tags.

@@ -429,10 +429,10 @@ struct State {
 }
 
 impl State {
-    fn choice(&self, action: u64) -> PyResult<&engine::Choice> {
+    fn choice(&self, action: u64) -> PyResult<engine::Choice> {
         let cs = &self.settled.choices;
         cs.binary_search_by_key(&action, |c| c.action)
-            .map(|i| &cs[i])
+            .map(|i| cs[i])
             .map_err(|_| {
                 PyValueError::new_err(format!(
                     "action {action} is not legal here (legal: {:?})",
@@ -442,11 +442,15 @@ impl State {
     }
 
     fn apply(&mut self, py: Python<'_>, action: u64) -> PyResult<()> {
-        let choice = self.choice(action)?.clone();
+        let choice = self.choice(action)?;
         let core = self.core.clone();
+        let settled = &self.settled;
         let mut trail = std::mem::take(&mut self.trail);
-        trail.push(choice.step);
-        let result = py.allow_threads(|| core.settle(choice.next, &mut trail));
+        let result = py.allow_threads(|| {
+            let (step, next) = core.play(settled, choice)?;
+            trail.push(step);
+            core.settle(next, &mut trail)
+        });
         self.trail = trail;
         self.settled = result.map_err(play_error)?;
         self.history.push(action);
@@ -503,7 +507,12 @@ impl State {
         self.settled
             .choices
             .iter()
-            .map(|c| self.core.names(&c.step.tags).join(" "))
+            .map(|c| {
+                self.core
+                    .action_tags(c.action)
+                    .unwrap_or_default()
+                    .join(" ")
+            })
             .collect()
     }
 
@@ -572,7 +581,11 @@ impl State {
     /// tags it saw, written as a path `/tags/tags/…/`.
     fn observation_string(&self, player: i64) -> PyResult<String> {
         let p = self.player_index(player)?;
-        Ok(self.path_of(self.trail.iter().map(|s| self.core.names(&s.seen[p]))))
+        Ok(self.path_of(
+            self.trail
+                .iter()
+                .map(|s| self.core.names(self.core.seen(s, p))),
+        ))
     }
 
     /// The same as `observation_string`: a player remembers every observation.

@@ -116,3 +116,15 @@ def test_openspiel_counts_equal_ours(spiel, relative, depth):
     theirs = pyspiel.load_game(spiel).new_initial_state()
     for d in range(1, depth + 1):
         assert ours.perft(d) == spiel_perft(theirs, d), (spiel, relative, d)
+
+
+def test_the_readme_example_runs():
+    """README's ten-line example, on the corpus's tic-tac-toe in KIF."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = readme.index("```python\n", readme.index("## Python")) + len("```python\n")
+    code = readme[start : readme.index("```", start)]
+    assert '"ticTacToe.kif"' in code
+    path = corpus_file("kif/rg-suite/ticTacToe.kif")
+    scope = {}
+    exec(code.replace('"ticTacToe.kif"', repr(str(path)), 1), scope)
+    assert isinstance(scope["game"], rgt.openspiel.RgtGame)

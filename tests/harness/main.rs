@@ -12,6 +12,7 @@ mod lg;
 mod passes;
 mod passes_fuzz;
 mod pragma_compare;
+mod python;
 mod rbg;
 mod rg;
 mod validate;

@@ -1,0 +1,130 @@
+"""rgt games as OpenSpiel games: registration, game types, OpenSpiel's own MCTS and random
+bots playing complete games, and the counts of OpenSpiel's hand-written games against ours."""
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import rgt  # noqa: E402
+import rgt.openspiel  # noqa: E402
+from conftest import CHANCE_GAME, EXAMPLES, HIDDEN_GAME, corpus_file  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+
+GameType = pyspiel.GameType
+
+
+def test_load_game_by_name_with_a_path():
+    game = pyspiel.load_game("rgt", {"path": str(EXAMPLES / "nim.rg")})
+    kind = game.get_type()
+    assert kind.dynamics == GameType.Dynamics.SEQUENTIAL
+    assert kind.chance_mode == GameType.ChanceMode.DETERMINISTIC
+    assert kind.information == GameType.Information.PERFECT_INFORMATION
+    assert kind.reward_model == GameType.RewardModel.TERMINAL
+    assert game.num_players() == 2
+    assert game.num_distinct_actions() == rgt.load(EXAMPLES / "nim.rg").num_distinct_actions()
+    assert (game.min_utility(), game.max_utility()) == (0.0, 100.0)
+
+
+def test_chance_and_hidden_information_set_the_game_type():
+    chance = pyspiel.load_game("rgt", {"text": CHANCE_GAME, "language": "rg", "optimize": 0})
+    assert chance.get_type().chance_mode == GameType.ChanceMode.EXPLICIT_STOCHASTIC
+    state = chance.new_initial_state()
+    assert state.is_chance_node()
+    assert sum(p for _, p in state.chance_outcomes()) == pytest.approx(1.0)
+    hidden = rgt.openspiel.load_game(HIDDEN_GAME, language="rg")
+    assert hidden.get_type().information == GameType.Information.IMPERFECT_INFORMATION
+    state = hidden.new_initial_state()
+    state.apply_action(state.legal_actions()[0])
+    assert state.observation_string(0) != state.observation_string(1)
+    assert state.information_state_string(1) == state.observation_string(1)
+
+
+def play_mcts_against_random(game, evaluator, simulations=20, seed=1):
+    """One complete game of MCTS (player 0) against a random bot; the final returns."""
+    rs = np.random.RandomState(seed)
+    bots = [
+        mcts.MCTSBot(game, 2.0, simulations, evaluator, random_state=rs, solve=False),
+        pyspiel.make_uniform_random_bot(1, seed),
+    ]
+    returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rs)
+    assert len(returns) == 2
+    assert all(game.min_utility() <= r <= game.max_utility() for r in returns)
+    return returns
+
+
+def test_mcts_with_openspiels_own_evaluator_plays_nim():
+    game = pyspiel.load_game("rgt", {"path": str(EXAMPLES / "nim.rg")})
+    evaluator = mcts.RandomRolloutEvaluator(2, np.random.RandomState(3))
+    # Nim is won by the first player with perfect play; 200 simulations find it.
+    assert play_mcts_against_random(game, evaluator, simulations=200) == [100.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["alquerque.lg", "pretwa.lg"])
+def test_mcts_with_rust_rollouts_plays_linegames(name):
+    game = rgt.openspiel.load_game(EXAMPLES / "linegames" / name)
+    play_mcts_against_random(game, rgt.openspiel.RolloutEvaluator(4, seed=5))
+
+
+# Corpus games of every language; each skips visibly when the corpus is absent.
+CORPUS_GAMES = [
+    "kif/rg-suite/ticTacToe.kif",
+    "kif/rg-suite/connect4.kif",
+    "hrg/connect4.hrg",
+    "hrg/breakthrough.hrg",
+    "rbg/hl/ticTacToe.rbg",
+    "rbg/hl/connect4.rbg",
+    "rg/ticTacToe.rg",
+]
+
+
+@pytest.mark.parametrize("relative", CORPUS_GAMES)
+def test_mcts_against_random_on_corpus_games(relative):
+    game = rgt.openspiel.load_game(corpus_file(relative))
+    play_mcts_against_random(game, rgt.openspiel.RolloutEvaluator(2, seed=11), simulations=10)
+
+
+def spiel_perft(state, depth):
+    """Perft over an OpenSpiel state; the last ply counts legal actions (chance outcomes)."""
+    if state.is_terminal():
+        return 0
+    moves = state.chance_outcomes() if state.is_chance_node() else state.legal_actions()
+    if depth == 1:
+        return len(moves)
+    total = 0
+    for m in moves:
+        a = m[0] if isinstance(m, tuple) else m
+        total += spiel_perft(state.child(a), depth - 1)
+    return total
+
+
+# OpenSpiel's hand-written game, our translation of it, and the depth compared.
+CROSS_CHECKS = [
+    ("connect_four", "hrg/connect4.hrg", 5),
+    ("breakthrough", "hrg/breakthrough.hrg", 4),
+    ("chess", "hrg/chess.hrg", 4),
+    ("chess", "rbg/hl/chess.rbg", 4),
+    ("pentago", "hrg/pentago.hrg", 3),
+    ("oware", "hrg/oware.hrg", 5),
+    ("checkers", "hrg/englishDraughts.hrg", 5),
+]
+
+
+@pytest.mark.parametrize("spiel, relative, depth", CROSS_CHECKS)
+def test_openspiel_counts_equal_ours(spiel, relative, depth):
+    ours = rgt.load(corpus_file(relative)).new_initial_state()
+    theirs = pyspiel.load_game(spiel).new_initial_state()
+    for d in range(1, depth + 1):
+        assert ours.perft(d) == spiel_perft(theirs, d), (spiel, relative, d)
+
+
+def test_the_readme_example_runs():
+    """README's ten-line example, on the corpus's tic-tac-toe in KIF."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    start = readme.index("```python\n", readme.index("## Python")) + len("```python\n")
+    code = readme[start : readme.index("```", start)]
+    assert '"ticTacToe.kif"' in code
+    path = corpus_file("kif/rg-suite/ticTacToe.kif")
+    scope = {}
+    exec(code.replace('"ticTacToe.kif"', repr(str(path)), 1), scope)
+    assert isinstance(scope["game"], rgt.openspiel.RgtGame)

@@ -26,17 +26,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let game = load(session, &args.game)?;
     let s = GameStats::of(&game);
     let text = if args.json {
-        let v = serde_json::json!({
-            "nodes": s.nodes,
-            "edges": s.edges,
-            "variables": s.variables,
-            "constants": s.constants,
-            "types": s.types,
-            "reachability_checks": s.reachability_checks,
-            "tags": s.tags,
-            "pragmas": s.pragmas,
-            "state_bits": s.state_bits,
-        });
+        let v = rg_pipeline::stats_json(&game);
         format!("{}\n", serde_json::to_string(&v).expect("JSON of numbers"))
     } else {
         format!(

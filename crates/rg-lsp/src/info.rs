@@ -100,18 +100,7 @@ pub fn compute(
     };
     match pipeline.load_text(lang, name, text) {
         Ok(loaded) => {
-            let s = rg_core::GameStats::of(&loaded.game);
-            result.stats = Some(serde_json::json!({
-                "nodes": s.nodes,
-                "edges": s.edges,
-                "variables": s.variables,
-                "constants": s.constants,
-                "types": s.types,
-                "reachability_checks": s.reachability_checks,
-                "tags": s.tags,
-                "pragmas": s.pragmas,
-                "state_bits": s.state_bits,
-            }));
+            result.stats = Some(rg_pipeline::stats_json(&loaded.game));
             result.dot = Some(rg_pipeline::emit(&loaded.game, Emit::Dot));
             if html {
                 let opts = rg_fmt::view::ViewOptions {

@@ -65,6 +65,6 @@ pub use error::Error;
 pub use lang::Lang;
 pub use pipeline::{
     Emit, Loaded, OptLevel, Options, Pipeline, check, emit, generated_hrg, load_text, optimise,
-    pass_failure, read_source, translate_text,
+    pass_failure, read_source, stats_json, translate_text,
 };
 pub use play::{Goal, GoalValue, Move, Playable, Position};

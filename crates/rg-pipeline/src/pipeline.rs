@@ -68,6 +68,23 @@ pub fn emit(game: &Game, format: Emit) -> String {
     rg_fmt::emit_to_string(format.emitter(), game)
 }
 
+/// The statistics of a game as `rgt stats --json` prints them (the language server's
+/// `rgt/gameInfo` returns the same object).
+pub fn stats_json(game: &Game) -> serde_json::Value {
+    let s = rg_core::GameStats::of(game);
+    serde_json::json!({
+        "nodes": s.nodes,
+        "edges": s.edges,
+        "variables": s.variables,
+        "constants": s.constants,
+        "types": s.types,
+        "reachability_checks": s.reachability_checks,
+        "tags": s.tags,
+        "pragmas": s.pragmas,
+        "state_bits": s.state_bits,
+    })
+}
+
 /// What a load does besides translating.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {

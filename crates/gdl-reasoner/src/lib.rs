@@ -1695,63 +1695,19 @@ impl Game {
     }
 }
 
-/// Strongly connected components of a graph, every component after those it has edges from
-/// (Tarjan's algorithm, iterative).
+/// Strongly connected components of a graph, every component after those it has edges from,
+/// members in ascending order (the syntax crate's iterative Tarjan).
 fn sccs_in_dependency_order(succ: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    let n = succ.len();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = Vec::new();
-    let mut next = 0;
-    for root in 0..n {
-        if index[root] != usize::MAX {
-            continue;
-        }
-        let mut calls = vec![(root, 0usize)];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&mut (v, ref mut i)) = calls.last_mut() {
-            if let Some(&w) = succ[v].get(*i) {
-                *i += 1;
-                if index[w] == usize::MAX {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    calls.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-            } else {
-                calls.pop();
-                if let Some(&(u, _)) = calls.last() {
-                    low[u] = low[u].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    let mut comp = Vec::new();
-                    loop {
-                        let w = stack.pop().expect("v is on the stack");
-                        on_stack[w] = false;
-                        comp.push(w);
-                        if w == v {
-                            break;
-                        }
-                    }
-                    comp.sort_unstable();
-                    out.push(comp);
-                }
-            }
-        }
-    }
-    // Tarjan finishes a component after every component reachable from it.
-    out.reverse();
-    out
+    let edges = succ
+        .iter()
+        .enumerate()
+        .flat_map(|(v, ws)| ws.iter().map(move |&w| (v as u32, w as u32)));
+    let g = front_gdl_syntax::graph::Csr::from_edges(succ.len(), edges);
+    front_gdl_syntax::graph::sccs(&g)
+        .components
+        .into_iter()
+        .map(|c| c.into_iter().map(|v| v as usize).collect())
+        .collect()
 }
 
 /// A relation that may be answered on demand is materialised until one evaluation gives it more

@@ -1806,7 +1806,7 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             cpp,
-            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n",
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n\nbool apply_first_move(State& s, Cache& c) {{\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n",
             single.len().max(1),
             array_items(&single)
         );

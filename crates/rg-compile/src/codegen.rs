@@ -70,6 +70,10 @@ pub(crate) struct Gen<'a> {
     /// `SCOPE_NONDET`).
     scope_epochs: bool,
     scope_nondet: bool,
+    /// For the check target whose functions are being written, the strongly connected
+    /// component of each node of its search (one target at a time: they are written target
+    /// by target).
+    reach_comp: Option<(NodeId, Vec<usize>)>,
 }
 
 /// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
@@ -260,6 +264,7 @@ impl<'a> Gen<'a> {
             memo,
             scope_epochs: false,
             scope_nondet: false,
+            reach_comp: None,
         }
     }
 
@@ -1163,6 +1168,30 @@ impl<'a> Gen<'a> {
         Ok((head, cond.is_none()))
     }
 
+    /// The strongly connected component of each node of the search towards `b`, in the
+    /// graph of its edges.
+    fn reach_comp(&mut self, b: NodeId) -> &[usize] {
+        if !matches!(&self.reach_comp, Some((x, _)) if *x == b) {
+            let n = self.plan.out.len();
+            let succ: Vec<Vec<usize>> = (0..n)
+                .map(|q| {
+                    if !self.plan.in_reach(b, NodeId::new(q)) {
+                        return Vec::new();
+                    }
+                    self.plan.out[q]
+                        .iter()
+                        .map(|&e| self.game.edge(e).to)
+                        .filter(|&t| self.plan.in_reach(b, t))
+                        .map(|t| t.index())
+                        .collect()
+                })
+                .collect();
+            let (comp, _) = crate::visits::components(n, &succ);
+            self.reach_comp = Some((b, comp));
+        }
+        &self.reach_comp.as_ref().expect("just set").1
+    }
+
     fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
         let mut f = String::new();
         let _ = writeln!(
@@ -1205,6 +1234,13 @@ impl<'a> Gen<'a> {
                 }
             }
         } else {
+            // A search that succeeds stops at once: the edges leaving a cycle are tried before
+            // those going round it again (`down* {e}` checks the cell it is at before walking
+            // on); the answer is the same in every order.
+            let mut edges = edges;
+            let game = self.game;
+            let comp = self.reach_comp(b);
+            edges.sort_by_key(|&e| comp[game.edge(e).to.index()] == comp[n.index()]);
             for &e in &edges {
                 let t = self.game.edge(e).to;
                 if !self.plan.in_reach(b, t) {

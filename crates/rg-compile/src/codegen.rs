@@ -74,6 +74,9 @@ pub(crate) struct Gen<'a> {
     /// component of each node of its search (one target at a time: they are written target
     /// by target).
     reach_comp: Option<(NodeId, Vec<usize>)>,
+    /// Stamp slots after the analysis's: visit counters of apply walks that take the first
+    /// move they find (`c.first_only`).
+    extra_stamps: u64,
 }
 
 /// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
@@ -265,6 +268,7 @@ impl<'a> Gen<'a> {
             scope_epochs: false,
             scope_nondet: false,
             reach_comp: None,
+            extra_stamps: 0,
         }
     }
 
@@ -763,6 +767,36 @@ impl<'a> Gen<'a> {
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
     }
 
+    /// An apply walk that takes the first move it finds (`c.first_only`) needs no scope-keyed
+    /// check for its result: a state expanded again finds no move the first expansion did not
+    /// find (else the walk would have stopped), so it only counts the visits, as a loop
+    /// check, which keeps the walk finite and its work bounded.
+    fn first_only_check(&mut self, n: NodeId, check: String, apply: bool) -> String {
+        let det = self.visits.moves.det(n.index());
+        let Check::Scoped { vars } = det else {
+            return check;
+        };
+        if !apply || self.visits.moves.nondet(n.index()) {
+            return check;
+        }
+        let base = self.visits.stamp_slots + self.extra_stamps;
+        self.extra_stamps += 2;
+        let counted = self.det_code(
+            n,
+            &Check::Loop {
+                vars: vars.clone(),
+                base,
+            },
+            "return false;",
+            false,
+        );
+        format!(
+            "  if (c.first_only) {{\n    {}  }} else {{\n    {}  }}\n",
+            counted.trim_start(),
+            check.trim_start()
+        )
+    }
+
     /// `nested`: the node belongs to searches that can run inside one another, whose marks
     /// are kept per nesting level.
     fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str, nested: bool) -> String {
@@ -1032,7 +1066,8 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n))
         );
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
+        let check = self.visit_code(n, &visits.moves, on_seen, false);
+        f.push_str(&self.first_only_check(n, check, apply));
         if apply {
             f.push_str(&self.simple_applies(n)?);
         } else if self.deferred[n.index()] {
@@ -1700,7 +1735,7 @@ impl<'a> Gen<'a> {
         let _ = writeln!(
             hpp,
             "constexpr uint32_t STAMP_SLOTS = {}u;",
-            self.visits.stamp_slots
+            self.visits.stamp_slots + self.extra_stamps
         );
         let _ = writeln!(hpp, "constexpr uint32_t MEMO_SLOTS = {}u;", self.memo.slots);
         let _ = writeln!(

@@ -70,6 +70,13 @@ pub(crate) struct Gen<'a> {
     /// `SCOPE_NONDET`).
     scope_epochs: bool,
     scope_nondet: bool,
+    /// For the check target whose functions are being written, the strongly connected
+    /// component of each node of its search (one target at a time: they are written target
+    /// by target).
+    reach_comp: Option<(NodeId, Vec<usize>)>,
+    /// Stamp slots after the analysis's: visit counters of apply walks that take the first
+    /// move they find (`c.first_only`).
+    extra_stamps: u64,
 }
 
 /// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
@@ -260,6 +267,8 @@ impl<'a> Gen<'a> {
             memo,
             scope_epochs: false,
             scope_nondet: false,
+            reach_comp: None,
+            extra_stamps: 0,
         }
     }
 
@@ -758,6 +767,36 @@ impl<'a> Gen<'a> {
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
     }
 
+    /// An apply walk that takes the first move it finds (`c.first_only`) needs no scope-keyed
+    /// check for its result: a state expanded again finds no move the first expansion did not
+    /// find (else the walk would have stopped), so it only counts the visits, as a loop
+    /// check, which keeps the walk finite and its work bounded.
+    fn first_only_check(&mut self, n: NodeId, check: String, apply: bool) -> String {
+        let det = self.visits.moves.det(n.index());
+        let Check::Scoped { vars } = det else {
+            return check;
+        };
+        if !apply || self.visits.moves.nondet(n.index()) {
+            return check;
+        }
+        let base = self.visits.stamp_slots + self.extra_stamps;
+        self.extra_stamps += 2;
+        let counted = self.det_code(
+            n,
+            &Check::Loop {
+                vars: vars.clone(),
+                base,
+            },
+            "return false;",
+            false,
+        );
+        format!(
+            "  if (c.first_only) {{\n    {}  }} else {{\n    {}  }}\n",
+            counted.trim_start(),
+            check.trim_start()
+        )
+    }
+
     /// `nested`: the node belongs to searches that can run inside one another, whose marks
     /// are kept per nesting level.
     fn det_code(&mut self, n: NodeId, check: &Check, on_seen: &str, nested: bool) -> String {
@@ -1027,7 +1066,8 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n))
         );
         let visits = self.visits;
-        f.push_str(&self.visit_code(n, &visits.moves, on_seen, false));
+        let check = self.visit_code(n, &visits.moves, on_seen, false);
+        f.push_str(&self.first_only_check(n, check, apply));
         if apply {
             f.push_str(&self.simple_applies(n)?);
         } else if self.deferred[n.index()] {
@@ -1163,6 +1203,30 @@ impl<'a> Gen<'a> {
         Ok((head, cond.is_none()))
     }
 
+    /// The strongly connected component of each node of the search towards `b`, in the
+    /// graph of its edges.
+    fn reach_comp(&mut self, b: NodeId) -> &[usize] {
+        if !matches!(&self.reach_comp, Some((x, _)) if *x == b) {
+            let n = self.plan.out.len();
+            let succ: Vec<Vec<usize>> = (0..n)
+                .map(|q| {
+                    if !self.plan.in_reach(b, NodeId::new(q)) {
+                        return Vec::new();
+                    }
+                    self.plan.out[q]
+                        .iter()
+                        .map(|&e| self.game.edge(e).to)
+                        .filter(|&t| self.plan.in_reach(b, t))
+                        .map(|t| t.index())
+                        .collect()
+                })
+                .collect();
+            let (comp, _) = crate::visits::components(n, &succ);
+            self.reach_comp = Some((b, comp));
+        }
+        &self.reach_comp.as_ref().expect("just set").1
+    }
+
     fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
         let mut f = String::new();
         let _ = writeln!(
@@ -1205,6 +1269,13 @@ impl<'a> Gen<'a> {
                 }
             }
         } else {
+            // A search that succeeds stops at once: the edges leaving a cycle are tried before
+            // those going round it again (`down* {e}` checks the cell it is at before walking
+            // on); the answer is the same in every order.
+            let mut edges = edges;
+            let game = self.game;
+            let comp = self.reach_comp(b);
+            edges.sort_by_key(|&e| comp[game.edge(e).to.index()] == comp[n.index()]);
             for &e in &edges {
                 let t = self.game.edge(e).to;
                 if !self.plan.in_reach(b, t) {
@@ -1664,7 +1735,7 @@ impl<'a> Gen<'a> {
         let _ = writeln!(
             hpp,
             "constexpr uint32_t STAMP_SLOTS = {}u;",
-            self.visits.stamp_slots
+            self.visits.stamp_slots + self.extra_stamps
         );
         let _ = writeln!(hpp, "constexpr uint32_t MEMO_SLOTS = {}u;", self.memo.slots);
         let _ = writeln!(
@@ -1806,7 +1877,7 @@ impl<'a> Gen<'a> {
             .collect();
         let _ = writeln!(
             cpp,
-            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n",
+            "bool has_single_move(const State& s) {{\n  static const uint8_t single[{}] = {{{}}};\n  return s.node < NUM_NODES && single[s.node];\n}}\n\nbool apply_only_move(State& s, Cache& c) {{\n  if (!has_single_move(s)) fail(\"the state's search may find several moves\");\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n\nbool apply_first_move(State& s, Cache& c) {{\n  return apply_walk(s, nullptr, 0, 0, false, true, c);\n}}\n",
             single.len().max(1),
             array_items(&single)
         );

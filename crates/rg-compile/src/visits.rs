@@ -933,6 +933,70 @@ impl<'a> Analysis<'a> {
         }
     }
 
+    /// Whether the edges `es` (from the chain's top node `d`) are negated checks `! s -> t` that
+    /// fail whenever a walk down `chain` (upwards, as [`Self::chain_to`] gives it, `d` last)
+    /// reaches its bottom node: the check's automaton has, from `s`, a walk with the same
+    /// labels as every walk of the chain (skips aside) that ends at `t`, so from the same
+    /// state at `d` the check reaches `t` whenever the chain's walk gets through (RBG's
+    /// `{! X} + X ...` pass alternatives are the usual case).
+    fn refuted_by_check(&self, es: &[EdgeId], chain: &[(NodeId, Vec<EdgeId>)]) -> bool {
+        const MAX_STEPS: usize = 64;
+        if es.is_empty() || chain.len() < 2 || chain.len() > MAX_STEPS {
+            return false;
+        }
+        let close = |set: &mut BTreeSet<NodeId>| {
+            let mut stack: Vec<NodeId> = set.iter().copied().collect();
+            while let Some(q) = stack.pop() {
+                for &o in self.game.outgoing(q) {
+                    let ed = self.game.edge(o);
+                    if matches!(ed.label, Label::Skip) && set.insert(ed.to) {
+                        stack.push(ed.to);
+                    }
+                }
+            }
+        };
+        es.iter().all(|&x| {
+            let Label::Reach {
+                from: s,
+                to: t,
+                negated: true,
+            } = self.game.edge(x).label
+            else {
+                return false;
+            };
+            let mut at: BTreeSet<NodeId> = [s].into();
+            close(&mut at);
+            // chain[k].1 leads from chain[k].0 to chain[k - 1].0; the bottom is chain[0].0.
+            for k in (1..chain.len()).rev() {
+                let [step] = chain[k].1.as_slice() else {
+                    return false;
+                };
+                let label = self.game.edge(*step).label;
+                if matches!(label, Label::Skip) {
+                    continue;
+                }
+                if matches!(label, Label::Tag(_) | Label::TagVar(_)) {
+                    return false;
+                }
+                let mut next = BTreeSet::new();
+                for &q in &at {
+                    for &o in self.game.outgoing(q) {
+                        let ed = self.game.edge(o);
+                        if ed.label == label {
+                            next.insert(ed.to);
+                        }
+                    }
+                }
+                close(&mut next);
+                if next.is_empty() {
+                    return false;
+                }
+                at = next;
+            }
+            at.contains(&t)
+        })
+    }
+
     /// Whether tag edges `e1` and `e2` of one region never emit one symbol in one scope event
     /// because their walks part for good at a node `d` by edges at most one of which a state
     /// can take: every walk to either tag edge passes `d` and then a fixed chain of nodes, and
@@ -966,9 +1030,11 @@ impl<'a> Analysis<'a> {
             return false;
         }
         if a.iter().any(|x| b.contains(x))
-            || !a
+            || !(a
                 .iter()
                 .all(|&x| b.iter().all(|&y| self.exclusive(d, &[x, y])))
+                || self.refuted_by_check(a, &c2[..=i2])
+                || self.refuted_by_check(b, &c1[..=i1]))
         {
             return false;
         }

@@ -55,6 +55,11 @@ bool has_single_move(const State& s);
 /// Cheaper than listing the moves: the walk's state becomes `s` directly.
 bool apply_only_move(State& s, Cache& cache);
 
+/// Applies the first move of `s` in the interpreter's order; false when `s` has no move. In a
+/// proper game the keeper has exactly one move, so for the keeper this is its move, found
+/// without listing the others (whether there are others only listing tells).
+bool apply_first_move(State& s, Cache& cache);
+
 /// Applies the first legal move, in the interpreter's order, whose tags are `tags`; false (and
 /// `s` unchanged) when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);

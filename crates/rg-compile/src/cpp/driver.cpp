@@ -10,7 +10,8 @@
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
-// the same tags that lead to different states (the interpreter always checks this). A play
+// the same tags that lead to different states and a keeper with more than one move (the
+// interpreter always checks both; without `--check` the keeper's first move is applied). A play
 // lists the moves of a state and applies the chosen one, or lists only their tags or counts
 // them and finds the chosen one again; by default each node takes the way that measured
 // fastest on its first visits, `--by-list`/`--by-tags`/`--by-count` force one. All ways play
@@ -299,9 +300,11 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     State s = start;
     uint64_t turn = 0, picked = 0, keeper_run = 0;
     for (;;) {
-      // The keeper's only move (proven at most one) is applied without listing moves.
-      if (!check && is_keeper(s) && has_single_move(s)) {
-        if (apply_only_move(s, cache)) {
+      // The keeper's move is applied without listing moves: the first one the search finds,
+      // which in a proper game is its only one (the keeper is deterministic). `--check` lists
+      // them and fails, as `rgt run` does, when the keeper has another number of moves.
+      if (!check && is_keeper(s)) {
+        if (apply_first_move(s, cache)) {
           rng.below(1);  // as the general path draws for the keeper's single move
           picked += 1;
           if (picked > PLAY_LIMIT)

@@ -292,6 +292,10 @@ class Cache {
   const uint32_t* goal = nullptr;
   uint32_t goal_n = 0;
   uint32_t goal_skip = 0;
+  // The walk applies the first move it finds (none skipped): a state expanded again would find
+  // nothing the first expansion did not, so its scope-keyed checks only count visits (as
+  // `loop_check`) and record states only from the `LOOP_LIMIT`-th visit on.
+  bool first_only = false;
   bool trusted = false;
   bool any_tags = false;
   // The locations the walk of a move search has assigned (values unused), the first `ntrail`.

@@ -13,9 +13,11 @@
 //!    of a rule with a relaxed head is recorded as it is found: the exact literals are already
 //!    decided, the relaxed ones become literals over ground atoms. A negative relaxed literal
 //!    whose atom never enters M⁺ is true and disappears.
-//! 3. Guards (atoms, instances, term depth, wall-clock) stop the grounding with E-GND-050
-//!    naming the relation that grew most and the rule producing it, instead of running out of
-//!    memory; a progress callback sees the counts while it runs.
+//! 3. Guards (atoms, instances, the terms instances store, term depth, wall-clock) stop the
+//!    grounding with E-GND-050 naming the relation that grew most and the rule producing it,
+//!    instead of running out of memory; a progress callback sees the counts while it runs.
+//!    Every guard and soft limit is checked as a join emits (`join::Budgets`), before what it
+//!    emits is stored, so memory stays proportional to the limits whatever the input.
 //!
 //! The result, `Grounding`, is simplified and lowered by `propnet`.
 
@@ -42,7 +44,9 @@ use terms::TermStore;
 pub struct GroundLimits {
     /// Ground atoms (exact facts and M⁺ atoms together).
     pub max_atoms: u64,
-    /// Recorded ground rule instances.
+    /// Recorded ground rule instances. The terms they store (three per instance, one per body
+    /// literal, and the arguments of literals resolved at the end) are limited to 16 per
+    /// instance allowed here.
     pub max_instances: u64,
     /// Nesting depth of a ground term.
     pub max_depth: u16,

@@ -13,9 +13,11 @@
 //!    of a rule with a relaxed head is recorded as it is found: the exact literals are already
 //!    decided, the relaxed ones become literals over ground atoms. A negative relaxed literal
 //!    whose atom never enters M⁺ is true and disappears.
-//! 3. Guards (atoms, instances, term depth, wall-clock) stop the grounding with E-GND-050
-//!    naming the relation that grew most and the rule producing it, instead of running out of
-//!    memory; a progress callback sees the counts while it runs.
+//! 3. Guards (atoms, instances, the terms instances store, term depth, wall-clock) stop the
+//!    grounding with E-GND-050 naming the relation that grew most and the rule producing it,
+//!    instead of running out of memory; a progress callback sees the counts while it runs.
+//!    Every guard and soft limit is checked as a join emits (`join::Budgets`), before what it
+//!    emits is stored, so memory stays proportional to the limits whatever the input.
 //!
 //! The result, `Grounding`, is simplified and lowered by `propnet`.
 
@@ -28,7 +30,7 @@ pub(crate) mod terms;
 
 use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
-use join::{Emitted, Exec, NegAtoms, Pending, Stop};
+use join::{AtomLimit, Emitted, Exec, NegAtoms, Pending, Stop};
 use rg_core::{EntityId, Span};
 use rules::{IRule, LitKind, Mode, Rel};
 use std::time::{Duration, Instant};
@@ -42,7 +44,9 @@ use terms::TermStore;
 pub struct GroundLimits {
     /// Ground atoms (exact facts and M⁺ atoms together).
     pub max_atoms: u64,
-    /// Recorded ground rule instances.
+    /// Recorded ground rule instances. The terms they store (three per instance, one per body
+    /// literal, and the arguments of literals resolved at the end) are limited to 16 per
+    /// instance allowed here.
     pub max_instances: u64,
     /// Nesting depth of a ground term.
     pub max_depth: u16,
@@ -372,7 +376,8 @@ fn instantiate(
                     tables[rel as usize].refresh_index(ix, &store);
                 }
                 out.clear();
-                let budget = limits.max_instances.saturating_sub(guard.instances);
+                let head = &tables[rule.rel as usize];
+                let budgets = run_budgets(soft, limits, &guard, &found, (rule, ri), head);
                 let mut tick = || guard.tick();
                 let mut exec = Exec::new(
                     &tables,
@@ -382,24 +387,23 @@ fn instantiate(
                     limits.max_depth,
                     &mut tick,
                 );
-                exec.budget = budget;
-                let res = exec.run(rule, &plan, &mut out);
-                match res {
-                    Ok(()) => {}
-                    Err(stop) => {
-                        return Err(Failure::Hard(limit_error(
-                            p,
-                            &rels,
-                            &rules,
-                            &tables,
-                            &found.per_rule,
-                            ri,
-                            stop,
-                            limits,
-                            &guard,
-                            &store,
-                        )));
+                exec.budgets = budgets;
+                if let Err(stop) = exec.run(rule, &plan, &mut out) {
+                    if let Some(o) = soft_stop(&stop, soft, rule) {
+                        return Err(Failure::Soft(o, rels, rules));
                     }
+                    return Err(Failure::Hard(limit_error(
+                        p,
+                        &rels,
+                        &rules,
+                        &tables,
+                        &found.per_rule,
+                        ri,
+                        stop,
+                        limits,
+                        &guard,
+                        out.count as u64,
+                    )));
                 }
                 let arity = rels[rule.rel as usize].arity;
                 found.record(rule, ri, arity, &out, &mut tables);
@@ -422,7 +426,7 @@ fn instantiate(
                         Stop::Guard,
                         limits,
                         &guard,
-                        &store,
+                        0,
                     )));
                 }
             }
@@ -537,6 +541,67 @@ fn soft_overflow(
     }
 }
 
+/// The limits of one run of rule `ri` whose head relation has the table `head` (see
+/// [`join::Budgets`]): the instances left under the guard, and under its soft limit (when
+/// exceeding it lifts something: the rule comes from the source); the new atoms a rule that records no
+/// instances may find, which with soft limits is what its head relation may still get before
+/// it is lifted (the hard limit is then checked after the run, as for every rule, so the
+/// outcome does not depend on where in the run a limit trips) and without them what is left
+/// under the hard limit; and the terms recorded instances may store.
+fn run_budgets(
+    soft: Option<lift::Soft>,
+    limits: &GroundLimits,
+    guard: &Guard<'_>,
+    found: &Found,
+    (rule, ri): (&IRule, u32),
+    head: &Table,
+) -> join::Budgets {
+    let soft_instances = match soft {
+        Some(soft) if rule.origin.is_some() => soft
+            .rule_instances
+            .saturating_sub(found.per_rule[ri as usize]),
+        _ => u64::MAX,
+    };
+    let (new_atoms, over_new_atoms) = match soft {
+        Some(soft) => (
+            u64::from(soft.relation_atoms).saturating_sub(u64::from(head.len())),
+            AtomLimit::Soft,
+        ),
+        None => (
+            limits.max_atoms.saturating_sub(guard.atoms),
+            AtomLimit::Hard,
+        ),
+    };
+    join::Budgets {
+        instances: limits.max_instances.saturating_sub(guard.instances),
+        soft_instances,
+        new_atoms,
+        over_new_atoms,
+        max_terms: limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
+        terms_before: found.terms(),
+    }
+}
+
+/// The soft limit a run that stopped early (`stop`) exceeded, if any: too many atoms of the
+/// rule's head relation lift the relation; too many instances, or instances storing too many
+/// terms, lift the rule's existential part (or its relation) when lifting is on. (The rule is
+/// the one with the most instances, as [`soft_overflow`] would choose after the run: every
+/// other rule stayed below the soft limit it exceeds.)
+fn soft_stop(stop: &Stop, soft: Option<lift::Soft>, rule: &IRule) -> Option<lift::Overflow> {
+    match stop {
+        Stop::Atoms(AtomLimit::Soft) => Some(lift::Overflow::Relation(rule.rel)),
+        Stop::Terms | Stop::SoftInstances if soft.is_some() => {
+            rule.origin.map(lift::Overflow::Rule)
+        }
+        _ => None,
+    }
+}
+
+/// The terms recorded instances may store per instance allowed (`GroundLimits::max_instances`)
+/// on average: three for the instance, the others for its body literals and their arguments.
+/// Bounds the memory of instances with long bodies.
+const TERMS_PER_INSTANCE: u64 = 16;
+
 /// The atoms and rule instances grounding has found so far.
 struct Found {
     /// Every atom, as its relation and its row in the relation's table.
@@ -550,6 +615,12 @@ struct Found {
 }
 
 impl Found {
+    /// The terms the recorded instances store so far (see [`Exec::max_terms`]), without the
+    /// interned literals.
+    fn terms(&self) -> u64 {
+        3 * self.inst.head.len() as u64 + self.pending.len() as u64
+    }
+
     /// Inserts the heads of rule `ri`'s new instances (`out`) into its relation's table and,
     /// when the rule records instances, records them (head atom, rule, body literals).
     fn record(&mut self, rule: &IRule, ri: u32, arity: usize, out: &Emitted, tables: &mut [Table]) {
@@ -643,7 +714,7 @@ fn limit_error(
     stop: Stop,
     limits: &GroundLimits,
     guard: &Guard<'_>,
-    store: &TermStore,
+    running_new: u64,
 ) -> GdlDiagnostic {
     let limit = match stop {
         Stop::Depth => format!("the term depth limit of {}", limits.max_depth),
@@ -654,39 +725,58 @@ fn limit_error(
         Stop::Guard if guard.atoms > limits.max_atoms => {
             format!("the limit of {} ground atoms", limits.max_atoms)
         }
-        Stop::Guard => format!("the limit of {} rule instances", limits.max_instances),
+        Stop::Atoms(_) => format!("the limit of {} ground atoms", limits.max_atoms),
+        Stop::Terms => format!(
+            "the limit of {} terms stored for {} rule instances",
+            limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
+            limits.max_instances
+        ),
+        // (A soft stop never gets here: it lifts something.)
+        Stop::Guard | Stop::SoftInstances => {
+            format!("the limit of {} rule instances", limits.max_instances)
+        }
     };
     // The relation with the most atoms, and the rule with the most instances (the running
     // rule when it is the one that tripped the guard).
     let (big, size) = tables
         .iter()
         .enumerate()
-        .max_by_key(|(_, t)| t.len())
-        .map(|(i, t)| (i, t.len()))
+        .map(|(i, t)| (i, u64::from(t.len())))
+        .max_by_key(|&(_, n)| n)
         .unwrap_or((0, 0));
+    // A rule stopped while finding atoms: its relation, with the atoms found so far.
+    let (big, size) = match stop {
+        Stop::Atoms(_) => {
+            let head = rules[running as usize].rel as usize;
+            (head, u64::from(tables[head].len()) + running_new)
+        }
+        _ => (big, size),
+    };
     let worst = per_rule
         .iter()
         .enumerate()
         .max_by_key(|&(_, n)| *n)
         .filter(|&(_, n)| *n > 0)
         .map_or(running as usize, |(i, _)| i);
-    let blame = if matches!(stop, Stop::Depth) || guard.timed_out {
-        running as usize
+    let running_blamed =
+        matches!(stop, Stop::Depth | Stop::Atoms(_) | Stop::Terms) || guard.timed_out;
+
+    let (blame, label) = if running_blamed {
+        (running as usize, "while grounding this rule")
     } else {
-        worst
+        (worst, "this rule produced the most instances")
     };
     let rel_name = rel_display(p, rels, big as u32);
     let span = grounding_span(p, &rules[blame]);
-    let _ = store;
     GdlDiagnostic::new(
         Code::GroundingLimit,
         span,
         format!("grounding exceeded {limit}: relation `{rel_name}` reached {size} atoms"),
     )
-    .with_label("this rule produced the most instances")
+    .with_label(label)
     .with_help(
-        "the game is too large to ground completely; raise the limits with --ground-atoms, \
-         --ground-instances, --ground-depth or --ground-timeout",
+        "the game is too large to ground completely; `rgt` raises the limits of ground atoms \
+         and rule instances with --size-limit",
     )
 }
 
@@ -903,6 +993,85 @@ pub(crate) mod tests {
         let e = ground_text(text, &limits).expect_err("over the depth limit");
         assert_eq!(e.code, Code::GroundingLimit);
         assert!(e.message.contains("depth"), "{}", e.message);
+    }
+
+    /// The atoms a diagnostic says the relation reached.
+    fn reached(message: &str) -> u64 {
+        let at = message.find("reached ").expect("a size") + "reached ".len();
+        let digits: String = message[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().expect("a number")
+    }
+
+    /// Thirty values and a static relation over five of them: 30⁵ = 24 300 000 atoms.
+    fn product_game(use_it: &str) -> String {
+        let nums: String = (0..30).map(|i| format!("(n {i}) ")).collect();
+        game(&format!(
+            "{nums} (<= (big ?a ?b ?c ?d ?e) (n ?a) (n ?b) (n ?c) (n ?d) (n ?e)) {use_it}"
+        ))
+    }
+
+    /// A static relation whose join explodes stops at the atom limit while it is being
+    /// computed, not after all its atoms were found (issue 24: the guard must trip before
+    /// memory runs out).
+    #[test]
+    fn an_exploding_static_relation_stops_at_the_atom_limit() {
+        let text =
+            product_game("(<= (legal a (go ?a ?b ?c ?d ?e)) (true s0) (big ?a ?b ?c ?d ?e))");
+        let limits = GroundLimits {
+            max_atoms: 10_000,
+            lifting: Lifting::Off,
+            ..GroundLimits::default()
+        };
+        let e = ground_text(&text, &limits).expect_err("over the atom limit");
+        assert_eq!(e.code, Code::GroundingLimit);
+        assert!(e.message.contains("big/5"), "{}", e.message);
+        assert!(e.message.contains("10000 ground atoms"), "{}", e.message);
+        assert!(reached(&e.message) <= 10_001, "{}", e.message);
+        assert!(
+            e.help.as_deref().unwrap_or("").contains("--size-limit"),
+            "{e:?}"
+        );
+    }
+
+    /// With lifting, the same relation trips the soft limit per relation as it grows and is
+    /// lifted: the game grounds, without `big`'s atoms.
+    #[test]
+    fn an_exploding_static_relation_is_lifted_as_it_grows() {
+        let text = product_game("(<= (legal a (go ?a)) (true s0) (n ?a) (big ?a ?a ?a ?a ?a))");
+        let (p, g) = ground_text(&text, &GroundLimits::default()).expect("grounds");
+        assert!(
+            atoms(&p, &g, "big").len() <= 30,
+            "{:?}",
+            atoms(&p, &g, "big").len()
+        );
+        assert_eq!(atoms(&p, &g, "legal").len(), 30);
+    }
+
+    /// Instances with long bodies count the terms they store: a rule of 24 body literals
+    /// stops at the limit of terms before it reaches the limit of instances.
+    #[test]
+    fn long_instances_stop_at_the_limit_of_stored_terms() {
+        let lits: String = (0..24).map(|i| format!("(true (c{i} ?x)) ")).collect();
+        let inits: String = (0..24)
+            .flat_map(|i| (0..40).map(move |x| format!("(init (c{i} {x})) ")))
+            .collect();
+        let text = format!(
+            "(role a) {inits} (<= (next (c0 ?x)) (true (c0 ?x)))
+             (<= (long ?x ?y) {lits} (true (c1 ?y)))
+             (<= (legal a (go ?x ?y)) (long ?x ?y))
+             (<= terminal (true (c0 0))) (<= (goal a 100) (true (c0 0)))"
+        );
+        let limits = GroundLimits {
+            max_instances: 1_000,
+            lifting: Lifting::Off,
+            ..GroundLimits::default()
+        };
+        let e = ground_text(&text, &limits).expect_err("over the limit of terms");
+        assert_eq!(e.code, Code::GroundingLimit);
+        assert!(e.message.contains("16000 terms"), "{}", e.message);
     }
 
     #[test]

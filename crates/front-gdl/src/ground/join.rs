@@ -480,10 +480,26 @@ fn memo_inputs(steps: &[Step], nvars: usize) -> Vec<Option<Box<[u16]>>> {
 /// Why an execution stopped early.
 #[derive(Debug)]
 pub(crate) enum Stop {
-    /// A guard tripped (checked by the callback).
+    /// A guard tripped (checked by the callback, or the instance budget).
     Guard,
     /// A term deeper than the limit would have been built.
     Depth,
+    /// A rule that records no instances found more new atoms than [`Budgets::new_atoms`]
+    /// allows, over the limit [`Budgets::over_new_atoms`] says.
+    Atoms(AtomLimit),
+    /// The recorded instances would store more terms than [`Budgets::max_terms`].
+    Terms,
+    /// A recording rule emitted more instances than [`Budgets::soft_instances`].
+    SoftInstances,
+}
+
+/// The limit behind [`Budgets::new_atoms`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomLimit {
+    /// The hard limit of ground atoms (E-GND-050).
+    Hard,
+    /// The soft limit of atoms per relation: lift the head relation and ground again.
+    Soft,
 }
 
 /// A recorded literal before grounding ends: a positive literal over a relaxed atom is known,
@@ -546,6 +562,11 @@ impl NegAtoms {
         id
     }
 
+    /// The terms stored (the arguments of every interned literal and its relation).
+    pub(crate) fn words(&self) -> usize {
+        self.data.len()
+    }
+
     pub(crate) fn get(&self, i: u32) -> &[u32] {
         &self.data[self.start[i as usize] as usize..self.start[i as usize + 1] as usize]
     }
@@ -561,6 +582,9 @@ pub(crate) struct Emitted {
     pub(crate) ends: Vec<u32>,
     /// Body literals, [`Pending`]-encoded.
     pub(crate) lits: Vec<u32>,
+    /// For a rule that records no instances: the emitted heads (by number), so that each new
+    /// head is emitted once and `count` is the number of new atoms.
+    seen: super::hash::TupleSet,
 }
 
 impl Emitted {
@@ -569,6 +593,41 @@ impl Emitted {
         self.count = 0;
         self.ends.clear();
         self.lits.clear();
+        self.seen = super::hash::TupleSet::default();
+    }
+}
+
+/// The limits of one run of a plan (see [`Exec::budgets`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budgets {
+    /// Instances a recording rule may emit before the instance guard trips ([`Stop::Guard`]).
+    pub(crate) instances: u64,
+    /// Instances it may emit before its soft limit trips ([`Stop::SoftInstances`]).
+    pub(crate) soft_instances: u64,
+    /// New atoms a rule that records no instances may find (heads already in its table, or
+    /// already found in this run, are not emitted again) before stopping with [`Stop::Atoms`]:
+    /// the emitted heads never outgrow the atom limits.
+    pub(crate) new_atoms: u64,
+    /// Which limit `new_atoms` stands for.
+    pub(crate) over_new_atoms: AtomLimit,
+    /// The terms the recorded instances may store in all ([`Stop::Terms`]): three per
+    /// instance, one per body literal, and the interned literals resolved when grounding ends
+    /// ([`NegAtoms`]).
+    pub(crate) max_terms: u64,
+    /// The terms stored before this run, without the interned literals (counted as they grow).
+    pub(crate) terms_before: u64,
+}
+
+impl Default for Budgets {
+    fn default() -> Self {
+        Budgets {
+            instances: u64::MAX,
+            soft_instances: u64::MAX,
+            new_atoms: u64::MAX,
+            over_new_atoms: AtomLimit::Hard,
+            max_terms: u64::MAX,
+            terms_before: 0,
+        }
     }
 }
 
@@ -582,8 +641,8 @@ pub(crate) struct Exec<'a> {
     /// Called every 4096 work units; returns false to stop.
     pub(crate) tick: &'a mut dyn FnMut() -> bool,
     pub(crate) work: u64,
-    /// Instances this run may emit before the instance guard trips.
-    pub(crate) budget: u64,
+    /// What this run may emit: everything it emits is counted before it is stored.
+    pub(crate) budgets: Budgets,
     vals: Vec<GTerm>,
     rows: Vec<u32>,
     buf: Vec<u32>,
@@ -609,13 +668,18 @@ impl Failed {
         self.hits = 0;
     }
 
-    /// Whether remembering still pays: after a trial period, at least one lookup in 16 hits.
+    /// Whether remembering still pays (after a trial period, at least one lookup in 16 hits)
+    /// and the remembered keys are below [`FAILED_KEYS`]: what is remembered grows with the
+    /// work done, not with a limit, so it stops growing at a fixed size.
     fn active(&self) -> bool {
-        self.lookups < 4096 || self.hits * 16 >= self.lookups
+        (self.lookups < 4096 || self.hits * 16 >= self.lookups) && self.keys.len() < FAILED_KEYS
     }
 }
 
 const UNBOUND: GTerm = u32::MAX;
+
+/// The most terms of failed input combinations one step remembers (16 MiB of keys).
+const FAILED_KEYS: usize = 1 << 22;
 
 impl<'a> Exec<'a> {
     pub(crate) fn new(
@@ -634,7 +698,7 @@ impl<'a> Exec<'a> {
             max_depth,
             tick,
             work: 0,
-            budget: u64::MAX,
+            budgets: Budgets::default(),
             vals: Vec::new(),
             rows: Vec::new(),
             buf: Vec::new(),
@@ -951,40 +1015,74 @@ impl<'a> Exec<'a> {
     }
 
     fn emit(&mut self, rule: &IRule, out: &mut Emitted) -> Result<(), Stop> {
+        let at = out.heads.len();
         for h in rule.head.iter() {
             let t = self.build(h)?;
             out.heads.push(t);
         }
+        if !rule.record {
+            return self.emit_new_head(rule, out, at);
+        }
         out.count += 1;
-        if rule.record && out.count as u64 > self.budget {
+        if out.count as u64 > self.budgets.instances {
             return Err(Stop::Guard);
         }
-        if rule.record {
-            for (i, l) in rule.body.iter().enumerate() {
-                let mode = self.rels.get(l.rel as usize).map(|r| r.mode);
-                if matches!(l.kind, LitKind::Distinct | LitKind::Domain)
-                    || mode == Some(Mode::Exact)
-                {
-                    continue;
-                }
-                if l.kind == LitKind::Pos && mode == Some(Mode::Relaxed) {
-                    let atom = self.tables[l.rel as usize].atom(self.rows[i]);
-                    out.lits.push(Pending::Atom.encode(atom));
-                } else {
-                    let mut key = vec![l.rel];
-                    for a in l.args.iter() {
-                        key.push(self.build(a)?);
-                    }
-                    let n = self.neg.intern(&key);
-                    let tag = match (l.kind == LitKind::Neg, mode == Some(Mode::Lifted)) {
-                        (true, false) => Pending::Negated,
-                        (false, _) => Pending::Call,
-                        (true, true) => Pending::NegatedCall,
-                    };
-                    out.lits.push(tag.encode(n));
-                }
+        if out.count as u64 > self.budgets.soft_instances {
+            return Err(Stop::SoftInstances);
+        }
+        for (i, l) in rule.body.iter().enumerate() {
+            let mode = self.rels.get(l.rel as usize).map(|r| r.mode);
+            if matches!(l.kind, LitKind::Distinct | LitKind::Domain) || mode == Some(Mode::Exact) {
+                continue;
             }
-            out.ends.push(out.lits.len() as u32);
+            if l.kind == LitKind::Pos && mode == Some(Mode::Relaxed) {
+                let atom = self.tables[l.rel as usize].atom(self.rows[i]);
+                out.lits.push(Pending::Atom.encode(atom));
+            } else {
+                let mut key = vec![l.rel];
+                for a in l.args.iter() {
+                    key.push(self.build(a)?);
+                }
+                let n = self.neg.intern(&key);
+                let tag = match (l.kind == LitKind::Neg, mode == Some(Mode::Lifted)) {
+                    (true, false) => Pending::Negated,
+                    (false, _) => Pending::Call,
+                    (true, true) => Pending::NegatedCall,
+                };
+                out.lits.push(tag.encode(n));
+            }
+        }
+        out.ends.push(out.lits.len() as u32);
+        let b = &self.budgets;
+        let stored =
+            b.terms_before + 3 * out.count as u64 + out.lits.len() as u64 + self.neg.words() as u64;
+        if stored > b.max_terms {
+            return Err(Stop::Terms);
+        }
+        Ok(())
+    }
+
+    /// Keeps the head just pushed at `out.heads[at..]` of a rule that records no instances
+    /// only when it is a new atom: not in the head relation's table and not emitted before in
+    /// this run. Counts it against [`Budgets::new_atoms`].
+    fn emit_new_head(&mut self, rule: &IRule, out: &mut Emitted, at: usize) -> Result<(), Stop> {
+        let (before, head) = out.heads.split_at(at);
+        let table = &self.tables[rule.rel as usize];
+        let n = head.len();
+        let h = super::hash::hash_tuple(head);
+        let old = table.find(head).is_some()
+            || out
+                .seen
+                .find_hashed(h, head, |r| &before[r as usize * n..(r as usize + 1) * n])
+                .is_some();
+        if old {
+            out.heads.truncate(at);
+            return Ok(());
+        }
+        out.seen.insert_new(h, out.count as u32);
+        out.count += 1;
+        if out.count as u64 > self.budgets.new_atoms {
+            return Err(Stop::Atoms(self.budgets.over_new_atoms));
         }
         Ok(())
     }

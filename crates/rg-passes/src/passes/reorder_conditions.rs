@@ -116,6 +116,21 @@ fn path(
     path
 }
 
+/// Pushes to `read` every edge whose label [`step`] at `n` reads (or more).
+fn reads(
+    g: &Game,
+    checks: &NodeMap<bool>,
+    movable: Movable<'_>,
+    n: NodeId,
+    read: &mut Vec<EdgeId>,
+) {
+    let out = g.outgoing(n);
+    read.extend_from_slice(out);
+    for &e in out {
+        path(g, checks, movable, e, read);
+    }
+}
+
 /// Sorts the labels of the paths leaving `n`; returns the edges to relabel. Every edge whose
 /// label it looked at is pushed to `read` (the result depends on nothing else that the pass
 /// changes).
@@ -219,12 +234,14 @@ pub(crate) fn reorder(
     named.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let nodes: Vec<NodeId> = named.into_iter().map(|(_, n)| n).collect();
     let checks = check_nodes(g);
-    // A step depends only on the labels of the edges it read, and the pass changes nothing
+    // A step depends only on the labels of the edges it reads, and the pass changes nothing
     // but labels: a node whose last step was quiet and none of whose read edges was relabelled
-    // since is quiet again, and is counted as stepped without stepping it. Same rewrites in
-    // the same order, without re-reading the whole game in the last round.
-    let mut readers: Vec<Vec<u32>> = vec![Vec::new(); g.edge_entries().len()];
-    let mut dirty = vec![true; nodes.len()];
+    // since is quiet again, and is counted as stepped without sorting its paths again. Same
+    // rewrites in the same order, without sorting every path again in the last round.
+    // (The step number of each edge's last relabelling, and of each node's last quiet step;
+    // 0 for none.)
+    let mut relabelled_at = vec![0usize; g.edge_entries().len()];
+    let mut quiet_at = vec![0usize; nodes.len()];
     let mut read: Vec<EdgeId> = Vec::new();
     let mut changed = false;
     let (mut i, mut quiet, mut steps) = (0, 0, 0);
@@ -238,27 +255,28 @@ pub(crate) fn reorder(
             ));
             break;
         }
-        if !dirty[i] {
-            quiet += 1;
-            i = (i + 1) % nodes.len();
-            continue;
+        if quiet_at[i] != 0 {
+            // Walking the paths again reads the same edges as long as none of them changed.
+            read.clear();
+            reads(g, &checks, movable, nodes[i], &mut read);
+            if read.iter().all(|e| relabelled_at[e.index()] < quiet_at[i]) {
+                quiet += 1;
+                i = (i + 1) % nodes.len();
+                continue;
+            }
         }
         read.clear();
         let relabel = step(g, &checks, movable, nodes[i], &mut read);
         if relabel.is_empty() {
             quiet += 1;
-            dirty[i] = false;
-            for e in &read {
-                readers[e.index()].push(i as u32);
-            }
+            quiet_at[i] = steps;
         } else {
             quiet = 0;
             changed = true;
+            quiet_at[i] = 0;
             for (e, l) in relabel {
                 g.set_label(e, l);
-                for r in std::mem::take(&mut readers[e.index()]) {
-                    dirty[r as usize] = true;
-                }
+                relabelled_at[e.index()] = steps;
             }
         }
         i = (i + 1) % nodes.len();

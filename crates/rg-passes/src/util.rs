@@ -505,6 +505,26 @@ pub(crate) fn strongly_connected_components(succ: &[Vec<u32>]) -> Vec<u32> {
     component
 }
 
+/// Empties a hash map that is reused per node. Clearing costs the map's capacity, so a map
+/// grown for one node of large degree is dropped rather than cleared again for every later
+/// node (which made passes quadratic on games with a hub node, amazons.kif).
+pub(crate) fn reset_map<K, V, S: Default>(m: &mut std::collections::HashMap<K, V, S>) {
+    if m.capacity() > 2 * m.len() + 64 {
+        *m = std::collections::HashMap::default();
+    } else {
+        m.clear();
+    }
+}
+
+/// [`reset_map`] for a hash set.
+pub(crate) fn reset_set<T, S: Default>(s: &mut HashSet<T, S>) {
+    if s.capacity() > 2 * s.len() + 64 {
+        *s = HashSet::default();
+    } else {
+        s.clear();
+    }
+}
+
 #[cfg(test)]
 mod scc_tests {
     use super::strongly_connected_components;

@@ -76,6 +76,11 @@ impl VarSet {
         })
     }
 
+    /// Whether every member of `self` is in `other`.
+    pub(crate) fn is_subset(&self, other: &VarSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & !b == 0)
+    }
+
     /// `self ∪= other`; whether `self` grew.
     pub(crate) fn union(&mut self, other: &VarSet) -> bool {
         let mut grew = false;

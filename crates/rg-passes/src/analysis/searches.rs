@@ -29,6 +29,7 @@ use crate::util::{
 use rg_core::{EdgeId, EntityId, ExprId, Game, Label, NodeId, TypeId};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+use std::rc::Rc;
 
 /// The graph the searches of one kind walk.
 #[derive(Debug)]
@@ -193,10 +194,11 @@ pub(crate) struct Order {
 impl Order {
     pub(crate) fn of(g: &Game, sg: &SearchGraph) -> Self {
         let comp = components(g, |e| sg.walked[e.index()]);
-        let mut size: HashMap<usize, usize> = HashMap::new();
+        // Components are numbered below the node capacity.
+        let mut size = vec![0usize; g.node_capacity()];
         for n in g.nodes().ids() {
             if sg.visited[n] {
-                *size.entry(comp[n.index()]).or_default() += 1;
+                size[comp[n.index()]] += 1;
             }
         }
         let mut cyclic = NodeMap::from_elem(false, g.node_capacity());
@@ -206,7 +208,7 @@ impl Order {
                 continue;
             }
             topological.push(n);
-            cyclic[n] = size[&comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
+            cyclic[n] = size[comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
         }
         // Tarjan numbers a component after every component it reaches.
         topological.sort_by_key(|n| (Reverse(comp[n.index()]), n.index()));
@@ -289,21 +291,27 @@ pub(crate) fn assigned_since_start(
     g: &Game,
     sg: &SearchGraph,
     order: &Order,
-) -> NodeMap<Option<VarSet>> {
+) -> NodeMap<Option<Rc<VarSet>>> {
     let position = crate::util::variable_positions(g);
+    // Most edges assign nothing new, so a node shares its set with the node before it: one set
+    // per change instead of a copy of a bit set over every variable per edge and node (1 KB
+    // each on a game with 8 000 variables and a million nodes).
     solve(
         g,
         sg,
         order,
-        VarSet::empty(g.variables.len()),
-        |here, e| {
-            let mut next = here.clone();
-            if let Some(&i) = assigned(g, &g.edge(e).label).and_then(|v| position.get(&v)) {
+        Rc::new(VarSet::empty(g.variables.len())),
+        |here, e| match assigned(g, &g.edge(e).label).and_then(|v| position.get(&v)) {
+            Some(&i) if !here.contains(i) => {
+                let mut next = VarSet::clone(here);
                 next.add(i);
+                Some(Rc::new(next))
             }
-            Some(next)
+            _ => Some(Rc::clone(here)),
         },
-        |acc, other| acc.union(other),
+        |acc, other| {
+            !Rc::ptr_eq(acc, other) && !other.is_subset(acc) && Rc::make_mut(acc).union(other)
+        },
     )
 }
 

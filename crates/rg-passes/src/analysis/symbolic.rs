@@ -60,6 +60,7 @@ use crate::util::set_members;
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, Symbol, TypeData, ValueData};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 /// Most terms kept per variable and node.
 pub(crate) const MAX_TERMS: usize = 4;
@@ -294,7 +295,7 @@ impl Universe {
 }
 
 /// The entries of a constant map at every symbol of a [`Universe`].
-type Table = std::rc::Rc<Vec<Option<Known>>>;
+type Table = Rc<Vec<Option<Known>>>;
 
 /// A set of symbols of a [`Universe`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -376,16 +377,36 @@ impl VarFact {
     }
 }
 
+/// `join(a, b)` for shared facts: `a` is copied only when it is shared and grows. `join`
+/// must leave its first argument as it was when it returns false, and join a value with itself
+/// to no change.
+fn join_shared<T: Clone>(a: &mut Rc<T>, b: &Rc<T>, join: impl Fn(&mut T, &T) -> bool) -> bool {
+    if Rc::ptr_eq(a, b) {
+        return false;
+    }
+    if let Some(x) = Rc::get_mut(a) {
+        return join(x, b);
+    }
+    let mut x = T::clone(a);
+    let grew = join(&mut x, b);
+    if grew {
+        *a = Rc::new(x);
+    }
+    grew
+}
+
 /// What is known at a node.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct NodeFacts {
-    /// Per tracked variable.
-    pub(crate) vars: Vec<VarFact>,
-    /// Per tag index below [`TAG_INDEXES`]: the symbols a tag added there may be.
-    pub(crate) tags: Vec<Option<SymSet>>,
+    /// Per tracked variable; shared between nodes until changed (most edges change one
+    /// variable or none, and a copy of every variable's facts per edge dominated the pass).
+    pub(crate) vars: Vec<Rc<VarFact>>,
+    /// Per tag index below [`TAG_INDEXES`]: the symbols a tag added there may be (shared
+    /// like `vars`).
+    pub(crate) tags: Rc<Vec<Option<SymSet>>>,
     /// Map cells (access expressions, casts stripped) with the symbols they may hold, from
     /// comparisons since no walk assigned a variable they mention; at most [`MAX_CELLS`].
-    cells: Vec<(ExprId, SymSet)>,
+    cells: Rc<Vec<(ExprId, SymSet)>>,
 }
 
 /// Most cell facts kept per node.
@@ -395,25 +416,36 @@ impl NodeFacts {
     fn join(&mut self, other: &NodeFacts) -> bool {
         let mut grew = false;
         for (a, b) in self.vars.iter_mut().zip(&other.vars) {
-            grew |= a.join(b);
+            grew |= join_shared(a, b, VarFact::join);
         }
-        for (a, b) in self.tags.iter_mut().zip(&other.tags) {
-            grew |= union(a, b);
-        }
-        // A cell fact must hold on every walk: kept where both have it, values joined.
-        let before = self.cells.len();
-        self.cells
-            .retain_mut(|(e, vs)| match other.cells.iter().find(|c| c.0 == *e) {
-                Some((_, ws)) => {
-                    let mut x = Some(vs.clone());
-                    grew |= union(&mut x, &Some(ws.clone()));
-                    *vs = x.expect("a union of two sets is a set");
-                    true
-                }
-                None => false,
-            });
-        grew | (self.cells.len() != before)
+        grew |= join_shared(&mut self.tags, &other.tags, |mine, theirs| {
+            let mut grew = false;
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                grew |= union(a, b);
+            }
+            grew
+        });
+        grew | join_shared(&mut self.cells, &other.cells, |mine, theirs| {
+            join_cells(mine, theirs)
+        })
     }
+}
+
+/// Joins cell facts: a cell fact must hold on every walk, so it is kept where both have it,
+/// with its values joined.
+fn join_cells(mine: &mut Vec<(ExprId, SymSet)>, theirs: &[(ExprId, SymSet)]) -> bool {
+    let mut grew = false;
+    let before = mine.len();
+    mine.retain_mut(|(e, vs)| match theirs.iter().find(|c| c.0 == *e) {
+        Some((_, ws)) => {
+            let mut x = Some(vs.clone());
+            grew |= union(&mut x, &Some(ws.clone()));
+            *vs = x.expect("a union of two sets is a set");
+            true
+        }
+        None => false,
+    });
+    grew | (mine.len() != before)
 }
 
 /// The analysis of one search graph.
@@ -490,13 +522,15 @@ impl<'a> Symbolic<'a> {
             vars: self
                 .positions
                 .iter()
-                .map(|&i| VarFact {
-                    terms: terms.make(Term::Start(i as u32)).map(|t| vec![t]),
-                    values: self.declared(i),
+                .map(|&i| {
+                    Rc::new(VarFact {
+                        terms: terms.make(Term::Start(i as u32)).map(|t| vec![t]),
+                        values: self.declared(i),
+                    })
                 })
                 .collect(),
-            tags: vec![self.universe.set([]); TAG_INDEXES],
-            cells: Vec::new(),
+            tags: Rc::new(vec![self.universe.set([]); TAG_INDEXES]),
+            cells: Rc::default(),
         };
         drop(terms);
         solve(
@@ -533,7 +567,7 @@ impl<'a> Symbolic<'a> {
             .entry(c)
             .or_insert_with(|| {
                 let map = self.values.constant_value(self.g, c as usize)?;
-                Some(std::rc::Rc::new(self.values.lookup_each(
+                Some(Rc::new(self.values.lookup_each(
                     self.g,
                     map,
                     &self.universe.symbols,
@@ -689,11 +723,11 @@ impl<'a> Symbolic<'a> {
     /// `v`'s term in `k`, or forgets those terms.
     fn release(&self, terms: &mut Terms, k: &mut NodeFacts, v: usize, t: usize) {
         let by = k.vars[t].single();
-        for (u, f) in k.vars.iter_mut().enumerate() {
+        for u in 0..k.vars.len() {
             if u == t {
                 continue;
             }
-            let Some(ts) = &f.terms else { continue };
+            let Some(ts) = &k.vars[u].terms else { continue };
             let mut mentions = false;
             for &x in ts {
                 terms.atoms(x, &mut |a| mentions |= a == Term::Cur(v as u32));
@@ -701,21 +735,17 @@ impl<'a> Symbolic<'a> {
             if !mentions {
                 continue;
             }
-            let mut out = Vec::new();
-            for &x in ts {
-                match terms.subst(x, v as u32, by) {
-                    Some(y) => out.push(y),
-                    None => {
-                        f.terms = None;
-                        break;
-                    }
-                }
-            }
-            if f.terms.is_some() {
-                out.sort_unstable();
-                out.dedup();
-                f.terms = Some(out);
-            }
+            // Stops at the first term that cannot be rewritten: those terms are forgotten.
+            let rewritten = ts
+                .iter()
+                .map(|&x| terms.subst(x, v as u32, by))
+                .collect::<Option<Vec<_>>>()
+                .map(|mut out| {
+                    out.sort_unstable();
+                    out.dedup();
+                    out
+                });
+            Rc::make_mut(&mut k.vars[u]).terms = rewritten;
         }
     }
 
@@ -727,8 +757,10 @@ impl<'a> Symbolic<'a> {
         let mut terms = self.terms.borrow_mut();
         if let Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } = d.label {
             let v = g.expr_root(lhs);
-            k.cells
-                .retain(|(e, _)| !super::constants::mentions(g, *e, v));
+            let stale = |(e, _): &(ExprId, SymSet)| super::constants::mentions(g, *e, v);
+            if k.cells.iter().any(stale) {
+                Rc::make_mut(&mut k.cells).retain(|c| !stale(c));
+            }
         }
         match d.label {
             Label::Skip | Label::Reach { .. } => {}
@@ -747,10 +779,10 @@ impl<'a> Symbolic<'a> {
                 };
                 let counts = self.tags[d.from];
                 if counts.is_none() {
-                    k.tags.iter_mut().for_each(|x| *x = None);
+                    Rc::make_mut(&mut k.tags).iter_mut().for_each(|x| *x = None);
                 }
                 for i in counts.iter().flat_map(|c| c.counts()) {
-                    if let Some(slot) = k.tags.get_mut(i) {
+                    if let Some(slot) = Rc::make_mut(&mut k.tags).get_mut(i) {
                         union(slot, &value);
                     }
                 }
@@ -758,7 +790,7 @@ impl<'a> Symbolic<'a> {
                 if let (Some(i), Some(t)) = (fixed, var) {
                     let v = self.positions[t];
                     if let Some(tag) = u8::try_from(i).ok().and_then(|i| terms.make(Term::Tag(i))) {
-                        k.vars[t].terms = Some(vec![tag]);
+                        Rc::make_mut(&mut k.vars[t]).terms = Some(vec![tag]);
                         self.release(&mut terms, &mut k, v, t);
                     }
                 }
@@ -778,7 +810,7 @@ impl<'a> Symbolic<'a> {
                 }
                 if let Some((x, s)) = side {
                     if let Some(t) = self.plain_var(x) {
-                        let f = &mut k.vars[t];
+                        let f = Rc::make_mut(&mut k.vars[t]);
                         let u = &self.universe;
                         if negated {
                             if let Some(vs) = &mut f.values {
@@ -838,10 +870,10 @@ impl<'a> Symbolic<'a> {
                     (out.len() <= MAX_TERMS).then_some(out)
                 });
                 self.release(&mut terms, &mut k, v, t);
-                k.vars[t] = VarFact {
+                k.vars[t] = Rc::new(VarFact {
                     terms: new_terms,
                     values: new_values,
-                };
+                });
             }
             Label::AssignAny { lhs, ty } => {
                 let root = g.expr_root(lhs);
@@ -853,10 +885,10 @@ impl<'a> Symbolic<'a> {
                 };
                 let plain = matches!(g.expr(g.strip_casts(lhs)), ExprData::Ref(_));
                 self.release(&mut terms, &mut k, v, t);
-                k.vars[t] = VarFact {
+                k.vars[t] = Rc::new(VarFact {
                     terms: None,
                     values: if plain { self.members(ty) } else { None },
-                };
+                });
             }
         }
         Some(k)
@@ -887,15 +919,17 @@ impl<'a> Symbolic<'a> {
         });
         let start = |u: u32| terms.index.get(&Term::Start(u)).copied();
         let dom = match atoms[..] {
-            [Term::Tag(i)] => k.tags.get_mut(i as usize).and_then(Option::as_mut),
+            [Term::Tag(i)] => Rc::make_mut(&mut k.tags)
+                .get_mut(i as usize)
+                .and_then(Option::as_mut),
             [Term::Cur(u)] => match self.tracked[u as usize] {
-                Some(tu) => k.vars[tu].values.as_mut(),
+                Some(tu) => Rc::make_mut(&mut k.vars[tu]).values.as_mut(),
                 None => None,
             },
             // The start value of a variable that still holds it: its values are the atom's.
             [Term::Start(u)] => match self.tracked[u as usize] {
                 Some(tu) if k.vars[tu].single().is_some() && k.vars[tu].single() == start(u) => {
-                    k.vars[tu].values.as_mut()
+                    Rc::make_mut(&mut k.vars[tu]).values.as_mut()
                 }
                 _ => None,
             },
@@ -926,8 +960,11 @@ impl<'a> Symbolic<'a> {
             return;
         };
         match k.cells.iter().position(|c| c.0 == x) {
-            Some(i) => k.cells[i].1 = k.cells[i].1.meet(&vs),
-            None if k.cells.len() < MAX_CELLS => k.cells.push((x, vs)),
+            Some(i) => {
+                let cells = Rc::make_mut(&mut k.cells);
+                cells[i].1 = cells[i].1.meet(&vs);
+            }
+            None if k.cells.len() < MAX_CELLS => Rc::make_mut(&mut k.cells).push((x, vs)),
             None => {}
         }
     }

@@ -147,7 +147,7 @@ const MAX_LISTED: usize = 64;
 struct Facts {
     sg: SearchGraph,
     order: Order,
-    assigned: NodeMap<Option<VarSet>>,
+    assigned: NodeMap<Option<std::rc::Rc<VarSet>>>,
     tags: NodeMap<Option<TagCounts>>,
     arrivals: NodeMap<Option<Arrivals>>,
     branches: Vec<bool>,
@@ -164,7 +164,7 @@ impl Sym<'_> {
     /// The fact about the variable at `position` at node `n`.
     fn var(&self, n: NodeId, position: usize) -> Option<&VarFact> {
         let t = self.analysis.tracked[position]?;
-        Some(&self.at[n].as_ref()?.vars[t])
+        Some(self.at[n].as_ref()?.vars[t].as_ref())
     }
 
     /// Whether the states at `n` that agree on everything but the variable at `position`

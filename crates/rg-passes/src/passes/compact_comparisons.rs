@@ -101,7 +101,7 @@ fn compaction(
     }
     let mut edges = Vec::with_capacity(count);
     let mut names: Vec<Symbol> = Vec::new();
-    seen.clear();
+    crate::util::reset_set(seen);
     for &x in mentioning {
         if let Ok(Some((_, s))) = literal_side(g, values, e, x) {
             if seen.insert(s) {
@@ -187,7 +187,7 @@ impl Pass for CompactComparisons {
                     continue;
                 }
                 sides.clear();
-                tried.clear();
+                crate::util::reset_set(&mut tried);
                 for (i, &x) in out.iter().enumerate() {
                     if let Label::Compare { lhs, rhs, .. } = g.edge(x).label {
                         sides.push((lhs, i, x));

@@ -155,7 +155,7 @@ fn match_routes(s: &mut Scratch, routes: &[RouteRef]) -> Option<Vec<usize>> {
         return None;
     }
     let mut single = std::mem::take(&mut s.single);
-    single.clear();
+    crate::util::reset_map(&mut single);
     for (i, r) in routes.iter().enumerate() {
         if let [c] = s.conditions(r) {
             single.entry((r.end, *c)).or_insert(i);

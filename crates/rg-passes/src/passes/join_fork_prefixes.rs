@@ -84,7 +84,7 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u6
         // Groups in order of their first edge (a map finds the group: a linear search was
         // quadratic in the out-degree).
         let mut groups: Vec<Vec<EdgeId>> = Vec::new();
-        group_of.clear();
+        crate::util::reset_map(&mut group_of);
         for e in out {
             let l = g.edge(e).label;
             // A `player` assignment is never joined, so the boundary between moves cannot move.

@@ -44,7 +44,7 @@ fn suffix_step(
     for &x in nodes {
         // The first node per label that can absorb the later ones (grouping by label keeps
         // this linear in the in-degree; pairing every two edges was quadratic).
-        first.clear();
+        crate::util::reset_map(&mut first);
         let mut again = false;
         for &e in g.incoming(x) {
             let y = g.edge(e).from;

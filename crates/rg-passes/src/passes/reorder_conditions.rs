@@ -27,30 +27,43 @@ use super::meta;
 use crate::util::NodeMap;
 use crate::util::{FxHashMap, FxHashSet, check_nodes, cmp_label};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId};
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId};
 use std::cmp::Ordering;
-use std::collections::HashSet;
 
 /// Moves labels shared by several branches of a node to the front of each branch.
 #[derive(Debug)]
 pub(crate) struct ReorderConditions;
 
-/// Whether `e` occurs as the index of an access anywhere inside `inside`.
-fn is_index_in(g: &Game, e: ExprId, inside: ExprId) -> bool {
-    match g.expr(inside) {
-        ExprData::Ref(_) => false,
-        ExprData::Cast(_, x) => is_index_in(g, e, x),
-        ExprData::Access(m, i) => i == e || is_index_in(g, e, m) || is_index_in(g, e, i),
+/// Pushes to `out` every expression that occurs as the index of an access anywhere inside
+/// `inside` (through casts, maps and indexes).
+fn indexes_in(g: &Game, inside: ExprId, out: &mut Vec<ExprId>) {
+    let mut stack = vec![inside];
+    while let Some(x) = stack.pop() {
+        match g.expr(x) {
+            ExprData::Ref(_) => {}
+            ExprData::Cast(_, y) => stack.push(y),
+            ExprData::Access(m, i) => {
+                out.push(i);
+                stack.push(m);
+                stack.push(i);
+            }
+        }
     }
 }
 
-/// Whether `moving` may pass the comparison `before` (none of `before`'s sides is an index
-/// inside `moving`).
-fn may_pass(g: &Game, moving: &Label, before: &Label) -> bool {
+/// The indexes inside the sides of a comparison (none for other labels), for [`may_pass`].
+fn label_indexes(g: &Game, l: &Label, out: &mut Vec<ExprId>) {
+    if let Label::Compare { lhs, rhs, .. } = *l {
+        indexes_in(g, lhs, out);
+        indexes_in(g, rhs, out);
+    }
+}
+
+/// Whether `moving`, whose indexes ([`label_indexes`]) are `moving_indexes`, may pass the
+/// comparison `before` (none of `before`'s sides is an index inside `moving`).
+fn may_pass(moving: &Label, moving_indexes: &[ExprId], before: &Label) -> bool {
     let (
-        Label::Compare {
-            lhs: ml, rhs: mr, ..
-        },
+        Label::Compare { .. },
         Label::Compare {
             lhs: bl, rhs: br, ..
         },
@@ -58,9 +71,7 @@ fn may_pass(g: &Game, moving: &Label, before: &Label) -> bool {
     else {
         return true;
     };
-    ![bl, br]
-        .iter()
-        .any(|&side| is_index_in(g, side, ml) || is_index_in(g, side, mr))
+    !moving_indexes.iter().any(|&i| i == bl || i == br)
 }
 
 fn is_assignment(l: &Label) -> bool {
@@ -72,16 +83,22 @@ fn is_assignment(l: &Label) -> bool {
 pub(crate) type Movable<'a> = Option<&'a dyn Fn(&Label) -> bool>;
 
 /// The path of edge `e`: the chain of single-edge nodes it belongs to (step 2 of the pass).
-fn path(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, e: EdgeId) -> Vec<EdgeId> {
+/// Every edge whose label it looked at is pushed to `read`.
+fn path(
+    g: &Game,
+    checks: &NodeMap<bool>,
+    movable: Movable<'_>,
+    e: EdgeId,
+    read: &mut Vec<EdgeId>,
+) -> Vec<EdgeId> {
     let mut path = vec![e];
-    let mut seen: HashSet<NodeId> = HashSet::from([g.edge(e).from]);
+    let from = g.edge(e).from;
     let mut cur = g.edge(e).to;
-    while seen.insert(cur)
-        && g.outgoing(cur).len() == 1
-        && g.incoming(cur).len() == 1
-        && !checks[cur]
-    {
+    // The chain can only come back to `from`: its other nodes have one incoming edge each, so
+    // the first node met twice would be the first of the chain, entered again by `e`.
+    while cur != from && g.outgoing(cur).len() == 1 && g.incoming(cur).len() == 1 && !checks[cur] {
         let next = g.outgoing(cur)[0];
+        read.push(next);
         let label = g.edge(next).label;
         let stop = match movable {
             Some(m) => !m(&label),
@@ -99,9 +116,33 @@ fn path(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, e: EdgeId) -> Ve
     path
 }
 
-/// Sorts the labels of the paths leaving `n`; returns the edges to relabel.
-fn step(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, n: NodeId) -> Vec<(EdgeId, Label)> {
+/// Pushes to `read` every edge whose label [`step`] at `n` reads (or more).
+fn reads(
+    g: &Game,
+    checks: &NodeMap<bool>,
+    movable: Movable<'_>,
+    n: NodeId,
+    read: &mut Vec<EdgeId>,
+) {
     let out = g.outgoing(n);
+    read.extend_from_slice(out);
+    for &e in out {
+        path(g, checks, movable, e, read);
+    }
+}
+
+/// Sorts the labels of the paths leaving `n`; returns the edges to relabel. Every edge whose
+/// label it looked at is pushed to `read` (the result depends on nothing else that the pass
+/// changes).
+fn step(
+    g: &Game,
+    checks: &NodeMap<bool>,
+    movable: Movable<'_>,
+    n: NodeId,
+    read: &mut Vec<EdgeId>,
+) -> Vec<(EdgeId, Label)> {
+    let out = g.outgoing(n);
+    read.extend_from_slice(out);
     // `reorder` only steps nodes with two or more edges to pairwise different targets.
     let labels: FxHashSet<Label> = out.iter().map(|&e| g.edge(e).label).collect();
     if labels.len() < 2 {
@@ -113,7 +154,7 @@ fn step(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, n: NodeId) -> Ve
             Some(m) => m(&g.edge(e).label),
             None => !is_assignment(&g.edge(e).label),
         })
-        .map(|&e| path(g, checks, movable, e))
+        .map(|&e| path(g, checks, movable, e, read))
         .collect();
     if paths.len() < 2 {
         return Vec::new();
@@ -125,28 +166,34 @@ fn step(g: &Game, checks: &NodeMap<bool>, movable: Movable<'_>, n: NodeId) -> Ve
     if freq.values().all(|&f| f < 2) {
         return Vec::new();
     }
-    // Labels with their frequencies, looked up once per path edge.
-    let goes_before = |(x, fx): &(Label, usize), (y, fy): &(Label, usize)| {
+    // Labels with their frequencies and the range of their indexes in `indexes`, looked up
+    // once per path edge (the insertion sort compares a label with many others).
+    type Entry = (Label, usize, (usize, usize));
+    let mut indexes: Vec<ExprId> = Vec::new();
+    let goes_before = |indexes: &[ExprId], (x, fx, (a, b)): &Entry, (y, fy, _): &Entry| {
         *fx >= 2
             && (fx > fy || (fx == fy && cmp_label(g, x, y) == Ordering::Less))
-            && may_pass(g, x, y)
+            && may_pass(x, &indexes[*a..*b], y)
     };
     let mut relabel = Vec::new();
-    let mut labels: Vec<(Label, usize)> = Vec::new();
+    let mut labels: Vec<Entry> = Vec::new();
     for p in &paths {
         labels.clear();
-        labels.extend(p.iter().map(|&e| {
+        indexes.clear();
+        for &e in p {
             let l = g.edge(e).label;
-            (l, freq[&l])
-        }));
+            let a = indexes.len();
+            label_indexes(g, &l, &mut indexes);
+            labels.push((l, freq[&l], (a, indexes.len())));
+        }
         for i in 1..labels.len() {
             let mut j = i;
-            while j > 0 && goes_before(&labels[j], &labels[j - 1]) {
+            while j > 0 && goes_before(&indexes, &labels[j], &labels[j - 1]) {
                 labels.swap(j, j - 1);
                 j -= 1;
             }
         }
-        for (&e, &(l, _)) in p.iter().zip(&labels) {
+        for (&e, &(l, _, _)) in p.iter().zip(&labels) {
             if g.edge(e).label != l {
                 relabel.push((e, l));
             }
@@ -179,7 +226,7 @@ pub(crate) fn reorder(
         if out.len() < 2 {
             continue;
         }
-        targets.clear();
+        crate::util::reset_set(&mut targets);
         if out.iter().all(|&e| targets.insert(g.edge(e).to)) {
             named.push((g.node_name(n), n));
         }
@@ -187,6 +234,15 @@ pub(crate) fn reorder(
     named.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let nodes: Vec<NodeId> = named.into_iter().map(|(_, n)| n).collect();
     let checks = check_nodes(g);
+    // A step depends only on the labels of the edges it reads, and the pass changes nothing
+    // but labels: a node whose last step was quiet and none of whose read edges was relabelled
+    // since is quiet again, and is counted as stepped without sorting its paths again. Same
+    // rewrites in the same order, without sorting every path again in the last round.
+    // (The step number of each edge's last relabelling, and of each node's last quiet step;
+    // 0 for none.)
+    let mut relabelled_at = vec![0usize; g.edge_entries().len()];
+    let mut quiet_at = vec![0usize; nodes.len()];
+    let mut read: Vec<EdgeId> = Vec::new();
     let mut changed = false;
     let (mut i, mut quiet, mut steps) = (0, 0, 0);
     while quiet < nodes.len() {
@@ -199,14 +255,28 @@ pub(crate) fn reorder(
             ));
             break;
         }
-        let relabel = step(g, &checks, movable, nodes[i]);
+        if quiet_at[i] != 0 {
+            // Walking the paths again reads the same edges as long as none of them changed.
+            read.clear();
+            reads(g, &checks, movable, nodes[i], &mut read);
+            if read.iter().all(|e| relabelled_at[e.index()] < quiet_at[i]) {
+                quiet += 1;
+                i = (i + 1) % nodes.len();
+                continue;
+            }
+        }
+        read.clear();
+        let relabel = step(g, &checks, movable, nodes[i], &mut read);
         if relabel.is_empty() {
             quiet += 1;
+            quiet_at[i] = steps;
         } else {
             quiet = 0;
             changed = true;
+            quiet_at[i] = 0;
             for (e, l) in relabel {
                 g.set_label(e, l);
+                relabelled_at[e.index()] = steps;
             }
         }
         i = (i + 1) % nodes.len();

@@ -34,19 +34,26 @@ pub fn write_output(
     bytes: &[u8],
     input: Option<&str>,
 ) -> Result<(), Failure> {
+    write_output_with(target, input, |out| out.write_all(bytes))
+}
+
+/// Like [`write_output`], with the text produced by `write` as it goes (through a buffer), so
+/// that a large game is never held in memory twice, as a game and as its text.
+pub fn write_output_with(
+    target: Option<&Path>,
+    input: Option<&str>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     let Some(path) = target else {
-        let mut out = std::io::stdout().lock();
-        return out
-            .write_all(bytes)
-            .and_then(|()| out.flush())
-            .or_else(|e| {
-                // A closed pipe (`rgt … | head`) is not an error worth reporting.
-                if e.kind() == std::io::ErrorKind::BrokenPipe {
-                    Ok(())
-                } else {
-                    Err(Failure::Io(format!("cannot write standard output: {e}")))
-                }
-            });
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        return write(&mut out).and_then(|()| out.flush()).or_else(|e| {
+            // A closed pipe (`rgt … | head`) is not an error worth reporting.
+            if e.kind() == std::io::ErrorKind::BrokenPipe {
+                Ok(())
+            } else {
+                Err(Failure::Io(format!("cannot write standard output: {e}")))
+            }
+        });
     };
     if let Some(input) = input.filter(|i| *i != "-")
         && same_file(Path::new(input), path)
@@ -56,7 +63,21 @@ pub fn write_output(
             path.display()
         )));
     }
-    write_atomically(path, bytes)
+    write_atomically_with(path, write)
+}
+
+/// Writes `game` in the format of `emitter` to the target, as [`write_output_with`].
+pub fn write_game(
+    target: Option<&Path>,
+    input: Option<&str>,
+    emitter: &dyn rg_fmt::Emitter,
+    game: &rg_core::Game,
+) -> Result<(), Failure> {
+    write_output_with(target, input, |out| {
+        emitter.emit(game, out).map_err(|e| match e {
+            rg_fmt::EmitError::Io(e) => e,
+        })
+    })
 }
 
 /// Writes a file via a temporary sibling and a rename, so readers never see a partial file.
@@ -67,6 +88,14 @@ pub fn write_output(
 /// (0644 with umask 022). A target that exists but is not a regular file (`/dev/null`, a FIFO, a
 /// terminal) is written in place: renaming over it would replace the device with a plain file.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+    write_atomically_with(path, |out| out.write_all(bytes))
+}
+
+/// [`write_atomically`] with the contents written by `write` (through a buffer).
+pub fn write_atomically_with(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> Result<(), Failure> {
     let err = |e: std::io::Error| Failure::Io(format!("cannot write `{}`: {e}", path.display()));
     let target = follow_links(path).map_err(err)?;
     let existing = std::fs::metadata(&target).ok();
@@ -79,11 +108,12 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
                 path.display()
             )));
         }
-        let mut f = std::fs::OpenOptions::new()
+        let f = std::fs::OpenOptions::new()
             .write(true)
             .open(&target)
             .map_err(err)?;
-        return f.write_all(bytes).and_then(|()| f.flush()).map_err(err);
+        let mut out = std::io::BufWriter::new(f);
+        return write(&mut out).and_then(|()| out.flush()).map_err(err);
     }
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
@@ -107,11 +137,13 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
         }
         Err(e) => return Err(err(e)),
     }
-    let (tmp, mut file) = create_temporary(&dir).map_err(err)?;
-    let written = keep_attributes(&file, existing.as_ref())
-        .and_then(|()| file.write_all(bytes))
-        .and_then(|()| file.sync_all());
-    drop(file);
+    let (tmp, file) = create_temporary(&dir).map_err(err)?;
+    let mut out = std::io::BufWriter::new(file);
+    let written = keep_attributes(out.get_ref(), existing.as_ref())
+        .and_then(|()| write(&mut out))
+        .and_then(|()| out.flush())
+        .and_then(|()| out.get_ref().sync_all());
+    drop(out);
     // Renamed and unregistered under the lock, so an interrupt sees either the temporary file
     // or the finished output.
     let mut pending = pending();

@@ -1,7 +1,7 @@
 //! `rgt opt`: optimise a game with a chosen pipeline and show what every pass did.
 
 use crate::cmd::translate::Emit;
-use crate::io::{output_target, write_output};
+use crate::io::{output_target, write_game};
 use crate::pipeline::{GameArgs, load_unoptimised, pass_failure};
 use crate::report::{Failure, Session};
 use rg_passes::{Options, PassReport, Pipeline, PipelineError, Schedule, TraceRecord};
@@ -313,9 +313,13 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     if let Some(dir) = &args.trace_dir {
         write_trace_dir(dir, &report)?;
     }
-    let text = rg_fmt::emit_to_string(args.emit.emitter(), &game);
     let target = output_target(args.output.as_deref());
-    write_output(target.as_deref(), text.as_bytes(), Some(&args.game.input))?;
+    write_game(
+        target.as_deref(),
+        Some(&args.game.input),
+        args.emit.emitter(),
+        &game,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,6 +1,6 @@
 //! `rgt translate`: any supported language → RG (or DOT, JSON; the generated HRG of LineGames).
 
-use crate::io::{output_target, write_output};
+use crate::io::{output_target, write_game, write_output};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, hrg_text, load};
 use crate::report::{Failure, Session};
@@ -96,15 +96,20 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             args.game.input
         )));
     }
-    let text = match args.emit.game_format() {
-        Some(format) => rg_fmt::emit_to_string(format.emitter(), &load(session, &args.game)?),
+    let target = output_target(args.output.as_deref());
+    let input = Some(args.game.input.as_str());
+    match args.emit.game_format() {
+        // Streamed: the text of a large game is never held in memory beside the game.
+        Some(format) => {
+            let game = load(session, &args.game)?;
+            write_game(target.as_deref(), input, format.emitter(), &game)?;
+        }
         None => {
             let lang = Lang::detect(&args.game.input, args.game.from)?;
             let (name, text) = rg_pipeline::read_source(&args.game.input)?;
-            hrg_text(session, lang, name, text)?
+            let text = hrg_text(session, lang, name, text)?;
+            write_output(target.as_deref(), text.as_bytes(), input)?;
         }
-    };
-    let target = output_target(args.output.as_deref());
-    write_output(target.as_deref(), text.as_bytes(), Some(&args.game.input))?;
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -73,10 +73,17 @@ pub fn write_game(
     emitter: &dyn rg_fmt::Emitter,
     game: &rg_core::Game,
 ) -> Result<(), Failure> {
-    write_output_with(target, input, |out| {
-        emitter.emit(game, out).map_err(|e| match e {
-            rg_fmt::EmitError::Io(e) => e,
-        })
+    write_output_with(target, input, |out| emit_game(emitter, game, out))
+}
+
+/// Prints `game` in the format of `emitter` into `out`.
+pub fn emit_game(
+    emitter: &dyn rg_fmt::Emitter,
+    game: &rg_core::Game,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    emitter.emit(game, out).map_err(|e| match e {
+        rg_fmt::EmitError::Io(e) => e,
     })
 }
 

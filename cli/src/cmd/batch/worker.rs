@@ -16,7 +16,7 @@
 
 use super::Stats;
 use crate::cmd::translate::Output;
-use crate::io::write_atomically;
+use crate::io::{emit_game, write_atomically, write_atomically_with};
 use crate::lang::Lang;
 use crate::pipeline::{GameArgs, optimise, translate_text};
 use crate::report::{DiagRecord, Failure, Session};
@@ -148,9 +148,16 @@ pub fn run(
     if commit_rx.recv().is_err() {
         std::process::exit(EXIT_ABANDONED);
     }
-    let error = write(output, text.as_bytes()).err();
+    let error = write(output, &text).err();
     send(&WriteOutcome { error })?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// What a worker writes once told to: a game, printed as it is written (a large game's text is
+/// never held in memory beside it), or a text.
+enum Translated {
+    Game(Box<rg_core::Game>, &'static dyn rg_fmt::Emitter),
+    Text(String),
 }
 
 fn translate(
@@ -158,7 +165,7 @@ fn translate(
     game: &GameArgs,
     emit: Output,
     input: &Path,
-) -> Result<(String, Stats, Stats), Failure> {
+) -> Result<(Translated, Stats, Stats), Failure> {
     let path = input.to_string_lossy().into_owned();
     let lang = Lang::detect(&path, game.from)?;
     session.options = game.options()?;
@@ -168,23 +175,29 @@ fn translate(
     optimise(&mut g, game.opt)?;
     let after = Stats::of(&g);
     let output = match emit.game_format() {
-        Some(format) => rg_fmt::emit_to_string(format.emitter(), &g),
+        Some(format) => Translated::Game(Box::new(g), format.emitter()),
         // The translation above has reported the warnings already.
         None => {
             let file = session.sources.add(name, text);
             let text = &session.sources.get(file).expect("just added").text;
-            lang.generated_hrg(file, text)?.0
+            Translated::Text(lang.generated_hrg(file, text)?.0)
         }
     };
     Ok((output, before, after))
 }
 
-fn write(output: &Path, bytes: &[u8]) -> Result<(), String> {
+fn write(output: &Path, what: &Translated) -> Result<(), String> {
     if let Some(dir) = output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create `{}`: {e}", dir.display()))?;
     }
-    write_atomically(output, bytes).map_err(|f| match f {
+    let written = match what {
+        Translated::Game(game, emitter) => {
+            write_atomically_with(output, |out| emit_game(*emitter, game, out))
+        }
+        Translated::Text(text) => write_atomically(output, text.as_bytes()),
+    };
+    written.map_err(|f| match f {
         Failure::Io(m) | Failure::Usage(m) => m,
         Failure::Input(_) => format!("cannot write `{}`", output.display()),
     })

@@ -5,7 +5,8 @@
 //! process, so it fails the run as well.
 //!
 //! Each target runs a bounded number of executions (`EXECS`, or `RGT_FUZZ_EXECS`); with
-//! `RGT_FUZZ_SECONDS` it runs for that long instead. `RGT_FUZZ_SEED` changes the mutation seed.
+//! `RGT_FUZZ_SECONDS` it runs for that long instead. `RGT_FUZZ_SEED` changes the mutation seed;
+//! `RGT_FUZZ_CURRENT=FILE` writes each input to FILE before it runs (to find one that aborts).
 //! `scripts/fuzz` runs them for as long as asked. Inputs that panic are written to
 //! `target/fuzz-crashes/` and reported.
 
@@ -325,6 +326,7 @@ fn fuzz_here(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
     let start = Instant::now();
     let (mut done, mut crashes) = (0u64, Vec::new());
     let mut slowest = Duration::ZERO;
+    let current = std::env::var_os("RGT_FUZZ_CURRENT").map(PathBuf::from);
     // Panics are expected to be rare; the default hook prints each one.
     while done < execs && time.is_none_or(|t| start.elapsed() < t) {
         let (lang, texts) = &seeds[rng.below(seeds.len())];
@@ -333,6 +335,11 @@ fn fuzz_here(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
             mutate(&mut rng, &mut text, texts);
         }
         let text = String::from_utf8_lossy(&text).into_owned();
+        // An input that aborts the process (out of memory, a signal) is caught by nothing
+        // here: with RGT_FUZZ_CURRENT set, each input is written there before it runs.
+        if let Some(current) = &current {
+            let _ = std::fs::write(current, &text);
+        }
         let t = Instant::now();
         let r = std::panic::catch_unwind(|| target(*lang, &text));
         let took = t.elapsed();

@@ -579,6 +579,9 @@ fn run_budgets(
         over_new_atoms,
         max_terms: limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
         terms_before: found.terms(),
+        max_store_words: limits
+            .max_instances
+            .saturating_mul(STORE_WORDS_PER_INSTANCE),
     }
 }
 
@@ -601,6 +604,11 @@ fn soft_stop(stop: &Stop, soft: Option<lift::Soft>, rule: &IRule) -> Option<lift
 /// on average: three for the instance, the others for its body literals and their arguments.
 /// Bounds the memory of instances with long bodies.
 const TERMS_PER_INSTANCE: u64 = 16;
+
+/// The words the store of ground terms may take per instance allowed: bounds the memory of
+/// wide atoms (a relation of a few million atoms with hundreds of arguments each), which the
+/// limits of atoms and instances do not see (64 M words, 256 MB, at the default limits).
+const STORE_WORDS_PER_INSTANCE: u64 = 4;
 
 /// The atoms and rule instances grounding has found so far.
 struct Found {
@@ -731,6 +739,12 @@ fn limit_error(
             limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
             limits.max_instances
         ),
+        Stop::Store => format!(
+            "the limit of {} words of ground terms",
+            limits
+                .max_instances
+                .saturating_mul(STORE_WORDS_PER_INSTANCE)
+        ),
         // (A soft stop never gets here: it lifts something.)
         Stop::Guard | Stop::SoftInstances => {
             format!("the limit of {} rule instances", limits.max_instances)
@@ -746,7 +760,7 @@ fn limit_error(
         .unwrap_or((0, 0));
     // A rule stopped while finding atoms: its relation, with the atoms found so far.
     let (big, size) = match stop {
-        Stop::Atoms(_) => {
+        Stop::Atoms(_) | Stop::Store => {
             let head = rules[running as usize].rel as usize;
             (head, u64::from(tables[head].len()) + running_new)
         }
@@ -758,8 +772,10 @@ fn limit_error(
         .max_by_key(|&(_, n)| *n)
         .filter(|&(_, n)| *n > 0)
         .map_or(running as usize, |(i, _)| i);
-    let running_blamed =
-        matches!(stop, Stop::Depth | Stop::Atoms(_) | Stop::Terms) || guard.timed_out;
+    let running_blamed = matches!(
+        stop,
+        Stop::Depth | Stop::Atoms(_) | Stop::Terms | Stop::Store
+    ) || guard.timed_out;
 
     let (blame, label) = if running_blamed {
         (running as usize, "while grounding this rule")
@@ -1034,6 +1050,29 @@ pub(crate) mod tests {
             e.help.as_deref().unwrap_or("").contains("--size-limit"),
             "{e:?}"
         );
+    }
+
+    /// Wide terms: 900 actions of 401 arguments each stay far below the limits of atoms and
+    /// instances but not below the words the store of ground terms may take.
+    #[test]
+    fn wide_terms_stop_at_the_limit_of_term_words() {
+        let args: String = (0..400).map(|_| "?b ").collect();
+        let text = product_game(&format!(
+            "(<= (legal a (go ?a {args})) (true s0) (n ?a) (n ?b))"
+        ));
+        let limits = GroundLimits {
+            max_instances: 50_000,
+            lifting: Lifting::Off,
+            ..GroundLimits::default()
+        };
+        let e = ground_text(&text, &limits)
+            .map(|_| ())
+            .expect_err("over the limit of term words");
+        assert_eq!(e.code, Code::GroundingLimit);
+        assert!(e.message.contains("200000 words"), "{}", e.message);
+        assert!(e.message.contains("legal/2"), "{}", e.message);
+        // The same game within the default limits grounds.
+        assert!(ground_text(&text, &GroundLimits::default()).is_ok());
     }
 
     /// With lifting, the same relation trips the soft limit per relation as it grows and is

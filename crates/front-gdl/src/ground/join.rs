@@ -491,6 +491,9 @@ pub(crate) enum Stop {
     Terms,
     /// A recording rule emitted more instances than [`Budgets::soft_instances`].
     SoftInstances,
+    /// The ground terms built would take more words than [`Budgets::max_store_words`] (wide
+    /// atoms: few of them, each with many arguments).
+    Store,
 }
 
 /// The limit behind [`Budgets::new_atoms`].
@@ -616,6 +619,8 @@ pub(crate) struct Budgets {
     pub(crate) max_terms: u64,
     /// The terms stored before this run, without the interned literals (counted as they grow).
     pub(crate) terms_before: u64,
+    /// The words the store of ground terms may take ([`Stop::Store`]).
+    pub(crate) max_store_words: u64,
 }
 
 impl Default for Budgets {
@@ -627,6 +632,7 @@ impl Default for Budgets {
             over_new_atoms: AtomLimit::Hard,
             max_terms: u64::MAX,
             terms_before: 0,
+            max_store_words: u64::MAX,
         }
     }
 }
@@ -754,6 +760,9 @@ impl<'a> Exec<'a> {
                 let t = self.store.intern(&key);
                 if self.store.depth(t) > self.max_depth {
                     return Err(Stop::Depth);
+                }
+                if self.store.words() as u64 > self.budgets.max_store_words {
+                    return Err(Stop::Store);
                 }
                 Ok(t)
             }

@@ -42,6 +42,11 @@ impl TermStore {
         self.depth.len()
     }
 
+    /// The words the tuples of all terms take (what bounds the store's memory).
+    pub(crate) fn words(&self) -> usize {
+        self.data.len()
+    }
+
     /// The tuple `[functor, args…]` of a term.
     #[inline]
     pub(crate) fn tuple(&self, t: GTerm) -> &[u32] {

@@ -68,6 +68,19 @@ impl Default for GroundLimits {
     }
 }
 
+impl GroundLimits {
+    /// The terms recorded instances may store in all ([`TERMS_PER_INSTANCE`] per instance).
+    fn max_terms(&self) -> u64 {
+        self.max_instances.saturating_mul(TERMS_PER_INSTANCE)
+    }
+
+    /// The words the store of ground terms may take ([`STORE_WORDS_PER_INSTANCE`] per
+    /// instance).
+    fn max_store_words(&self) -> u64 {
+        self.max_instances.saturating_mul(STORE_WORDS_PER_INSTANCE)
+    }
+}
+
 /// Which relations and rule bodies the grounder leaves to the lowering (see `lift`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
@@ -577,11 +590,9 @@ fn run_budgets(
         soft_instances,
         new_atoms,
         over_new_atoms,
-        max_terms: limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
+        max_terms: limits.max_terms(),
         terms_before: found.terms(),
-        max_store_words: limits
-            .max_instances
-            .saturating_mul(STORE_WORDS_PER_INSTANCE),
+        max_store_words: limits.max_store_words(),
     }
 }
 
@@ -736,14 +747,12 @@ fn limit_error(
         Stop::Atoms(_) => format!("the limit of {} ground atoms", limits.max_atoms),
         Stop::Terms => format!(
             "the limit of {} terms stored for {} rule instances",
-            limits.max_instances.saturating_mul(TERMS_PER_INSTANCE),
+            limits.max_terms(),
             limits.max_instances
         ),
         Stop::Store => format!(
             "the limit of {} words of ground terms",
-            limits
-                .max_instances
-                .saturating_mul(STORE_WORDS_PER_INSTANCE)
+            limits.max_store_words()
         ),
         // (A soft stop never gets here: it lifts something.)
         Stop::Guard | Stop::SoftInstances => {

@@ -233,13 +233,16 @@ fn a_keeper_cycle_is_reported_by_perft_run_and_check_without_crash_or_hang() {
     assert!(err.contains("finiteness violated"), "{err}");
 }
 
-/// Writes `text` to a fresh file named `name` in a temporary directory of this test.
-fn temp_file(test: &str, name: &str, text: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rgt-play-{test}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
+/// Writes `text` to a file named `name` in a fresh temporary directory, removed when the returned
+/// guard is dropped (at the end of the test, passed or failed).
+fn temp_file(test: &str, name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::Builder::new()
+        .prefix(&format!("rgt-play-{test}-"))
+        .tempdir()
+        .expect("temp dir");
+    let path = dir.path().join(name);
     std::fs::write(&path, text).expect("write");
-    path
+    (dir, path)
 }
 
 #[test]
@@ -248,7 +251,7 @@ fn equiv_accepts_one_game_in_two_languages() {
     let lg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/linegames/alquerque.lg");
     let (code, hrg, err) = out(rgt().arg("translate").arg(&lg).args(["--emit", "hrg"]));
     assert_eq!(code, Some(0), "{err}");
-    let hrg = temp_file("equiv-lang", "alquerque.hrg", &hrg);
+    let (_dir, hrg) = temp_file("equiv-lang", "alquerque.hrg", &hrg);
     let (code, text, err) = out(rgt()
         .arg("equiv")
         .arg(&lg)
@@ -269,7 +272,7 @@ fn equiv_shows_the_first_divergence_with_its_path() {
     // The winner scores 0: a difference at the end of every play, beyond any perft horizon.
     let wrong = text.replace("goals[mover] = 100", "goals[mover] = 0");
     assert_ne!(wrong, text);
-    let wrong = temp_file("equiv-diff", "nim.rg", &wrong);
+    let (_dir, wrong) = temp_file("equiv-diff", "nim.rg", &wrong);
     let (code, _, err) = out(rgt()
         .arg("equiv")
         .arg(&nim)
@@ -328,7 +331,7 @@ fn verify_compares_the_gdl_reasoner_and_both_levels() {
 
 #[test]
 fn verify_and_equiv_report_bad_inputs_as_errors() {
-    let bad = temp_file("verify-bad", "bad.kif", "(role p) (<= (legal p a) (true");
+    let (_dir, bad) = temp_file("verify-bad", "bad.kif", "(role p) (<= (legal p a) (true");
     let (code, _, err) = out(rgt().arg("verify").arg(&bad));
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("gdl::E-PARSE"), "{err}");
@@ -345,7 +348,7 @@ fn equiv_relabel_pairs_moves_whose_tags_differ() {
     let rbg = fixture("rbg/valid/counter.rbg");
     let (code, o2, err) = out(rgt().arg("translate").arg(&rbg).arg("-O2"));
     assert_eq!(code, Some(0), "{err}");
-    let o2 = temp_file("equiv-relabel", "counter.rg", &o2);
+    let (_dir, o2) = temp_file("equiv-relabel", "counter.rg", &o2);
     let args = ["-O0", "--depth", "2", "--plays", "5"];
     let (code, _, err) = out(rgt().arg("equiv").arg(&rbg).arg(&o2).args(args));
     assert_eq!(code, Some(1), "the names differ: {err}");

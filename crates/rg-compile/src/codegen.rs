@@ -431,10 +431,10 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(out, "{i2}{t}");
                 }
                 let lp = self.member_loop(&members, reverse);
-                let select = if loc.index == "0" && matches!(mode, Mode::Moves | Mode::Apply) {
-                    self.selection_cond(e, v)?
-                } else {
-                    None
+                let select = match mode {
+                    _ if loc.index != "0" => None,
+                    Mode::Moves | Mode::Apply => self.selection_cond(e, v, None)?,
+                    Mode::Reach(b) => self.selection_cond(e, v, Some(b))?,
                 };
                 match (&select, mode) {
                     (Some(cond), Mode::Moves) => {
@@ -463,6 +463,10 @@ impl<'a> Gen<'a> {
                         );
                         let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
                         let _ = writeln!(out, "{i2}}}");
+                    }
+                    (Some(cond), Mode::Reach(_)) => {
+                        // The target is reached when some member's chain holds.
+                        let _ = writeln!(out, "{i2}{lp} {{ if ({cond}) {{ r = true; break; }} }}");
                     }
                     _ => {
                         let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
@@ -694,25 +698,38 @@ impl<'a> Gen<'a> {
     /// A selection loop: the any-assignment edge `e` to scalar variable `v` leads into a chain
     /// of nodes with one edge each — comparisons, tags and skips, no visited-state check, no
     /// reachability check — that ends in one assignment to `player` or at a deferred node
-    /// (either way one finished move, see [`crate::defer`]). Then
+    /// (either way one finished move, see [`crate::defer`]), or, in the search of a
+    /// reachability check (`target`), at the check's target. Then
     /// each member gives exactly one move when the chain's comparisons hold for it (they read
     /// the state the loop leaves unchanged but for `v`) and none otherwise, so the moves can
     /// be counted, and the k-th found, by evaluating the comparisons with `v` read as the loop
     /// variable `m_`, without walking the chain. Returns that condition (`true` when there is
     /// no comparison). (Apply walks with any tags are never trusted, so no `@simpleApply`
     /// shortcut is skipped.)
-    fn selection_cond(&mut self, e: EdgeId, v: usize) -> Result<Option<String>, CompileError> {
+    fn selection_cond(
+        &mut self,
+        e: EdgeId,
+        v: usize,
+        target: Option<NodeId>,
+    ) -> Result<Option<String>, CompileError> {
         const CHAIN_LIMIT: usize = 16;
-        let checks = &self.visits.moves;
+        let checks = match target {
+            Some(b) => &self.visits.reach[&b],
+            None => &self.visits.moves,
+        };
         let mut q = self.game.edge(e).to;
         let mut conds: Vec<EdgeId> = Vec::new();
         let mut ended = false;
         for _ in 0..CHAIN_LIMIT {
+            if Some(q) == target {
+                ended = true;
+                break;
+            }
             let qi = q.index();
             if *checks.det(qi) != Check::None || checks.nondet(qi) {
                 return Ok(None);
             }
-            if self.deferred[qi] {
+            if target.is_none() && self.deferred[qi] {
                 // Its complementary checks lead to one finished move either way.
                 ended = true;
                 break;
@@ -721,7 +738,11 @@ impl<'a> Gen<'a> {
                 return Ok(None);
             };
             let d = self.game.edge(*f);
-            if assigns_player(self.game, &d.label) {
+            if let Some(b) = target {
+                if !self.plan.in_reach(b, d.to) {
+                    return Ok(None);
+                }
+            } else if assigns_player(self.game, &d.label) {
                 if !matches!(d.label, Label::Assign { .. }) {
                     return Ok(None);
                 }

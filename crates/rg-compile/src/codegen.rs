@@ -256,6 +256,7 @@ impl<'a> Gen<'a> {
                 binders: HashMap::new(),
                 sl_used: Default::default(),
                 subst: None,
+                wide: false,
             },
             pairs,
             check_edges,
@@ -760,6 +761,7 @@ impl<'a> Gen<'a> {
             return Ok(None);
         }
         self.ex.subst = Some((v, "m_".to_string()));
+        self.ex.wide = true;
         let mut parts = Vec::new();
         for &c in &conds {
             match self.condition(c, "c.s") {
@@ -767,11 +769,13 @@ impl<'a> Gen<'a> {
                 Ok(None) => {}
                 Err(err) => {
                     self.ex.subst = None;
+                    self.ex.wide = false;
                     return Err(err);
                 }
             }
         }
         self.ex.subst = None;
+        self.ex.wide = false;
         Ok(Some(if parts.is_empty() {
             "true".to_string()
         } else {
@@ -1143,6 +1147,7 @@ impl<'a> Gen<'a> {
                 binders,
                 sl_used: Default::default(),
                 subst: None,
+                wide: false,
             };
             let mut body = String::new();
             let mut ends = false;
@@ -1522,7 +1527,13 @@ impl<'a> Gen<'a> {
             );
             let _ = writeln!(
                 s,
-                "static inline uint32_t G{v}(const State& s, size_t i) {{ {get} }}"
+                "static inline uint32_t G{v}(const State& s, uint32_t i) {{ {get} }}"
+            );
+            // The same with a 64-bit index, read in selection loops (consecutive members at
+            // consecutive addresses, so the compiler vectorises their count).
+            let _ = writeln!(
+                s,
+                "static inline uint32_t GW{v}(const State& s, size_t i) {{ {get} }}"
             );
             let _ = writeln!(
                 s,

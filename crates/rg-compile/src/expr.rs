@@ -56,6 +56,8 @@ pub(crate) struct ExprGen<'a> {
     /// A scalar variable read as a C++ expression instead of from the state (the loop
     /// variable of a selection loop, see `Gen::selection_chain`).
     pub subst: Option<(usize, String)>,
+    /// Whether variables are read with 64-bit indices (`GW<v>`, in selection loops).
+    pub wide: bool,
 }
 
 /// `a + b` for index expressions, folding zeros.
@@ -78,6 +80,7 @@ impl ExprGen<'_> {
     /// Reads element `index` of `src` in state `st`.
     pub fn read(&self, src: Src, index: &str, st: &str) -> String {
         match src {
+            Src::Var(v) if self.wide => format!("GW{v}({st}, {index})"),
             Src::Var(v) => format!("G{v}({st}, {index})"),
             Src::Const(c) => format!("K{c}[{index}]"),
         }

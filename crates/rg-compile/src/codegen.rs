@@ -255,6 +255,8 @@ impl<'a> Gen<'a> {
                 layout,
                 binders: HashMap::new(),
                 sl_used: Default::default(),
+                subst: None,
+                wide: false,
             },
             pairs,
             check_edges,
@@ -430,7 +432,47 @@ impl<'a> Gen<'a> {
                     let _ = writeln!(out, "{i2}{t}");
                 }
                 let lp = self.member_loop(&members, reverse);
-                let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                let select = match mode {
+                    _ if loc.index != "0" => None,
+                    Mode::Moves | Mode::Apply => self.selection_cond(e, v, None)?,
+                    Mode::Reach(b) => self.selection_cond(e, v, Some(b))?,
+                };
+                match (&select, mode) {
+                    (Some(cond), Mode::Moves) => {
+                        // Counting: one move per member whose chain holds, in chunks that a
+                        // byte counter holds (a loop the compiler vectorises).
+                        let n = members.len();
+                        let member = self.member_at(&members, false, "k_");
+                        let _ = writeln!(
+                            out,
+                            "{i2}if (c.counting) {{ for (size_t b_ = 0; b_ < {n}u; b_ += COUNT_CHUNK) {{ const size_t e_ = b_ + COUNT_CHUNK < {n}u ? b_ + COUNT_CHUNK : {n}u; uint8_t n_ = 0; for (size_t k_ = b_; k_ < e_; ++k_) {{ const size_t m_ = {member}; n_ += uint8_t({cond}); }} c.nmoves += n_; }} }} else {{"
+                        );
+                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let _ = writeln!(out, "{i2}}}");
+                    }
+                    (Some(cond), Mode::Apply) => {
+                        // Any tags: the members whose chain holds are the moves, one each.
+                        // Blocks of members whose moves are all skipped are only counted
+                        // (in any order: a loop the compiler vectorises), then the block of
+                        // the move is scanned in order.
+                        let n = members.len();
+                        let (base, in_block) = self.member_block(&members, reverse);
+                        let member = self.member_at(&members, reverse, "k_");
+                        let _ = writeln!(
+                            out,
+                            "{i2}if (c.any_tags) {{\n{i2}  uint32_t b_ = 0;\n{i2}  for (; b_ + SELECT_BLOCK <= {n}u; b_ += SELECT_BLOCK) {{ const size_t base_ = {base}; uint8_t n_ = 0; for (size_t j_ = 0; j_ < SELECT_BLOCK; ++j_) {{ const size_t m_ = {in_block}; n_ += uint8_t({cond}); }} if (c.goal_skip < n_) break; c.goal_skip -= n_; }}\n{i2}  for (uint32_t k_ = b_; k_ < {n}u; ++k_) {{ const uint32_t m_ = {member}; if ({cond}) {{ if (c.goal_skip) {{ --c.goal_skip; continue; }} S{v}(c.s, {idx}, m_); {cont} }} }}\n{i2}}} else {{"
+                        );
+                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let _ = writeln!(out, "{i2}}}");
+                    }
+                    (Some(cond), Mode::Reach(_)) => {
+                        // The target is reached when some member's chain holds.
+                        let _ = writeln!(out, "{i2}{lp} {{ if ({cond}) {{ r = true; break; }} }}");
+                    }
+                    _ => {
+                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                    }
+                }
                 if trail.is_some() {
                     let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                 }
@@ -652,6 +694,136 @@ impl<'a> Gen<'a> {
         let n = items.len();
         let arr = self.static_array("uint32_t", &items);
         format!("for (uint32_t k_ = 0, m_; k_ < {n}u && ((m_ = {arr}[k_]), true); ++k_)")
+    }
+
+    /// A selection loop: the any-assignment edge `e` to scalar variable `v` leads into a chain
+    /// of nodes with one edge each — comparisons, tags and skips, no visited-state check, no
+    /// reachability check — that ends in one assignment to `player` or at a deferred node
+    /// (either way one finished move, see [`crate::defer`]), or, in the search of a
+    /// reachability check (`target`), at the check's target. Then
+    /// each member gives exactly one move when the chain's comparisons hold for it (they read
+    /// the state the loop leaves unchanged but for `v`) and none otherwise, so the moves can
+    /// be counted, and the k-th found, by evaluating the comparisons with `v` read as the loop
+    /// variable `m_`, without walking the chain. Returns that condition (`true` when there is
+    /// no comparison). (Apply walks with any tags are never trusted, so no `@simpleApply`
+    /// shortcut is skipped.)
+    fn selection_cond(
+        &mut self,
+        e: EdgeId,
+        v: usize,
+        target: Option<NodeId>,
+    ) -> Result<Option<String>, CompileError> {
+        const CHAIN_LIMIT: usize = 16;
+        let checks = match target {
+            Some(b) => &self.visits.reach[&b],
+            None => &self.visits.moves,
+        };
+        let mut q = self.game.edge(e).to;
+        let mut conds: Vec<EdgeId> = Vec::new();
+        let mut ended = false;
+        for _ in 0..CHAIN_LIMIT {
+            if Some(q) == target {
+                ended = true;
+                break;
+            }
+            let qi = q.index();
+            if *checks.det(qi) != Check::None || checks.nondet(qi) {
+                return Ok(None);
+            }
+            if target.is_none() && self.deferred[qi] {
+                // Its complementary checks lead to one finished move either way.
+                ended = true;
+                break;
+            }
+            let [f] = self.plan.out[qi].as_slice() else {
+                return Ok(None);
+            };
+            let d = self.game.edge(*f);
+            if let Some(b) = target {
+                if !self.plan.in_reach(b, d.to) {
+                    return Ok(None);
+                }
+            } else if assigns_player(self.game, &d.label) {
+                if !matches!(d.label, Label::Assign { .. }) {
+                    return Ok(None);
+                }
+                ended = true;
+                break;
+            }
+            match d.label {
+                Label::Skip | Label::Tag(_) | Label::TagVar(_) => {}
+                Label::Compare { .. } => conds.push(*f),
+                _ => return Ok(None),
+            }
+            q = d.to;
+        }
+        if !ended {
+            return Ok(None);
+        }
+        self.ex.subst = Some((v, "m_".to_string()));
+        self.ex.wide = true;
+        let mut parts = Vec::new();
+        for &c in &conds {
+            match self.condition(c, "c.s") {
+                Ok(Some(x)) => parts.push(format!("({x})")),
+                Ok(None) => {}
+                Err(err) => {
+                    self.ex.subst = None;
+                    self.ex.wide = false;
+                    return Err(err);
+                }
+            }
+        }
+        self.ex.subst = None;
+        self.ex.wide = false;
+        Ok(Some(if parts.is_empty() {
+            "true".to_string()
+        } else {
+            parts.join(" && ")
+        }))
+    }
+
+    /// Member number `k` (a C++ expression) of `members`, in order or reversed (as
+    /// `member_loop` binds them).
+    fn member_at(&mut self, members: &[u32], reverse: bool, k: &str) -> String {
+        let contiguous = members.windows(2).all(|w| w[1] == w[0] + 1);
+        if contiguous && !members.is_empty() {
+            let (lo, hi) = (members[0], members[members.len() - 1]);
+            return if reverse {
+                format!("{hi}u - {k}")
+            } else {
+                format!("{lo}u + {k}")
+            };
+        }
+        let mut items: Vec<String> = members.iter().map(|m| format!("{m}u")).collect();
+        if reverse {
+            items.reverse();
+        }
+        let arr = self.static_array("uint32_t", &items);
+        format!("{arr}[{k}]")
+    }
+
+    /// The members of the block of `SELECT_BLOCK` members from number `b_` on (in order or
+    /// reversed, as `member_loop` binds them), in any order: the block's base (`base_`) and
+    /// member `j_` of the block, as `size_t` expressions (so that the compiler sees
+    /// consecutive members at consecutive addresses).
+    fn member_block(&mut self, members: &[u32], reverse: bool) -> (String, String) {
+        let contiguous = members.windows(2).all(|w| w[1] == w[0] + 1);
+        if contiguous && !members.is_empty() {
+            let (lo, hi) = (members[0], members[members.len() - 1]);
+            let base = if reverse {
+                format!("size_t({hi}u) - b_ - (SELECT_BLOCK - 1)")
+            } else {
+                format!("size_t({lo}u) + b_")
+            };
+            return (base, "base_ + j_".into());
+        }
+        let mut items: Vec<String> = members.iter().map(|m| format!("{m}u")).collect();
+        if reverse {
+            items.reverse();
+        }
+        let arr = self.static_array("uint32_t", &items);
+        ("size_t(b_)".into(), format!("{arr}[base_ + j_]"))
     }
 
     /// Declares `name` for a non-trivial index; returns the code to use for it.
@@ -974,6 +1146,8 @@ impl<'a> Gen<'a> {
                 layout: self.layout,
                 binders,
                 sl_used: Default::default(),
+                subst: None,
+                wide: false,
             };
             let mut body = String::new();
             let mut ends = false;
@@ -1354,6 +1528,12 @@ impl<'a> Gen<'a> {
             let _ = writeln!(
                 s,
                 "static inline uint32_t G{v}(const State& s, uint32_t i) {{ {get} }}"
+            );
+            // The same with a 64-bit index, read in selection loops (consecutive members at
+            // consecutive addresses, so the compiler vectorises their count).
+            let _ = writeln!(
+                s,
+                "static inline uint32_t GW{v}(const State& s, size_t i) {{ {get} }}"
             );
             let _ = writeln!(
                 s,

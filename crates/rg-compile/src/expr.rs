@@ -53,6 +53,11 @@ pub(crate) struct ExprGen<'a> {
     /// number is `SLc<c>[id]`, and class `c` is recorded in `sl_used`.
     pub binders: std::collections::HashMap<Symbol, String>,
     pub sl_used: std::cell::RefCell<std::collections::BTreeSet<usize>>,
+    /// A scalar variable read as a C++ expression instead of from the state (the loop
+    /// variable of a selection loop, see `Gen::selection_chain`).
+    pub subst: Option<(usize, String)>,
+    /// Whether variables are read with 64-bit indices (`GW<v>`, in selection loops).
+    pub wide: bool,
 }
 
 /// `a + b` for index expressions, folding zeros.
@@ -75,6 +80,7 @@ impl ExprGen<'_> {
     /// Reads element `index` of `src` in state `st`.
     pub fn read(&self, src: Src, index: &str, st: &str) -> String {
         match src {
+            Src::Var(v) if self.wide => format!("GW{v}({st}, {index})"),
             Src::Var(v) => format!("G{v}({st}, {index})"),
             Src::Const(c) => format!("K{c}[{index}]"),
         }
@@ -115,7 +121,10 @@ impl ExprGen<'_> {
                     let f = &self.layout.vars[v];
                     match &f.shape {
                         Shape::Scalar(c) => Operand::Scalar {
-                            code: self.read(Src::Var(v), "0", st),
+                            code: match &self.subst {
+                                Some((sv, code)) if *sv == v => code.clone(),
+                                _ => self.read(Src::Var(v), "0", st),
+                            },
                             class: *c,
                         },
                         shape => Operand::Elems {

@@ -311,6 +311,12 @@ constexpr size_t TAG_LIMIT = size_t(1) << 16;
 /// Visits of a node in one scope event before a counted check records states (any number
 /// gives the same results; see the generator).
 constexpr uint64_t LOOP_LIMIT = 16;
+/// Members of a selection loop counted at once when the k-th move is looked for. (Not 16:
+/// g++ 12.2 at -O3 -march=native miscompiles the 16-byte count, summing the comparison
+/// masks without negating them.)
+constexpr uint32_t SELECT_BLOCK = 32;
+/// Members of a selection loop counted in one byte (at most 255).
+constexpr size_t COUNT_CHUNK = 240;
 
 [[noreturn]] void fail(const char* what);
 

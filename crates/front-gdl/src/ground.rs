@@ -390,7 +390,14 @@ fn instantiate(
                 }
                 out.clear();
                 let head = &tables[rule.rel as usize];
-                let budgets = run_budgets(soft, limits, &guard, &found, (rule, ri), head);
+                let budgets = run_budgets(
+                    soft,
+                    limits,
+                    &guard,
+                    &found,
+                    (rule, ri),
+                    (&rels[rule.rel as usize], head),
+                );
                 let mut tick = || guard.tick();
                 let mut exec = Exec::new(
                     &tables,
@@ -423,7 +430,8 @@ fn instantiate(
                 guard.atoms = found.atoms.len() as u64;
                 guard.instances = found.inst.head.len() as u64;
                 if let Some(soft) = soft {
-                    let over = soft_overflow(soft, &rules, ri, &tables, &found.per_rule, &guard);
+                    let over =
+                        soft_overflow(soft, &rels, &rules, ri, &tables, &found.per_rule, &guard);
                     if let Some(o) = over {
                         return Err(Failure::Soft(o, rels, rules));
                     }
@@ -534,6 +542,7 @@ fn round_jobs(
 /// rule with the most instances).
 fn soft_overflow(
     soft: lift::Soft,
+    rels: &[Rel],
     rules: &[IRule],
     ri: u32,
     tables: &[Table],
@@ -541,7 +550,7 @@ fn soft_overflow(
     guard: &Guard<'_>,
 ) -> Option<lift::Overflow> {
     let head = rules[ri as usize].rel;
-    if tables[head as usize].len() > soft.relation_atoms {
+    if tables[head as usize].len() > soft.atoms_of(&rels[head as usize]) {
         Some(lift::Overflow::Relation(head))
     } else if per_rule[ri as usize] > soft.rule_instances || guard.instances > soft.total_instances
     {
@@ -567,7 +576,7 @@ fn run_budgets(
     guard: &Guard<'_>,
     found: &Found,
     (rule, ri): (&IRule, u32),
-    head: &Table,
+    (rel, head): (&Rel, &Table),
 ) -> join::Budgets {
     let soft_instances = match soft {
         Some(soft) if rule.origin.is_some() => soft
@@ -577,7 +586,7 @@ fn run_budgets(
     };
     let (new_atoms, over_new_atoms) = match soft {
         Some(soft) => (
-            u64::from(soft.relation_atoms).saturating_sub(u64::from(head.len())),
+            u64::from(soft.atoms_of(rel)).saturating_sub(u64::from(head.len())),
             AtomLimit::Soft,
         ),
         None => (

@@ -6,9 +6,9 @@
 //! rule; when one is exceeded it stops, [`Plan::decide`] lifts what grew (the relation, or the
 //! existential part of the rule), and grounding starts again. Two kinds of decisions:
 //!
-//! * a *relation* (non-recursive, not a keyword, nothing the initial state or the roles depend
-//!   on): its rules are never instantiated; every literal over it in a grounded rule becomes a
-//!   *call* with ground arguments;
+//! * a *relation* (non-recursive or linearly self-recursive, not a keyword, nothing the
+//!   initial state or the roles depend on): its rules are never instantiated; every literal
+//!   over it in a grounded rule becomes a *call* with ground arguments;
 //! * a *rule*: the components of its body connected by non-head variables become lifted
 //!   auxiliary relations ([`LiftSplit::All`]), so its instances range over its head variables
 //!   only.
@@ -34,6 +34,19 @@ pub(crate) struct Soft {
     pub(crate) rule_instances: u64,
     /// Instances of all rules.
     pub(crate) total_instances: u64,
+    /// Atoms of one relation read by lifted rules (see [`Rel::feeds_lifted`]).
+    pub(crate) lifted_reader_atoms: u32,
+}
+
+impl Soft {
+    /// The atoms relation `rel` may have before it is lifted.
+    pub(crate) fn atoms_of(&self, rel: &Rel) -> u32 {
+        if rel.feeds_lifted {
+            self.relation_atoms.min(self.lifted_reader_atoms)
+        } else {
+            self.relation_atoms
+        }
+    }
 }
 
 impl Default for Soft {
@@ -42,6 +55,7 @@ impl Default for Soft {
             relation_atoms: 1_000_000,
             rule_instances: 250_000,
             total_instances: 3_000_000,
+            lifted_reader_atoms: 20_000,
         }
     }
 }
@@ -81,6 +95,10 @@ enum Decision {
 struct Shape {
     /// Per relation: alone in its strongly connected component, without a self-loop.
     non_recursive: Vec<bool>,
+    /// Per relation: alone in its component with a self-loop, every rule reading it at most
+    /// once and only positively (linear self-recursion, lowered as a loop: see
+    /// `crate::lower::lifted`).
+    self_linear: Vec<bool>,
     /// Per relation: `init` or `role` depend on it (they must be known at translation time).
     needed_exactly: Vec<bool>,
     /// Per relation: its strongly connected component of the run-time dependencies.
@@ -112,9 +130,51 @@ impl Shape {
         let g = Csr::from_edges(n, edges.iter().copied());
         let s = sccs(&g);
         let mut non_recursive = vec![false; n];
+        let mut self_linear = vec![false; n];
         for m in &s.components {
-            if m.len() == 1 && !self_loop[m[0] as usize] {
-                non_recursive[m[0] as usize] = true;
+            if m.len() == 1 {
+                let r = m[0] as usize;
+                non_recursive[r] = !self_loop[r];
+                self_linear[r] = self_loop[r];
+            }
+        }
+        for r in rules.iter().filter(|r| !is_bridge(r)) {
+            let own = r
+                .body
+                .iter()
+                .filter(|l| l.kind != LitKind::Distinct && l.rel == r.rel);
+            if own.clone().count() > 1 || own.into_iter().any(|l| l.kind != LitKind::Pos) {
+                self_linear[r.rel as usize] = false;
+            }
+        }
+        // The lowering's loop binds a relation's unbound arguments only where the recursion
+        // passes them through: every argument a call may leave unbound (one with a variable
+        // that no other positive literal of the calling rule has) must be such a place.
+        let own_literal = |r: &IRule| {
+            r.body
+                .iter()
+                .position(|l| l.kind != LitKind::Distinct && l.rel == r.rel)
+        };
+        for r in rules.iter().filter(|r| !is_bridge(r)) {
+            for (k, l) in r.body.iter().enumerate() {
+                let callee = l.rel as usize;
+                if l.kind != LitKind::Pos || !self_linear[callee] || own_literal(r) == Some(k) {
+                    continue;
+                }
+                let bound_elsewhere = |v: u16| {
+                    r.body
+                        .iter()
+                        .enumerate()
+                        .any(|(m, o)| m != k && o.kind == LitKind::Pos && o.vars().contains(&v))
+                };
+                for (i, a) in l.args.iter().enumerate() {
+                    let mut open = false;
+                    a.for_each_var(&mut |v| open |= !bound_elsewhere(v));
+                    let through = |x: &IRule| own_literal(x).is_none_or(|j| x.passes_through(j, i));
+                    if open && !rules.iter().filter(|x| x.rel == l.rel).all(through) {
+                        self_linear[callee] = false;
+                    }
+                }
             }
         }
         let component = s.component_of.clone();
@@ -135,6 +195,7 @@ impl Shape {
         }
         Shape {
             non_recursive,
+            self_linear,
             needed_exactly,
             component,
         }
@@ -146,7 +207,7 @@ impl Shape {
         match rel.source {
             Some(s) => {
                 !s.is_keyword()
-                    && self.non_recursive[r as usize]
+                    && (self.non_recursive[r as usize] || self.self_linear[r as usize])
                     && !self.needed_exactly[r as usize]
                     && !plan.refused.contains(&s)
             }
@@ -241,12 +302,35 @@ pub(crate) fn prepare(
         }
     };
     rules::decompose(&mut rels, &mut rules, &lift, &shape.component);
+    // Grounded relations that the rules of a recursive lifted relation read (once per round of
+    // its loop, through a trie over their atoms), and that could be lifted too.
+    let mut feeds = vec![false; rels.len()];
+    let recursive = |r: &IRule| {
+        r.body
+            .iter()
+            .any(|l| l.kind != LitKind::Distinct && l.rel == r.rel)
+    };
+    let looping: BTreeSet<u32> = rules
+        .iter()
+        .filter(|r| rels[r.rel as usize].lifted && recursive(r))
+        .map(|r| r.rel)
+        .collect();
+    for r in rules.iter().filter(|r| looping.contains(&r.rel)) {
+        for l in r.body.iter().filter(|l| l.kind != LitKind::Distinct) {
+            feeds[l.rel as usize] = !rels[l.rel as usize].lifted;
+        }
+    }
+    for (i, f) in feeds.into_iter().enumerate() {
+        if f && i < shape.non_recursive.len() && shape.liftable(&rels, i as u32, plan) {
+            rels[i].feeds_lifted = true;
+        }
+    }
     Ok(Ok((rels, rules)))
 }
 
 impl Shape {
     fn liftable_index(&self, i: usize) -> bool {
-        self.non_recursive[i] && !self.needed_exactly[i]
+        (self.non_recursive[i] || self.self_linear[i]) && !self.needed_exactly[i]
     }
 }
 
@@ -348,8 +432,10 @@ impl Plan {
         for r in rules {
             for l in &r.body {
                 if l.kind == LitKind::Pos && comp[l.rel as usize] == comp[r.rel as usize] {
+                    // A linear self-recursion's own literal does not bound it: lifted, the
+                    // relation's rules are not grounded at all.
                     for m in &r.body {
-                        if m.kind == LitKind::Pos {
+                        if m.kind == LitKind::Pos && m.rel != r.rel {
                             bounds_recursion[m.rel as usize] = true;
                         }
                     }

@@ -94,6 +94,33 @@ pub(crate) struct IRule {
     pub(crate) record: bool,
 }
 
+impl IRule {
+    /// Whether position `i` of the head is a variable that body literal `own` has at the same
+    /// position, and that occurs nowhere else in the rule (an output a linear recursion passes
+    /// through unchanged).
+    pub(crate) fn passes_through(&self, own: usize, i: usize) -> bool {
+        let (Pat::Var(v), Some(Pat::Var(w))) = (&self.head[i], self.body[own].args.get(i)) else {
+            return false;
+        };
+        if v != w {
+            return false;
+        }
+        let occurs = |p: &Pat| {
+            let mut found = false;
+            p.for_each_var(&mut |x| found |= x == *v);
+            found
+        };
+        let in_head = self.head.iter().filter(|p| occurs(p)).count();
+        let in_call = self.body[own].args.iter().filter(|p| occurs(p)).count();
+        let elsewhere = self
+            .body
+            .iter()
+            .enumerate()
+            .any(|(k, l)| k != own && l.args.iter().any(occurs));
+        in_head == 1 && in_call == 1 && !elsewhere
+    }
+}
+
 /// How a relation is evaluated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mode {
@@ -119,6 +146,10 @@ pub(crate) struct Rel {
     pub(crate) mode: Mode,
     /// Chosen to be lifted ([`Mode::Lifted`] once classified).
     pub(crate) lifted: bool,
+    /// Read by the rules of a lifted relation, and liftable itself: lifted once it has more
+    /// atoms than [`Soft::lifted_reader_atoms`](super::lift::Soft) (lifted code reads a
+    /// grounded relation through a trie over its atoms, one per literal).
+    pub(crate) feeds_lifted: bool,
     /// Whether it depends on `does`.
     pub(crate) reads_does: bool,
     /// Where it comes from (first occurrence, or the literal it projects).
@@ -174,6 +205,7 @@ pub(crate) fn read(
             is_static: true,
             mode: Mode::Relaxed,
             lifted: false,
+            feeds_lifted: false,
             reads_does: false,
             span: p.rel_span(r),
         })
@@ -477,6 +509,7 @@ fn aux_relation(
             Mode::Relaxed
         },
         lifted: kind == AuxKind::Lifted,
+        feeds_lifted: false,
         reads_does,
         span: None,
     });
@@ -932,6 +965,7 @@ pub(crate) fn restrict(rels: &mut Vec<Rel>, rules: &mut Vec<IRule>) {
             is_static: true,
             mode: Mode::Exact,
             lifted: false,
+            feeds_lifted: false,
             reads_does: false,
             span: rels[x].span,
         });

@@ -13,6 +13,10 @@
 //!   variables it binds;
 //! * a literal over a lifted relation is a call when its arguments are bound, and is *inlined*
 //!   otherwise (each rule unfolded on its own path, binding the caller's variables);
+//! * a literal over a linearly self-recursive lifted relation (a counter walking a board with
+//!   accumulators) is a *loop* in place ([`Lowerer::loop_call`]): registers of its own for the
+//!   bound arguments, each rule tried from the loop's head, the recursive rule going round
+//!   again with the recursive literal's arguments, the others binding the outputs;
 //! * negative literals are checks of sub-automata (`!`), `distinct` is `!=` (or a check when a
 //!   side is a compound term).
 //!
@@ -235,11 +239,16 @@ pub(super) struct LiftedState {
     built: usize,
     /// Relations a lowering limit (E-LOW-061) was reported for.
     limit_reported: BTreeSet<u32>,
+    /// Per lifted relation asked about: whether one of its rules reads it (linear
+    /// self-recursion, lowered as a loop by [`Lowerer::loop_call`]).
+    recursive: HashMap<u32, bool>,
+    /// Loops made so far (for register names).
+    loops: u64,
 }
 
-/// Deepest nesting of inlined calls (relations are non-recursive, so this is at most the depth
-/// of the lifted part of the relation graph; a call with bound arguments is made through
-/// registers at any depth, one with unbound arguments beyond it is error E-LOW-061).
+/// Deepest nesting of inlined calls (a recursion is a loop, not nested inlining, so this is at
+/// most the depth of the lifted part of the relation graph; a call with bound arguments is made
+/// through registers at any depth, one with unbound arguments beyond it is error E-LOW-061).
 const MAX_INLINE_DEPTH: u32 = 24;
 
 impl Lowerer<'_> {
@@ -255,7 +264,13 @@ impl Lowerer<'_> {
                 let g = self.g;
                 let rel = g.atom_rel(atom);
                 let args: Vec<RPat> = g.atom_args(atom).iter().map(|&t| RPat::Ground(t)).collect();
-                self.register_call(i, o, rel, &args, false);
+                if self.is_recursive(rel) {
+                    let outputs = vec![None; args.len()];
+                    let inputs = args.into_iter().map(Some).collect::<Vec<_>>();
+                    self.loop_call(i, o, rel, &inputs, &outputs, 0);
+                } else {
+                    self.register_call(i, o, rel, &args, false);
+                }
                 (i, o)
             }
         };
@@ -954,6 +969,7 @@ impl Lowerer<'_> {
                 let args: Vec<RPat> = l.args.iter().map(|a| env.resolve(a)).collect();
                 debug_assert!(args.iter().all(RPat::is_bound), "safe negation");
                 if g.rels[l.rel as usize].mode == Mode::Lifted
+                    && !self.is_recursive(l.rel)
                     && args
                         .iter()
                         .all(|a| matches!(a, RPat::Ground(_) | RPat::Var(_)))
@@ -1019,6 +1035,9 @@ impl Lowerer<'_> {
             LitKind::Pos | LitKind::Domain => {
                 let args: Vec<RPat> = l.args.iter().map(|a| env.resolve(a)).collect();
                 match g.rels[l.rel as usize].mode {
+                    Mode::Lifted if self.is_recursive(l.rel) => {
+                        self.recursive_call(from, to, l.rel, &l.args, env, depth)
+                    }
                     Mode::Lifted => {
                         if args
                             .iter()
@@ -1248,6 +1267,242 @@ impl Lowerer<'_> {
         any
     }
 
+    /// Whether lifted relation `rel` reads itself (the grounder lifts such a relation only
+    /// when the recursion is linear: each rule reads it at most once, positively).
+    fn is_recursive(&mut self, rel: u32) -> bool {
+        if let Some(&r) = self.lf.recursive.get(&rel) {
+            return r;
+        }
+        let g = self.g;
+        let r = g.rules.iter().filter(|x| x.rel == rel).any(|x| {
+            x.body
+                .iter()
+                .any(|l| l.kind != LitKind::Distinct && l.rel == rel)
+        });
+        self.lf.recursive.insert(rel, r);
+        r
+    }
+
+    /// A literal over a recursive lifted relation, from a lifted body: the caller's bound
+    /// arguments are its inputs, its free variables (whole arguments) its outputs, made by
+    /// [`Self::loop_call`].
+    fn recursive_call(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        rel: u32,
+        pats: &[Pat],
+        env: &mut Env,
+        depth: u32,
+    ) -> bool {
+        let mut outs: Vec<u16> = Vec::new();
+        for p in pats {
+            p.for_each_var(&mut |v| {
+                if matches!(env.binds[v as usize], Bind::Free | Bind::Into(_)) && !outs.contains(&v)
+                {
+                    outs.push(v);
+                }
+            });
+        }
+        let targets = self.targets(env, outs.iter().copied());
+        let mut inputs = Vec::with_capacity(pats.len());
+        let mut outputs = Vec::with_capacity(pats.len());
+        // An output variable at a second place: its value goes into a temporary compared
+        // with the first place's afterwards (`(count ?n ?n)`).
+        let mut equal: Vec<(Symbol, Symbol)> = Vec::new();
+        for (i, p) in pats.iter().enumerate() {
+            match p {
+                Pat::Var(v) if targets.contains_key(v) => {
+                    let mut target = targets[v];
+                    if outputs.contains(&Some(target)) {
+                        let name = self.rel_name(rel);
+                        let tmp = self
+                            .game
+                            .sym(&format!("lf_{name}_k{}_e{i}", self.lf.loops + 1));
+                        self.note(tmp, None);
+                        self.lf.copies.push((tmp, target));
+                        self.lf.copies.push((target, tmp));
+                        equal.push((tmp, target));
+                        target = tmp;
+                    }
+                    inputs.push(None);
+                    outputs.push(Some(target));
+                }
+                _ if pattern_bound(p, env, &targets) => {
+                    inputs.push(Some(env.resolve(p)));
+                    outputs.push(None);
+                }
+                _ => {
+                    self.lifting_limit(
+                        rel,
+                        "a recursive relation is called with a compound argument that is \
+                         not bound"
+                            .to_owned(),
+                    );
+                    return false;
+                }
+            }
+        }
+        let done = if equal.is_empty() { to } else { self.lf_node() };
+        let any = self.loop_call(from, done, rel, &inputs, &outputs, depth);
+        if !equal.is_empty() {
+            let labels = equal
+                .into_iter()
+                .map(|(a, b)| Label::Compare {
+                    lhs: self.game.expr_ref(a),
+                    rhs: self.game.expr_ref(b),
+                    negated: false,
+                })
+                .collect();
+            self.lf_chain(done, to, labels);
+        }
+        for (v, s) in targets {
+            env.binds[v as usize] = Bind::Var(s);
+        }
+        any
+    }
+
+    /// `from → to` through a linearly self-recursive lifted relation as a loop: registers of
+    /// the call's own hold the bound arguments (`inputs`); at the loop's head each rule is
+    /// tried with its head unified with them; a rule without the recursive literal binds the
+    /// outputs (into `outputs`' RG variables) and leaves the loop, the recursive rule evaluates
+    /// the rest of its body, assigns the recursive literal's arguments to the registers and
+    /// goes round again. An output position must pass through the recursive rule unchanged
+    /// (the same variable at the same place of its head and of the recursive literal, and
+    /// nowhere else), so the loop's last round binds it: otherwise E-LOW-061. The loop runs
+    /// inside a reachability check like every lifted evaluation, so the interpreter's
+    /// visited-state check ends a recursion that does not.
+    fn loop_call(
+        &mut self,
+        from: NodeId,
+        to: NodeId,
+        rel: u32,
+        inputs: &[Option<RPat>],
+        outputs: &[Option<Symbol>],
+        depth: u32,
+    ) -> bool {
+        let g = self.g;
+        self.lf.loops += 1;
+        let k = self.lf.loops;
+        let name = self.rel_name(rel);
+        let mut regs: Vec<Option<Symbol>> = Vec::with_capacity(inputs.len());
+        let mut at = from;
+        for (i, a) in inputs.iter().enumerate() {
+            let Some(a) = a else {
+                regs.push(None);
+                continue;
+            };
+            let reg = self.game.sym(&format!("lf_{name}_k{k}_{i}"));
+            self.note(reg, None);
+            let nx = self.lf_node();
+            if self.assign_pat(at, nx, reg, a).is_none() {
+                return false;
+            }
+            at = nx;
+            regs.push(Some(reg));
+        }
+        let head = self.lf_node();
+        self.edge(at, head, Label::Skip, None);
+        let rules: Vec<(usize, &IRule)> = g
+            .rules
+            .iter()
+            .filter(|r| r.rel == rel)
+            .enumerate()
+            .collect();
+        let mut leaves = false;
+        for (r, rule) in rules {
+            let own = rule
+                .body
+                .iter()
+                .position(|l| l.kind != LitKind::Distinct && l.rel == rel);
+            let mut env = Env::new(rel, r, rule.nvars);
+            let start = self.lf_node();
+            let mut post: Vec<(Symbol, Pat)> = Vec::new();
+            let mut cur = Some(start);
+            for (i, h) in rule.head.iter().enumerate() {
+                let Some(c) = cur else { break };
+                cur = match (regs[i], outputs[i], own) {
+                    (Some(reg), _, _) => self.unify(c, h, &RPat::Var(reg), &mut env),
+                    (None, Some(target), None) => {
+                        self.unify_output(c, h, target, &mut env, &mut post)
+                    }
+                    (None, _, Some(j)) => {
+                        if !rule.passes_through(j, i) {
+                            self.lifting_limit(
+                                rel,
+                                format!(
+                                    "argument {} of a recursive call is not bound, and the \
+                                     recursion does not pass it through unchanged",
+                                    i + 1
+                                ),
+                            );
+                            return false;
+                        }
+                        Some(c)
+                    }
+                    (None, None, None) => unreachable!("a position is an input or an output"),
+                };
+            }
+            let Some(c) = cur else { continue };
+            self.edge(head, start, Label::Skip, None);
+            let Some(j) = own else {
+                self.body(c, to, rule, &mut env, post, depth + 1);
+                leaves = true;
+                continue;
+            };
+            // The rest of the body, then the next round's registers.
+            let mut rest = rule.clone();
+            let call = rest.body.remove(j);
+            let end = self.lf_node();
+            self.body(c, end, &rest, &mut env, Vec::new(), depth + 1);
+            let args: Vec<(Symbol, RPat)> = regs
+                .iter()
+                .zip(&call.args)
+                .filter_map(|(reg, p)| reg.map(|reg| (reg, env.resolve(p))))
+                .collect();
+            if args.iter().any(|(_, a)| !a.is_bound()) {
+                self.lifting_limit(
+                    rel,
+                    "an argument of the recursive call that the caller binds is not bound by \
+                     the rule"
+                        .to_owned(),
+                );
+                return false;
+            }
+            // Through temporaries when an argument reads another register (a swap).
+            let reads_register = args.iter().any(|(reg, a)| {
+                matches!(a, RPat::Var(s) if s != reg && regs.contains(&Some(*s)))
+                    || matches!(a, RPat::Fn(..))
+            });
+            let mut at = end;
+            let mut staged: Vec<(Symbol, RPat)> = Vec::new();
+            for (n, (reg, a)) in args.into_iter().enumerate() {
+                let target = if reads_register {
+                    let t = self.game.sym(&format!("lf_{name}_k{k}_t{n}"));
+                    self.note(t, None);
+                    staged.push((reg, RPat::Var(t)));
+                    t
+                } else {
+                    reg
+                };
+                let nx = self.lf_node();
+                if self.assign_pat(at, nx, target, &a).is_none() {
+                    return false;
+                }
+                at = nx;
+            }
+            for (reg, a) in staged {
+                let nx = self.lf_node();
+                if self.assign_pat(at, nx, reg, &a).is_none() {
+                    return false;
+                }
+                at = nx;
+            }
+            self.edge(at, head, Label::Skip, None);
+        }
+        leaves
+    }
+
     /// Unifies callee head pattern `h` with a caller output going into `target`.
     fn unify_output(
         &mut self,
@@ -1466,6 +1721,32 @@ mod tests {
         for want in ["lf_q0_in", &format!("lf_q{n}_in"), &format!("lf_q{n}_out")] {
             assert!(out.contains(want), "{want} missing");
         }
+    }
+
+    /// A linearly self-recursive relation is lifted and lowered as a loop (it used to be
+    /// refused, and grounded in full: Nine Men's Morris's piece count `count_loop/6` stopped
+    /// the translation at the atom limit): registers of the loop, one path back to its head,
+    /// and the output that the recursion passes through assigned by the base rule only.
+    #[test]
+    fn a_linear_recursion_is_lowered_as_a_loop() {
+        let rules = "(nx 0 1) (nx 1 2) (nx 2 3)
+             (<= (upto 3 ?n ?n) (val ?n))
+             (<= (upto ?a ?acc ?out) (nx ?a ?b) (upto ?b ?acc ?out))
+             (<= (r ?v) (upto 0 ?v ?w) (val ?w))";
+        let t = lifted(game(rules)).unwrap_or_else(|e| panic!("{:?}", e.diagnostics));
+        let out = rg_core::print(&t.game);
+        for want in ["lf_upto_k1_0", "lf_upto_k1_1"] {
+            assert!(out.contains(want), "{want} missing:\n{out}");
+        }
+        // The first register is advanced along `nx` by the recursive rule.
+        assert!(out.contains("lf_upto_k1_0 = lf_upto_r1_v"), "{out}");
+        // A recursion that does not pass an unbound argument through is not lifted.
+        let rules = "(nx 0 1) (nx 1 2) (nx 2 3)
+             (<= (upto 3 ?n ?n) (val ?n))
+             (<= (upto ?a ?acc ?out) (nx ?a ?b) (upto ?b ?acc ?o2) (nx ?o2 ?out))
+             (<= (r ?v) (upto 0 ?v ?w))";
+        let t = lifted(game(rules)).unwrap_or_else(|e| panic!("{:?}", e.diagnostics));
+        assert!(!rg_core::print(&t.game).contains("lf_upto_k"));
     }
 
     /// Calls with unbound arguments are inlined; nested deeper than [`MAX_INLINE_DEPTH`] they

@@ -24,6 +24,10 @@ const EXECS: u64 = 1500;
 /// limit itself is what is tested, not the size of games).
 const SIZE_LIMIT: u64 = 20_000;
 
+/// The search limit of the fuzzed games' interpreter (steps, and bytes held, per search):
+/// small for the same reason; a search over it is a run-time error like any other.
+const SEARCH_LIMIT: u64 = 10_000_000;
+
 /// An execution slower than this has its input written to `target/fuzz-slow/TARGET.EXT` (the
 /// slowest one of the run).
 const SLOW: Duration = Duration::from_secs(1);
@@ -268,7 +272,11 @@ fn pipeline(lang: Lang, text: &str) {
             for e in rg_fmt::emitters() {
                 let _ = rg_fmt::emit_to_string(e, &game);
             }
-            if let Ok(p) = Program::new(&game, CompileOptions::default()) {
+            let opts = CompileOptions {
+                search_limit: Some(SEARCH_LIMIT),
+                ..CompileOptions::default()
+            };
+            if let Ok(p) = Program::new(&game, opts) {
                 let mut m = Machine::new(&p);
                 let s = m.initial();
                 let _ = m.perft(&s, 1);

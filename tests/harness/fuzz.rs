@@ -32,6 +32,9 @@ const SEARCH_LIMIT: u64 = 10_000_000;
 /// slowest one of the run).
 const SLOW: Duration = Duration::from_secs(1);
 
+/// Every this many executions a target prints a progress line.
+const PROGRESS: u64 = 10_000;
+
 /// The longest input a mutation may make.
 const MAX_LEN: usize = 64 * 1024;
 
@@ -369,6 +372,14 @@ fn fuzz_here(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
             crashes.push(path);
         }
         done += 1;
+        if done % PROGRESS == 0 {
+            // A run stopped early (or aborted) still tells how far it got.
+            eprintln!(
+                "fuzz {name}: progress {done} executions, {} crashes, {:.1} s",
+                crashes.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
     eprintln!(
         "fuzz {name}: {done} executions, {} crashes, {:.1} s, slowest {:.3} s",

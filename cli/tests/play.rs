@@ -233,6 +233,61 @@ fn a_keeper_cycle_is_reported_by_perft_run_and_check_without_crash_or_hang() {
     assert!(err.contains("finiteness violated"), "{err}");
 }
 
+#[test]
+fn a_search_over_the_limit_is_an_error_of_every_command_that_plays() {
+    // 3^30 moves from the state after the keeper's first move: before the limit, listing them
+    // ran out of memory. A small --search-limit keeps the test quick.
+    let game = fixture("interp/limits/colour_chain.rg");
+    let limit = ["--search-limit", "1000000"];
+    for args in [
+        &["perft", "--depth", "1"][..],
+        &["moves", "--after", "//"],
+        &["run", "--plays", "1"],
+        &["check"],
+    ] {
+        let (code, err) = out_within(
+            rgt().arg(args[0]).arg(&game).args(&args[1..]).args(limit),
+            60,
+        );
+        assert_eq!(code, Some(1), "{args:?}: {err}");
+        // The words of the report, without the frame and the line breaks.
+        let words = err
+            .split(|c: char| c.is_whitespace() || c == '│')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(
+            words.contains("rg::interp::search_limit"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            words.contains("held more than 1000000 bytes of moves and search states"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            words.contains("raise the limit with `--search-limit N`"),
+            "{args:?}: {err}"
+        );
+    }
+    let mut equiv = rgt();
+    equiv.arg("equiv").arg(&game).arg(&game).args(limit);
+    let mut verify = rgt();
+    verify.arg("verify").arg(&game).args(limit);
+    for mut cmd in [equiv, verify] {
+        let (code, err) = out_within(&mut cmd, 60);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("rg::interp::"), "{err}");
+        assert!(err.contains("--search-limit"), "{err}");
+    }
+    // Within the limit, the same search succeeds.
+    let ttt = fixture("rg/valid/tictactoe.rg");
+    let (code, err) = out_within(
+        rgt().arg("perft").arg(&ttt).args(["-d", "2"]).args(limit),
+        60,
+    );
+    assert_eq!(code, Some(0), "{err}");
+}
+
 /// Writes `text` to a file named `name` in a fresh temporary directory, removed when the returned
 /// guard is dropped (at the end of the test, passed or failed).
 fn temp_file(test: &str, name: &str, text: &str) -> (tempfile::TempDir, PathBuf) {

@@ -24,9 +24,16 @@ const EXECS: u64 = 1500;
 /// limit itself is what is tested, not the size of games).
 const SIZE_LIMIT: u64 = 20_000;
 
+/// The search limit of the fuzzed games' interpreter (steps, and bytes held, per search):
+/// small for the same reason; a search over it is a run-time error like any other.
+const SEARCH_LIMIT: u64 = 10_000_000;
+
 /// An execution slower than this has its input written to `target/fuzz-slow/TARGET.EXT` (the
 /// slowest one of the run).
 const SLOW: Duration = Duration::from_secs(1);
+
+/// Every this many executions a target prints a progress line.
+const PROGRESS: u64 = 10_000;
 
 /// The longest input a mutation may make.
 const MAX_LEN: usize = 64 * 1024;
@@ -268,7 +275,11 @@ fn pipeline(lang: Lang, text: &str) {
             for e in rg_fmt::emitters() {
                 let _ = rg_fmt::emit_to_string(e, &game);
             }
-            if let Ok(p) = Program::new(&game, CompileOptions::default()) {
+            let opts = CompileOptions {
+                search_limit: Some(SEARCH_LIMIT),
+                ..CompileOptions::default()
+            };
+            if let Ok(p) = Program::new(&game, opts) {
                 let mut m = Machine::new(&p);
                 let s = m.initial();
                 let _ = m.perft(&s, 1);
@@ -361,6 +372,14 @@ fn fuzz_here(name: &str, langs: &[Lang], target: fn(Lang, &str), default: u64) {
             crashes.push(path);
         }
         done += 1;
+        if done % PROGRESS == 0 {
+            // A run stopped early (or aborted) still tells how far it got.
+            eprintln!(
+                "fuzz {name}: progress {done} executions, {} crashes, {:.1} s",
+                crashes.len(),
+                start.elapsed().as_secs_f64()
+            );
+        }
     }
     eprintln!(
         "fuzz {name}: {done} executions, {} crashes, {:.1} s, slowest {:.3} s",

@@ -167,14 +167,16 @@ fn check_finds_the_violation_of_each_improper_fixture() {
         let p = Program::new(&game_of(&path), opts).expect("compiles");
         let mut m = Machine::new(&p);
         let s = m.initial();
-        let found = m.check(
-            &s,
-            &CheckOptions {
-                depth: 4,
-                plays: 20,
-                ..CheckOptions::default()
-            },
-        );
+        let found = m
+            .check(
+                &s,
+                &CheckOptions {
+                    depth: 4,
+                    plays: 20,
+                    ..CheckOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(
             found.iter().any(|v| v.condition.name() == want),
             "{}: expected a `{want}` violation, found {found:?}",
@@ -203,7 +205,9 @@ fn check_finds_nothing_in_proper_games() {
         let p = program(&path, false);
         let mut m = Machine::new(&p);
         let s = m.initial();
-        let found = m.check(&s, &CheckOptions::default());
+        let found = m
+            .check(&s, &CheckOptions::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(found.is_empty(), "{}: {found:?}", path.display());
     }
 }

@@ -400,14 +400,16 @@ fn lowered_games_are_proper() {
         let p = Program::new(&game, CompileOptions::default()).expect("compiles");
         let mut m = Machine::new(&p);
         let s = m.initial();
-        let found = m.check(
-            &s,
-            &CheckOptions {
-                depth: 8,
-                plays: 10,
-                ..CheckOptions::default()
-            },
-        );
+        let found = m
+            .check(
+                &s,
+                &CheckOptions {
+                    depth: 8,
+                    plays: 10,
+                    ..CheckOptions::default()
+                },
+            )
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(found.is_empty(), "{}: {found:?}", path.display());
     }
 }

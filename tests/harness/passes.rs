@@ -260,7 +260,8 @@ pub(crate) fn is_proper(g: &rg_core::Game) -> bool {
     };
     let mut m = rg_interp::Machine::new(&p);
     let s = m.initial();
-    m.check(&s, &rg_interp::CheckOptions::default()).is_empty()
+    m.check(&s, &rg_interp::CheckOptions::default())
+        .is_ok_and(|found| found.is_empty())
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! evaluated, moves with the same tags lead to the same state, a state not at `end` has a move,
 //! the keeper has exactly one move, every play ends).
 
-use crate::cmd::perft::{InterpArgs, compile, compile_with, start_state};
+use crate::cmd::perft::{InterpArgs, compile, compile_with, runtime_failure, start_state};
 use crate::pipeline::{GameArgs, load};
 use crate::report::{Diagnostic, Failure, Session};
 use rg_interp::{CheckOptions, CompileOptions, Machine};
@@ -56,6 +56,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         &game,
         CompileOptions {
             compare_every_variable: true,
+            search_limit: args.interp.search_limit,
             ..CompileOptions::default()
         },
     )?;
@@ -67,12 +68,13 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
         seed: args.seed,
         ..CheckOptions::default()
     };
-    let mut found = m.check(&start, &opts);
+    let mut found = m.check(&start, &opts).map_err(|e| runtime_failure(*e))?;
     if !args.interp.ignore_pragmas && !game.pragmas.is_empty() {
         let plain = compile(
             &game,
             &InterpArgs {
                 ignore_pragmas: true,
+                ..args.interp.clone()
             },
         )?;
         found.extend(rg_interp::check_pragmas(

@@ -63,17 +63,29 @@ pub struct InterpArgs {
     /// with and without reveals a wrong pragma).
     #[arg(long)]
     pub ignore_pragmas: bool,
+
+    /// The most work one search of the interpreter (the legal moves of one state, with the
+    /// reachability checks it runs) may do: N steps (edges evaluated) and N bytes of moves and
+    /// search states held, the move lists perft and check keep along their path included
+    /// (default: 1000000000). A search over it is a run-time error.
+    #[arg(long, value_name = "N")]
+    pub search_limit: Option<u64>,
+}
+
+impl InterpArgs {
+    /// The interpreter's options these arguments ask for.
+    pub(crate) fn options(&self) -> CompileOptions {
+        CompileOptions {
+            ignore_pragmas: self.ignore_pragmas,
+            search_limit: self.search_limit,
+            ..CompileOptions::default()
+        }
+    }
 }
 
 /// Compiles a loaded game into the interpreter's form.
 pub(crate) fn compile(game: &Game, args: &InterpArgs) -> Result<Program, Failure> {
-    compile_with(
-        game,
-        CompileOptions {
-            ignore_pragmas: args.ignore_pragmas,
-            ..CompileOptions::default()
-        },
-    )
+    compile_with(game, args.options())
 }
 
 /// Compiles a loaded game into the interpreter's form with the given options.

@@ -430,6 +430,7 @@ mod tests {
             &game,
             &InterpArgs {
                 ignore_pragmas: false,
+                search_limit: None,
             },
         )
         .expect("compiles");

@@ -3,7 +3,7 @@
 //! play ends) by playing: a full exploration to a depth plus seeded random playouts, in strict mode
 //! (every action must be evaluable).
 
-use crate::error::{RuntimeError, format_path};
+use crate::error::{Fault, RuntimeError, format_path};
 use crate::play::{Rng, ambiguous_pair};
 use crate::search::{Machine, Moves, State};
 use crate::seen::SeenSet;
@@ -85,6 +85,8 @@ struct Checker<'m, 'p> {
     /// (condition, node or edge) pairs already reported: one report per place.
     reported: std::collections::HashSet<(Condition, String)>,
     path: Vec<Vec<u32>>,
+    /// An error that stops the check: a search over its limit (not a property of the game).
+    stop: Option<Box<RuntimeError>>,
 }
 
 impl Checker<'_, '_> {
@@ -109,10 +111,20 @@ impl Checker<'_, '_> {
         self.report(Condition::ActionValidity, place, msg, e.span);
     }
 
-    /// Moves of a state with every per-state check applied; `None` when they cannot be computed.
+    /// Moves of a state with every per-state check applied; `None` when they cannot be computed
+    /// (and when the check is stopped).
     fn moves_checked(&mut self, s: &State) -> Option<Moves> {
+        if self.stop.is_some() {
+            return None;
+        }
         let moves = match self.m.moves(s) {
             Ok(ms) => ms,
+            Err(mut e) if matches!(e.fault, Fault::SearchLimit { .. }) => {
+                e.path = self.m.names_of(&self.path);
+                e.finish_help();
+                self.stop = Some(e);
+                return None;
+            }
             Err(e) => {
                 self.runtime(*e);
                 return None;
@@ -161,11 +173,15 @@ impl Checker<'_, '_> {
             return;
         };
         let base = self.path.len();
+        let held = self.m.held;
+        // The moves on the stack count against the budget of each search.
+        self.m.held += moves.held_words();
         // Per level: the moves of its state and the next one to explore. The path holds the
         // moves leading to the top level's state.
         let mut stack: Vec<(Moves, usize)> = vec![(moves, 0)];
         while let Some((moves, next)) = stack.last_mut() {
             if *next == moves.len() {
+                self.m.held -= moves.held_words();
                 stack.pop();
                 if !stack.is_empty() {
                     self.path.pop();
@@ -179,11 +195,13 @@ impl Checker<'_, '_> {
             if stack.len() < depth
                 && let Some(m) = self.moves_checked(&child)
             {
+                self.m.held += m.held_words();
                 stack.push((m, 0));
                 continue;
             }
             self.path.pop();
         }
+        self.m.held = held;
         debug_assert_eq!(self.path.len(), base);
     }
 
@@ -260,8 +278,14 @@ pub fn check_pragmas(
 impl Machine<'_> {
     /// Explores every state within `opts.depth` moves of `start` and plays `opts.plays` random
     /// playouts, in strict mode, and returns every violation of the proper-game conditions met
-    /// (one per condition and place), in the order found.
-    pub fn check(&mut self, start: &State, opts: &CheckOptions) -> Vec<ProperViolation> {
+    /// (one per condition and place), in the order found. A search over its limit
+    /// ([`Fault::SearchLimit`]) stops the check with that error: it says nothing about the
+    /// game's properness.
+    pub fn check(
+        &mut self,
+        start: &State,
+        opts: &CheckOptions,
+    ) -> Result<Vec<ProperViolation>, Box<RuntimeError>> {
         let strict = self.strict();
         self.set_strict(true);
         let mut c = Checker {
@@ -269,14 +293,21 @@ impl Machine<'_> {
             found: Vec::new(),
             reported: Default::default(),
             path: Vec::new(),
+            stop: None,
         };
         c.explore(start, opts.depth);
         let mut rng = Rng::new(opts.seed);
         for _ in 0..opts.plays {
+            if c.stop.is_some() {
+                break;
+            }
             c.play(start, &mut rng, opts.max_length);
         }
-        let found = c.found;
+        let (found, stop) = (c.found, c.stop);
         self.set_strict(strict);
-        found
+        match stop {
+            Some(e) => Err(e),
+            None => Ok(found),
+        }
     }
 }

@@ -74,6 +74,20 @@ pub enum Fault {
     KeeperCycle { node: String, moves: usize },
     /// More than `limit` keeper moves in a row, with no player moving.
     KeeperMoves { limit: usize },
+    /// One search (the legal moves of a state, with its reachability checks) took more steps
+    /// or held more bytes than [`crate::SearchLimit`] allows: `limit` is the value of
+    /// `--search-limit` that sets both, N steps and N bytes.
+    SearchLimit { what: SearchBudget, limit: u64 },
+}
+
+/// Which budget of a search ran out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SearchBudget {
+    /// Steps: edges evaluated (an `x = T(*)` assignment once per value).
+    Steps,
+    /// Memory held (counted in words of 4 bytes): moves found, pending states, the path and
+    /// the visited-state sets.
+    Bytes,
 }
 
 impl std::fmt::Display for Fault {
@@ -127,27 +141,80 @@ impl std::fmt::Display for Fault {
                     "the keeper made more than {limit} moves in a row with no player moving"
                 )
             }
+            Fault::SearchLimit { what, limit } => {
+                let what = match what {
+                    SearchBudget::Steps => format!("took more than {limit} steps"),
+                    SearchBudget::Bytes => {
+                        format!("held more than {limit} bytes of moves and search states")
+                    }
+                };
+                write!(
+                    f,
+                    "the search for the legal moves of a state {what}, the limit set by \
+                     `--search-limit`"
+                )
+            }
         }
     }
 }
 
 /// An action that cannot be evaluated, with where it happened: the edge, its source span, and the
 /// moves (tag lists) played from the initial state before it.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, miette::Diagnostic)]
+///
+/// Its code is `rg::interp::search_limit` for [`Fault::SearchLimit`], `rg::interp::runtime`
+/// for the others.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("run-time error on edge `{edge_text}`: {fault}")]
-#[diagnostic(code(rg::interp::runtime))]
 pub struct RuntimeError {
     pub fault: Fault,
     pub edge: EdgeId,
     /// The edge as printed (`a, b: label`).
     pub edge_text: String,
-    #[label("{fault}")]
     pub label: Option<SourceSpan>,
     pub span: Option<Span>,
     /// The moves played before the failing search, each a list of tags.
     pub path: Vec<Vec<String>>,
-    #[help]
     pub help: Option<String>,
+}
+
+impl miette::Diagnostic for RuntimeError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(match self.fault {
+            Fault::SearchLimit { .. } => "rg::interp::search_limit",
+            _ => "rg::interp::runtime",
+        }))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        match (&self.fault, &self.help) {
+            (Fault::SearchLimit { .. }, help) => {
+                let mut text = format!(
+                    "rgt limits the work of one search of the interpreter; raise the limit with \
+                     `--search-limit N` (default {})",
+                    crate::DEFAULT_SEARCH_LIMIT
+                );
+                if let Some(h) = help {
+                    text.push_str("; ");
+                    text.push_str(h);
+                }
+                Some(Box::new(text))
+            }
+            (_, Some(h)) => Some(Box::new(h)),
+            (_, None) => None,
+        }
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = miette::LabeledSpan> + '_>> {
+        let label = self.label?;
+        let text = match self.fault {
+            // The edge the search was at when its budget ran out.
+            Fault::SearchLimit { .. } => "the search was here".to_string(),
+            _ => self.fault.to_string(),
+        };
+        Some(Box::new(std::iter::once(
+            miette::LabeledSpan::new_with_span(Some(text), label),
+        )))
+    }
 }
 
 impl RuntimeError {

@@ -21,10 +21,10 @@ mod seen;
 pub mod verify;
 
 pub use check::{CheckOptions, Condition, ProperViolation, check_pragmas};
-pub use error::{CompileError, Fault, PathError, RuntimeError, format_path};
+pub use error::{CompileError, Fault, PathError, RuntimeError, SearchBudget, format_path};
 pub use path::parse_path;
 pub use perft::DeadEnd;
 pub use play::{PLAY_LIMIT, PlayError, PlayStats, Rng, Summary};
-pub use program::{CompileOptions, Program};
+pub use program::{CompileOptions, DEFAULT_SEARCH_LIMIT, Program, SearchLimit};
 pub use search::{Machine, Moves, State};
 pub use verify::{Verified, VerifyOptions, verify_pragmas};

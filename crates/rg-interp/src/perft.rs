@@ -63,7 +63,9 @@ impl Machine<'_> {
             return Ok(1);
         }
         let mut levels = std::mem::take(&mut self.bufs.levels);
+        let held = self.held;
         let r = self.perft_stack(&mut levels, s, depth);
+        self.held = held;
         self.bufs.levels = levels;
         self.bufs.watched.clear();
         r.map_err(|mut e| {
@@ -89,6 +91,7 @@ impl Machine<'_> {
         if let Some(count) = self.enter(&mut levels[0], s.node, &s.data, depth, 0)? {
             return Ok(count);
         }
+        self.held += levels[0].moves.held_words();
         let mut len = 1;
         loop {
             let top = &mut levels[len - 1];
@@ -102,6 +105,8 @@ impl Machine<'_> {
                 if let Some(h) = top.watched.take() {
                     self.unwatch(h);
                 }
+                // The moves of the levels below a search count against its budget.
+                self.held -= top.moves.held_words();
                 len -= 1;
                 if len == 0 {
                     return Ok(total);
@@ -139,6 +144,7 @@ impl Machine<'_> {
                         *self.bufs.watched.entry(h).or_default() += 1;
                         above[0].watched = Some(h);
                     }
+                    self.held += above[0].moves.held_words();
                     len += 1;
                 }
                 Err(e) => return Err(self.path_error(e, below)),

@@ -184,6 +184,42 @@ pub struct CompileOptions {
     /// different states are both listed: what a check of move unambiguity (a condition of proper
     /// games) needs to see. Not the reference's semantics: only for such checks.
     pub compare_every_variable: bool,
+    /// The work one search may do (`--search-limit`; `None`: [`DEFAULT_SEARCH_LIMIT`]), see
+    /// [`SearchLimit`].
+    pub search_limit: Option<u64>,
+}
+
+/// The default of [`CompileOptions::search_limit`].
+pub const DEFAULT_SEARCH_LIMIT: u64 = 1_000_000_000;
+
+/// How much work one search (the legal moves of one state, with the reachability checks it
+/// runs) may do before it stops with a run-time error ([`crate::Fault::SearchLimit`]): the
+/// steps it takes (an edge evaluated from an expanded state, or one value of an `x = T(*)`
+/// assignment), and the words (4 bytes) it holds — the moves found, the pending states, the
+/// current path, the visited-state sets — as counted by the search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SearchLimit {
+    /// The `--search-limit` value the limits are made from.
+    pub option: u64,
+    pub steps: u64,
+    pub words: u64,
+}
+
+impl SearchLimit {
+    /// The limits that `--search-limit N` sets: `N` steps and `N / 4` words (N bytes).
+    pub fn new(n: u64) -> Self {
+        SearchLimit {
+            option: n,
+            steps: n,
+            words: n / 4,
+        }
+    }
+}
+
+impl Default for SearchLimit {
+    fn default() -> Self {
+        SearchLimit::new(DEFAULT_SEARCH_LIMIT)
+    }
 }
 
 /// A game in runtime form.
@@ -218,6 +254,8 @@ pub struct Program {
     /// Symbols that may appear in a path: node names, symbols of values and tags of the game.
     pub(crate) path_symbols: HashMap<String, u32>,
     pub(crate) edge_texts: HashMap<EdgeId, (String, Option<Span>)>,
+    /// The work one search may do.
+    pub(crate) search_limit: SearchLimit,
 }
 
 struct Builder<'g> {
@@ -960,7 +998,13 @@ impl Program {
             node_names,
             path_symbols,
             edge_texts,
+            search_limit: SearchLimit::new(opts.search_limit.unwrap_or(DEFAULT_SEARCH_LIMIT)),
         })
+    }
+
+    /// The work one search may do.
+    pub fn search_limit(&self) -> SearchLimit {
+        self.search_limit
     }
 
     /// Number of slots of one state.

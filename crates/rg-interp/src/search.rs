@@ -23,8 +23,8 @@
 //! it; frames are pooled by nesting depth, so a long perft or playout allocates only while its
 //! buffers grow.
 
-use crate::error::{Fault, RuntimeError};
-use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program, Shifts};
+use crate::error::{Fault, RuntimeError, SearchBudget};
+use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program, SearchLimit, Shifts};
 use crate::seen::{KeyTable, SeenSet, hash_slot};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
@@ -111,6 +111,17 @@ impl Moves {
         self.edges[i]
     }
 
+    /// The words a move of `ntags` tags takes in the list (its state, tags, node, edge and
+    /// tag range), as [`Machine`]'s search budget counts them.
+    fn words(&self, ntags: usize) -> u64 {
+        (self.stride + ntags + 4) as u64
+    }
+
+    /// The words the list holds, as [`Machine`]'s search budget counts them.
+    pub(crate) fn held_words(&self) -> u64 {
+        (self.data.len() + self.tags.len() + 4 * self.nodes.len()) as u64
+    }
+
     fn push(&mut self, node: u32, edge: u32, data: &[u32], tags: &[u32]) {
         let start = self.tags.len() as u32;
         self.tags.extend_from_slice(tags);
@@ -195,6 +206,22 @@ struct Frame {
 }
 
 impl Frame {
+    /// The words this frame holds, as the search budget counts them: pending entries and their
+    /// deltas, the path, and the visited-state sets (the numbered tag sequences and ordinary
+    /// parts included) with their tables.
+    fn words(&self) -> u64 {
+        (self.pend.len() * 4
+            + self.deltas.len() * 2
+            + self.levels.len() * 6
+            + self.tags.len()
+            + self.key.len()
+            + self.reach_cache.len() * 3
+            + self.ords.words()
+            + self.repeats.words()
+            + self.tag_ids.words()
+            + self.seen.words()) as u64
+    }
+
     /// Starts a search whose start state is the machine's current state with `tags`.
     fn start(&mut self, node: u32, tags: &[u32], mark: usize, hash: u64) {
         self.pend.clear();
@@ -264,6 +291,19 @@ pub struct Machine<'p> {
     scratch: Scratch,
     /// Buffers of perft and of the playouts (crate::perft, crate::play).
     pub(crate) bufs: crate::perft::Buffers,
+    /// The budget of one top-level search and what it has used: steps taken, words of the
+    /// moves found, and words held by the frames of the searches that enclose the current one.
+    limit: SearchLimit,
+    /// Words held across the search by its caller, which count against the search's budget:
+    /// the move lists on the stack of perft or of the check's exploration.
+    pub(crate) held: u64,
+    steps: u64,
+    out_words: u64,
+    outer_words: u64,
+    /// The step at which the budget is checked next, and the most words one step can add
+    /// (see [`Machine::check_budget`]).
+    next_check: u64,
+    step_words: u64,
 }
 
 impl<'p> Machine<'p> {
@@ -278,6 +318,13 @@ impl<'p> Machine<'p> {
             reach_stack: Vec::new(),
             scratch: Scratch::default(),
             bufs: Default::default(),
+            limit: program.search_limit,
+            held: 0,
+            steps: 0,
+            out_words: 0,
+            outer_words: 0,
+            next_check: 0,
+            step_words: step_words(program),
         }
     }
 
@@ -334,6 +381,10 @@ impl<'p> Machine<'p> {
         out: &mut Moves,
     ) -> Result<(), Box<RuntimeError>> {
         self.w.reset(data, self.p.ordinary as usize);
+        self.steps = 0;
+        self.out_words = 0;
+        self.outer_words = self.held;
+        self.next_check = 1;
         // Ordinary parts are only compared within this search and those it nests, so their
         // hashes are taken relative to the start state's: 0 for it, then updated per slot.
         self.search(node, &[], 0, Mode::Moves, Some(out))
@@ -345,6 +396,46 @@ impl<'p> Machine<'p> {
         let mut out = Moves::new(self.p.state_size());
         self.moves_into(s.node, &s.data, &mut out)?;
         Ok(out)
+    }
+
+    /// The error of a search whose budget `what` ran out at edge `edge`.
+    #[cold]
+    #[inline(never)]
+    fn limit_error(&self, what: SearchBudget, edge: u32) -> Box<RuntimeError> {
+        let limit = self.limit.option;
+        self.error(Fault::SearchLimit { what, limit }, edge)
+    }
+
+    /// Counts one step of the search (in frame `f`), at edge `edge`, checking the budget when
+    /// it is due.
+    #[inline(always)]
+    fn step(&mut self, f: &Frame, edge: u32) -> Result<(), Box<RuntimeError>> {
+        self.steps += 1;
+        if self.steps >= self.next_check {
+            self.check_budget(f, edge)?;
+        }
+        Ok(())
+    }
+
+    /// Checks the steps taken and the words held by the search (its frame `f`, those it is
+    /// nested in, the trail of changes and the moves found) against the budget, and when the
+    /// next check is due: one step, with the states it lets the search take from its pending
+    /// stack, adds at most `step_words` words, so the budget cannot be exceeded before the
+    /// step where what is left of it, divided by that, runs out. The checks cost nothing
+    /// while a search is far from its limit.
+    #[cold]
+    #[inline(never)]
+    fn check_budget(&mut self, f: &Frame, edge: u32) -> Result<(), Box<RuntimeError>> {
+        if self.steps > self.limit.steps {
+            return Err(self.limit_error(SearchBudget::Steps, edge));
+        }
+        let held = self.outer_words + self.out_words + f.words() + self.w.trail.len() as u64 * 2;
+        if held > self.limit.words {
+            return Err(self.limit_error(SearchBudget::Bytes, edge));
+        }
+        let room = (self.limit.words - held) / self.step_words;
+        self.next_check = (self.steps + room.max(1)).min(self.limit.steps + 1);
+        Ok(())
     }
 
     pub(crate) fn error(&self, fault: Fault, edge: u32) -> Box<RuntimeError> {
@@ -381,7 +472,10 @@ impl<'p> Machine<'p> {
         }
         self.reach_stack.push(edge);
         let hash = f.levels.last().expect("a current state").hash;
+        let outer = self.outer_words;
+        self.outer_words += f.words();
         let r = self.search(a, &f.tags, hash, Mode::Reach(b), None);
+        self.outer_words = outer;
         self.reach_stack.pop();
         r
     }
@@ -406,6 +500,11 @@ impl<'p> Machine<'p> {
         let r = self.run(&mut f, mode, out);
         self.w.undo(mark);
         self.depth -= 1;
+        if self.depth > 0 && f.words() > self.limit.words / 8 {
+            // A large nested search: its buffers are not kept for the next one, so that what
+            // the enclosing search goes on to hold is not added to them.
+            f = Frame::default();
+        }
         self.frames[self.depth] = f;
         r
     }
@@ -461,6 +560,7 @@ impl<'p> Machine<'p> {
             let results_start = out.as_ref().map_or(0, |o| o.len());
             for ei in nd.first_edge..nd.end_edge {
                 let e = &p.edges[ei as usize];
+                self.step(f, ei)?;
                 let ok = match &e.action {
                     Action::Skip => {
                         f.push(e.target, f.deltas.len(), NONE);
@@ -498,7 +598,10 @@ impl<'p> Machine<'p> {
                         player,
                     } => {
                         let to_out = *player && moves_mode;
-                        for &m in members {
+                        for (i, &m) in members.iter().enumerate() {
+                            if i > 0 {
+                                self.step(f, ei)?;
+                            }
                             let o = if to_out { out.as_deref_mut() } else { None };
                             self.successor(f, o, ei, lhs, Place::Sym(m))
                                 .map_err(|x| self.error(*x, ei))?;
@@ -607,6 +710,7 @@ impl<'p> Machine<'p> {
         match out {
             Some(o) => {
                 if r.is_ok() {
+                    self.out_words += o.words(f.tags.len());
                     o.push(target, edge, &self.w.cur, &f.tags);
                 }
                 for &(slot, old) in log.iter().rev() {
@@ -628,6 +732,18 @@ impl<'p> Machine<'p> {
             }
         }
     }
+}
+
+/// The most words one step of a search can add to what the search holds (an upper bound, for
+/// [`Machine::check_budget`]): the step pushes one pending entry (4 words and a delta of at most
+/// 2 per slot) or one move (its state, at most [`TAG_LIMIT`] tags, 4 words), or starts a
+/// reachability check (a frame with a copy of the tags); the state it pushes, once taken from
+/// the pending stack, adds a level of the path, its changes to the trail (2 words per slot), a
+/// tag, and its visited key: a key table entry (10 words), a tag sequence (8) and an ordinary
+/// part or `@repeat` values (8 words and 2 per slot).
+fn step_words(p: &Program) -> u64 {
+    let stride = p.state_size() as u64;
+    6 * stride + 2 * TAG_LIMIT as u64 + 64
 }
 
 /// The state searches work on, changed in place: the undo trail of its changes, and the
@@ -963,4 +1079,148 @@ fn store(
         set(cur, log, present as usize, flag);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::SearchBudget;
+    use crate::program::CompileOptions;
+    use miette::Diagnostic;
+
+    fn program(text: &str, search_limit: Option<u64>) -> Program {
+        let text = format!("type Player = {{ p }};\ntype Score = {{ 0 }};\n{text}");
+        let mut g = rg_core::parse(rg_core::FileId(0), &text).expect("test game parses");
+        rg_core::builtins::add_builtins(&mut g).expect("built-ins");
+        let opts = CompileOptions {
+            search_limit,
+            ..CompileOptions::default()
+        };
+        Program::new(&g, opts).expect("compiles")
+    }
+
+    /// A move of `n` choices of one of three colours, each a tag: 3^n moves.
+    fn colour_chain(n: usize) -> String {
+        let mut text = String::from(
+            "type Colour = { red, green, blue };\nvar c: Colour = red;\nbegin, s0: player = p;\n",
+        );
+        for i in 0..n {
+            text.push_str(&format!(
+                "s{i}, t{i}: c = Colour(*);\nt{i}, s{}: $$ c;\n",
+                i + 1
+            ));
+        }
+        text.push_str(&format!("s{n}, end: player = keeper;\n"));
+        text
+    }
+
+    /// The state after the first (keeper) move.
+    fn after_first_move(m: &mut Machine<'_>) -> State {
+        let s = m.initial();
+        m.moves(&s).expect("one keeper move").state(0)
+    }
+
+    #[test]
+    fn a_search_within_the_limit_finds_every_move() {
+        let p = program(&colour_chain(5), None);
+        let mut m = Machine::new(&p);
+        let s = after_first_move(&mut m);
+        assert_eq!(m.moves(&s).expect("243 moves").len(), 243);
+    }
+
+    #[test]
+    fn a_search_holding_more_than_the_limit_is_an_error() {
+        let p = program(&colour_chain(30), Some(100_000));
+        let mut m = Machine::new(&p);
+        let s = after_first_move(&mut m);
+        let e = m.moves(&s).expect_err("3^30 moves are over the limit");
+        assert_eq!(
+            e.fault,
+            Fault::SearchLimit {
+                what: SearchBudget::Bytes,
+                limit: 100_000
+            }
+        );
+        assert_eq!(
+            e.code().map(|c| c.to_string()).as_deref(),
+            Some("rg::interp::search_limit")
+        );
+        assert!(e.to_string().contains("`--search-limit`"), "{e}");
+        assert!(
+            e.help()
+                .is_some_and(|h| h.to_string().contains("--search-limit N")),
+            "{e:?}"
+        );
+        // The machine is usable after the error.
+        assert_eq!(m.moves(&m.initial()).expect("the keeper move").len(), 1);
+    }
+
+    #[test]
+    fn a_search_taking_more_steps_than_the_limit_is_an_error() {
+        // A wrong `@unique` lets the search go round the cycle a -> b -> a forever, holding
+        // little (one level per turn) but trying the many edges that fail at `a` each time.
+        let mut text = String::from(
+            "type T = { x, y };\nvar v: T = x;\n@unique a b;\n\
+             begin, a: player = p;\na, b: ;\nb, a: ;\n",
+        );
+        for i in 0..100 {
+            text.push_str(&format!("a, d{i}: v == y;\nd{i}, end: player = keeper;\n"));
+        }
+        let p = program(&text, Some(1_000_000));
+        let mut m = Machine::new(&p);
+        let s = after_first_move(&mut m);
+        let e = m.moves(&s).expect_err("the search never ends");
+        assert_eq!(
+            e.fault,
+            Fault::SearchLimit {
+                what: SearchBudget::Steps,
+                limit: 1_000_000
+            }
+        );
+        assert_eq!(
+            e.code().map(|c| c.to_string()).as_deref(),
+            Some("rg::interp::search_limit")
+        );
+    }
+
+    #[test]
+    fn reachability_checks_count_against_the_search_that_runs_them() {
+        // The move's condition is a check whose search explodes: 3^30 walks from `s0`.
+        let text = format!(
+            "{}begin, m: ? s0 -> nowhere;\nm, end: player = keeper;\n",
+            { colour_chain(30).replace("begin, s0: player = p;\n", "") }
+        );
+        let p = program(&text, Some(1_000_000));
+        let mut m = Machine::new(&p);
+        let e = m
+            .moves(&m.initial())
+            .expect_err("the check is over the limit");
+        assert!(
+            matches!(
+                e.fault,
+                Fault::SearchLimit {
+                    limit: 1_000_000,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn other_run_time_errors_keep_their_code() {
+        let e = RuntimeError {
+            fault: Fault::RecursiveReachability,
+            edge: rg_core::EdgeId(0),
+            edge_text: String::new(),
+            label: None,
+            span: None,
+            path: Vec::new(),
+            help: None,
+        };
+        assert_eq!(
+            e.code().map(|c| c.to_string()).as_deref(),
+            Some("rg::interp::runtime")
+        );
+    }
 }

@@ -58,6 +58,12 @@ pub(crate) fn hash_words(words: &[u32]) -> u64 {
 }
 
 impl SeenSet {
+    /// The words the set holds, as the search budget counts them: the keys, 4 per entry and
+    /// 4 per entry in the table (kept at most half full).
+    pub fn words(&self) -> usize {
+        self.keys.len() + self.entries.len() * 8
+    }
+
     /// Forgets every key.
     pub fn clear(&mut self) {
         self.entries.clear();
@@ -170,6 +176,12 @@ impl<const N: usize> Default for KeyTable<N> {
 }
 
 impl<const N: usize> KeyTable<N> {
+    /// The words the table holds, as the search budget counts them: `N + 2` words per slot,
+    /// 2 slots per key (it is kept at most half full).
+    pub fn words(&self) -> usize {
+        self.len as usize * (N + 2) * 2
+    }
+
     /// Forgets every key.
     pub fn clear(&mut self) {
         self.len = 0;

@@ -71,6 +71,7 @@ pub const CODES: &[&str] = &[
     "rg::interp::play_too_long",
     "rg::interp::proper",
     "rg::interp::runtime",
+    "rg::interp::search_limit",
     "rg::interp::unsupported",
     "rg::compile::no_begin",
     "rg::compile::too_large",

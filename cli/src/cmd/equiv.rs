@@ -84,10 +84,15 @@ fn game_args(input: &str, args: &Args) -> GameArgs {
 
 /// A divergence found between `who` as an error.
 pub(crate) fn divergence(who: &str, d: Divergence) -> Failure {
+    if let Some(e) = d.limit {
+        // Not a difference: the interpreter stopped at its search limit.
+        return Failure::input(&*e, None);
+    }
     Failure::input(
         &Divergence {
             what: format!("{who}: {}", d.what),
             path: d.path,
+            limit: None,
         },
         None,
     )

@@ -6,7 +6,7 @@ use crate::lang::Lang;
 use crate::pipeline::{OptLevel, optimise, translate_text};
 use crate::report::{Failure, Session};
 use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, State as GdlState};
-use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled};
+use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled, fails};
 use rg_interp::{Machine, Moves, Program, Rng, State};
 use std::io::Write;
 use std::process::ExitCode;
@@ -140,6 +140,7 @@ fn diverge(what: impl Into<String>, path: &[Vec<String>]) -> Divergence {
     Divergence {
         what: what.into(),
         path: path.to_vec(),
+        limit: None,
     }
 }
 
@@ -183,7 +184,11 @@ impl<'p> Lockstep<'p> {
         };
         for (d, &a) in counts.iter().enumerate() {
             let b = self.m.perft(&init, d).map_err(|e| {
-                diverge(format!("the interpreter fails at depth {d}: {e}"), &e.path)
+                fails(
+                    format!("the interpreter fails at depth {d}: {e}"),
+                    &e,
+                    &e.path,
+                )
             })?;
             if a != b {
                 return Err(diverge(
@@ -213,7 +218,7 @@ impl<'p> Lockstep<'p> {
             let moves = self
                 .m
                 .moves(&s)
-                .map_err(|e| diverge(format!("the interpreter fails: {e}"), path))?;
+                .map_err(|e| fails(format!("the interpreter fails: {e}"), &e, path))?;
             if !self.m.is_keeper(&s.data) || moves.is_empty() {
                 return Ok((s, moves));
             }

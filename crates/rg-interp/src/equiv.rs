@@ -36,13 +36,28 @@ pub struct Divergence {
     pub what: String,
     /// The moves (tag names) played from the initial state before the difference.
     pub path: Vec<Vec<String>>,
+    /// Set when the comparison did not find a difference but stopped at a resource limit of
+    /// the interpreter (`--search-limit`): the games are neither proved equal nor different,
+    /// and callers report this error instead of a divergence.
+    pub limit: Option<Box<RuntimeError>>,
 }
 
 fn diverge(what: impl Into<String>, path: &[Vec<String>]) -> Divergence {
     Divergence {
         what: what.into(),
         path: path.to_vec(),
+        limit: None,
     }
+}
+
+/// A game failing at run time: a difference (the other game did not fail there), unless it
+/// is the interpreter's search limit.
+pub fn fails(what: String, e: &RuntimeError, path: &[Vec<String>]) -> Divergence {
+    let mut d = diverge(what, path);
+    if matches!(e.fault, crate::error::Fault::SearchLimit { .. }) {
+        d.limit = Some(Box::new(e.clone()));
+    }
+    d
 }
 
 /// Sorted tag lists of a move list (tags by name, so games with different symbol tables compare).
@@ -102,12 +117,20 @@ fn compare_perft(
 ) -> Result<Vec<u64>, Divergence> {
     let mut counts = Vec::with_capacity(depth + 1);
     for d in 0..=depth {
-        let ca = ma
-            .perft(sa, d)
-            .map_err(|e| diverge(format!("the first game fails at depth {d}: {e}"), &e.path))?;
-        let cb = mb
-            .perft(sb, d)
-            .map_err(|e| diverge(format!("the second game fails at depth {d}: {e}"), &e.path))?;
+        let ca = ma.perft(sa, d).map_err(|e| {
+            fails(
+                format!("the first game fails at depth {d}: {e}"),
+                &e,
+                &e.path,
+            )
+        })?;
+        let cb = mb.perft(sb, d).map_err(|e| {
+            fails(
+                format!("the second game fails at depth {d}: {e}"),
+                &e,
+                &e.path,
+            )
+        })?;
         if ca != cb {
             return Err(diverge(format!("perft({d}) is {ca} and {cb}"), &[]));
         }
@@ -181,10 +204,10 @@ fn both_moves(
 ) -> Result<(Moves, Moves), Divergence> {
     let la = ma
         .moves(sa)
-        .map_err(|e| diverge(format!("the first game fails: {e}"), path))?;
+        .map_err(|e| fails(format!("the first game fails: {e}"), &e, path))?;
     let lb = mb
         .moves(sb)
-        .map_err(|e| diverge(format!("the second game fails: {e}"), path))?;
+        .map_err(|e| fails(format!("the second game fails: {e}"), &e, path))?;
     Ok((la, lb))
 }
 
@@ -318,7 +341,7 @@ fn groups(m: &mut Machine<'_>, moves: &Moves, path: &[Vec<String>]) -> Result<Gr
     let mut sigs = Vec::with_capacity(moves.len());
     for i in 0..moves.len() {
         let sig = signature(m, &moves.state(i), SIG_DEPTH)
-            .map_err(|e| diverge(format!("a game fails below a move: {e}"), path))?;
+            .map_err(|e| fails(format!("a game fails below a move: {e}"), &e, path))?;
         sigs.push(sig);
         match by_tags
             .iter_mut()
@@ -548,7 +571,7 @@ fn labels_pair_up(
     let j = partner[k];
     let look = |m: &mut Machine<'_>, s: &State| {
         signature(m, s, SIG_DEPTH)
-            .map_err(|e| diverge(format!("a game fails below a move: {e}"), path))
+            .map_err(|e| fails(format!("a game fails below a move: {e}"), &e, path))
     };
     if look(ma, &la.state(k))? != look(mb, &lb.state(j))? {
         // Perhaps labels that do not correspond: the full pairing decides. It draws its own

@@ -796,6 +796,21 @@ impl Lowerer<'_> {
         true
     }
 
+    /// The caller's variables not bound yet in the arguments `pats` of a call, with the RG
+    /// variables the callee binds them into (see [`Self::targets`]).
+    fn output_targets(&mut self, env: &Env, pats: &[Pat]) -> BTreeMap<u16, Symbol> {
+        let mut outs: Vec<u16> = Vec::new();
+        for p in pats {
+            p.for_each_var(&mut |v| {
+                if matches!(env.binds[v as usize], Bind::Free | Bind::Into(_)) && !outs.contains(&v)
+                {
+                    outs.push(v);
+                }
+            });
+        }
+        self.targets(env, outs.into_iter())
+    }
+
     /// The RG variables the free variables `vs` are bound into.
     fn targets(&mut self, env: &Env, vs: impl Iterator<Item = u16>) -> BTreeMap<u16, Symbol> {
         let mut out = BTreeMap::new();
@@ -1185,16 +1200,7 @@ impl Lowerer<'_> {
     ) -> bool {
         let g = self.g;
         // The caller's free variables become RG variables every rule path assigns.
-        let mut outs: Vec<u16> = Vec::new();
-        for p in pats {
-            p.for_each_var(&mut |v| {
-                if matches!(env.binds[v as usize], Bind::Free | Bind::Into(_)) && !outs.contains(&v)
-                {
-                    outs.push(v);
-                }
-            });
-        }
-        let targets = self.targets(env, outs.iter().copied());
+        let targets = self.output_targets(env, pats);
         // The caller's arguments with outputs as `Into` markers: resolved per argument below.
         let mut any = false;
         let rules: Vec<(usize, &IRule)> = g
@@ -1295,16 +1301,7 @@ impl Lowerer<'_> {
         env: &mut Env,
         depth: u32,
     ) -> bool {
-        let mut outs: Vec<u16> = Vec::new();
-        for p in pats {
-            p.for_each_var(&mut |v| {
-                if matches!(env.binds[v as usize], Bind::Free | Bind::Into(_)) && !outs.contains(&v)
-                {
-                    outs.push(v);
-                }
-            });
-        }
-        let targets = self.targets(env, outs.iter().copied());
+        let targets = self.output_targets(env, pats);
         let mut inputs = Vec::with_capacity(pats.len());
         let mut outputs = Vec::with_capacity(pats.len());
         // An output variable at a second place: its value goes into a temporary compared

@@ -486,6 +486,17 @@ const GAMES: &[Facts] = &[
         ..BASE
     },
     Facts {
+        // Linear recursions with accumulators (lifted, they are loops): `skip` needs two
+        // counters that start apart to end equal, so it is never legal; `finish` only one step
+        // before the end.
+        file: "walk_loop.kif",
+        roles: &["walker"],
+        init: &["(at 0)"],
+        legal: &[&["(go 1)", "(jump 2)", "stay"]],
+        perft: &[1, 3, 8, 19, 35, 49, 50, 36, 18, 6, 1, 0],
+        ..BASE
+    },
+    Facts {
         file: "mutual_recursion.kif",
         roles: &["robot"],
         init: &["(rTrue 1 2)", "(rTrue 2 1)", "(sTrue 1 2)", "(sTrue 2 1)"],

@@ -150,15 +150,10 @@ impl Shape {
         // The lowering's loop binds a relation's unbound arguments only where the recursion
         // passes them through: every argument a call may leave unbound (one with a variable
         // that no other positive literal of the calling rule has) must be such a place.
-        let own_literal = |r: &IRule| {
-            r.body
-                .iter()
-                .position(|l| l.kind != LitKind::Distinct && l.rel == r.rel)
-        };
         for r in rules.iter().filter(|r| !is_bridge(r)) {
             for (k, l) in r.body.iter().enumerate() {
                 let callee = l.rel as usize;
-                if l.kind != LitKind::Pos || !self_linear[callee] || own_literal(r) == Some(k) {
+                if l.kind != LitKind::Pos || !self_linear[callee] || r.own_literal() == Some(k) {
                     continue;
                 }
                 let bound_elsewhere = |v: u16| {
@@ -170,7 +165,8 @@ impl Shape {
                 for (i, a) in l.args.iter().enumerate() {
                     let mut open = false;
                     a.for_each_var(&mut |v| open |= !bound_elsewhere(v));
-                    let through = |x: &IRule| own_literal(x).is_none_or(|j| x.passes_through(j, i));
+                    let through =
+                        |x: &IRule| x.own_literal().is_none_or(|j| x.passes_through(j, i));
                     if open && !rules.iter().filter(|x| x.rel == l.rel).all(through) {
                         self_linear[callee] = false;
                     }
@@ -305,14 +301,9 @@ pub(crate) fn prepare(
     // Grounded relations that the rules of a recursive lifted relation read (once per round of
     // its loop, through a trie over their atoms), and that could be lifted too.
     let mut feeds = vec![false; rels.len()];
-    let recursive = |r: &IRule| {
-        r.body
-            .iter()
-            .any(|l| l.kind != LitKind::Distinct && l.rel == r.rel)
-    };
     let looping: BTreeSet<u32> = rules
         .iter()
-        .filter(|r| rels[r.rel as usize].lifted && recursive(r))
+        .filter(|r| rels[r.rel as usize].lifted && r.own_literal().is_some())
         .map(|r| r.rel)
         .collect();
     for r in rules.iter().filter(|r| looping.contains(&r.rel)) {

@@ -95,6 +95,14 @@ pub(crate) struct IRule {
 }
 
 impl IRule {
+    /// The body literal over the rule's own relation, if any (the first one: linearly
+    /// recursive relations have at most one per rule).
+    pub(crate) fn own_literal(&self) -> Option<usize> {
+        self.body
+            .iter()
+            .position(|l| l.kind != LitKind::Distinct && l.rel == self.rel)
+    }
+
     /// Whether position `i` of the head is a variable that body literal `own` has at the same
     /// position, and that occurs nowhere else in the rule (an output a linear recursion passes
     /// through unchanged).

@@ -1280,11 +1280,10 @@ impl Lowerer<'_> {
             return r;
         }
         let g = self.g;
-        let r = g.rules.iter().filter(|x| x.rel == rel).any(|x| {
-            x.body
-                .iter()
-                .any(|l| l.kind != LitKind::Distinct && l.rel == rel)
-        });
+        let r = g
+            .rules
+            .iter()
+            .any(|x| x.rel == rel && x.own_literal().is_some());
         self.lf.recursive.insert(rel, r);
         r
     }
@@ -1408,10 +1407,7 @@ impl Lowerer<'_> {
             .collect();
         let mut leaves = false;
         for (r, rule) in rules {
-            let own = rule
-                .body
-                .iter()
-                .position(|l| l.kind != LitKind::Distinct && l.rel == rel);
+            let own = rule.own_literal();
             let mut env = Env::new(rel, r, rule.nvars);
             let start = self.lf_node();
             let mut post: Vec<(Symbol, Pat)> = Vec::new();

@@ -6,7 +6,7 @@ use crate::lang::Lang;
 use crate::pipeline::{OptLevel, optimise, translate_text};
 use crate::report::{Failure, Session};
 use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, State as GdlState};
-use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled, fails};
+use rg_interp::equiv::{Compared, Divergence, EquivOptions, compare_relabelled, diverge, fails};
 use rg_interp::{Machine, Moves, Program, Rng, State};
 use std::io::Write;
 use std::process::ExitCode;
@@ -134,14 +134,6 @@ fn say(line: &str) -> Result<(), Failure> {
     writeln!(stdout, "{line}")
         .and_then(|()| stdout.flush())
         .map_err(|e| Failure::Io(format!("cannot write to standard output: {e}")))
-}
-
-fn diverge(what: impl Into<String>, path: &[Vec<String>]) -> Divergence {
-    Divergence {
-        what: what.into(),
-        path: path.to_vec(),
-        limit: None,
-    }
 }
 
 /// The GDL reasoner on a description and the interpreter on its translation, side by side.

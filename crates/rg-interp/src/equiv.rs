@@ -42,7 +42,8 @@ pub struct Divergence {
     pub limit: Option<Box<RuntimeError>>,
 }
 
-fn diverge(what: impl Into<String>, path: &[Vec<String>]) -> Divergence {
+/// A difference `what` found after the moves `path`.
+pub fn diverge(what: impl Into<String>, path: &[Vec<String>]) -> Divergence {
     Divergence {
         what: what.into(),
         path: path.to_vec(),

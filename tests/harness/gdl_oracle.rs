@@ -497,6 +497,39 @@ const GAMES: &[Facts] = &[
         ..BASE
     },
     Facts {
+        file: "tally_row.kif",
+        roles: &["white", "black"],
+        init: &[
+            "(cell 1 b)",
+            "(cell 2 b)",
+            "(cell 3 b)",
+            "(cell 4 b)",
+            "(cell 5 b)",
+            "(cell 6 b)",
+            "(control white)",
+        ],
+        legal: &[
+            &[
+                "(put 1)", "(put 2)", "(put 3)", "(put 4)", "(put 5)", "(put 6)", "pass",
+            ],
+            &["noop"],
+        ],
+        perft: &[1, 7, 7, 7, 37, 187, 187, 187, 697, 2287, 2287, 2287, 5677],
+        lines: &[Line {
+            moves: &[
+                &["pass", "noop"],
+                &["noop", "(put 1)"],
+                &["(put 2)", "noop"],
+                &["noop", "(put 3)"],
+                &["(put 4)", "noop"],
+                &["noop", "(put 5)"],
+            ],
+            goals: &["0", "100"],
+            ..LINE
+        }],
+        ..BASE
+    },
+    Facts {
         file: "mutual_recursion.kif",
         roles: &["robot"],
         init: &["(rTrue 1 2)", "(rTrue 2 1)", "(sTrue 1 2)", "(sTrue 2 1)"],

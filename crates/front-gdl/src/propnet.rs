@@ -896,8 +896,11 @@ impl Net {
                     continue;
                 }
                 for &b in touched.atoms(g, rel) {
-                    if self.val[b as usize] == Val::Unknown {
-                        push(Cond::Lit(self.resolve(b << 1)), &mut needed, &mut stack);
+                    // Resolved first: an aliased atom has lost its rules (and so its value
+                    // reads false), its alias is what the lowering reads.
+                    let l = self.resolve(b << 1);
+                    if self.val[lit_atom(l) as usize] == Val::Unknown {
+                        push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
                 continue;

@@ -142,8 +142,25 @@ pub(crate) struct Role {
     pub(crate) term: GTerm,
     /// The GDL-II chance player.
     pub(crate) random: bool,
-    /// (action term, `does` atom, `legal` atom).
-    pub(crate) actions: Vec<(GTerm, u32, Option<u32>)>,
+    pub(crate) actions: Vec<Action>,
+}
+
+/// A possible action of a role.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Action {
+    pub(crate) term: GTerm,
+    /// The `does(role, action)` atom.
+    pub(crate) does: u32,
+    /// The `legal(role, action)` atom (none = never legal).
+    pub(crate) legal: Option<u32>,
+}
+
+/// A term a role's keyword relation holds of, with the atom saying when it holds: a goal
+/// value with its `goal(role, value)` atom, a percept with its `sees(role, percept)` atom.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Keyed {
+    pub(crate) term: GTerm,
+    pub(crate) atom: u32,
 }
 
 /// The simplified ground game.
@@ -156,9 +173,9 @@ pub(crate) struct Net {
     pub(crate) alive: Vec<bool>,
     pub(crate) roles: Vec<Role>,
     pub(crate) fluents: Vec<Fluent>,
-    /// Per atom: whether it is in the cone of influence (after [`Net::finish`]).
+    /// Per atom: whether it is in the cone of influence.
     pub(crate) needed: Vec<bool>,
-    /// Per atom: live rules (after [`Net::finish`]).
+    /// Per atom: live rules.
     pub(crate) rules_of: Vec<Vec<u32>>,
     /// Non-trivial ground SCCs (recursion), with per atom the SCC number.
     pub(crate) sccs: Vec<Vec<u32>>,
@@ -167,19 +184,28 @@ pub(crate) struct Net {
     pub(crate) move_dep: Vec<bool>,
     /// Per atom: the literal it was replaced by (`NONE` if not aliased).
     alias: Vec<PLit>,
-    /// Per role: (goal value, `goal` atom) and (percept, `sees` atom).
-    pub(crate) goals: Vec<Vec<(GTerm, u32)>>,
-    pub(crate) sees: Vec<Vec<(GTerm, u32)>>,
+    /// Per role: its goal values and its percepts.
+    pub(crate) goals: Vec<Vec<Keyed>>,
+    pub(crate) sees: Vec<Vec<Keyed>>,
     /// The `terminal` atom.
     pub(crate) terminal: Option<u32>,
     /// Per fluent: read by some needed condition.
     pub(crate) fluent_used: Vec<bool>,
     /// Atoms that are sets of moves (see [`DoesSet`]).
     pub(crate) does_sets: HashMap<u32, DoesSet>,
-    // Working state.
+}
+
+/// The simplification's working state around the network it builds (only [`Net::build`]
+/// makes one).
+struct Builder {
+    net: Net,
+    /// Per rule: its literals not decided yet.
     unresolved: Vec<u32>,
+    /// Per atom: its live rules, counted.
     live: Vec<u32>,
+    /// Per atom: the live rules reading it while it is undecided.
     occ: Vec<Vec<u32>>,
+    /// Atoms decided and not propagated yet.
     queue: Vec<u32>,
     /// Fluent number per `next` atom, per `legal` atom the (role, action), per `init` atom
     /// the fluent.
@@ -194,8 +220,17 @@ pub(crate) struct Net {
 
 const NONE: u32 = u32::MAX;
 
-/// Edges `body atom → head atom` of the ground rules, with whether the literal is negative.
-type RuleEdges = Vec<(u32, u32, bool)>;
+/// An edge `body atom → head atom` of the ground dependency graph.
+#[derive(Clone, Copy, Debug)]
+struct DepEdge {
+    body: u32,
+    head: u32,
+    /// The body atom is read negated.
+    negative: bool,
+}
+
+/// The edges of the ground rules.
+type RuleEdges = Vec<DepEdge>;
 
 impl Net {
     /// Builds the network from a grounding and runs the simplification to its fixpoint.
@@ -248,7 +283,11 @@ impl Net {
         for (ri, act, atom, legal) in role_of_does {
             let role = &mut roles[ri as usize];
             let k = role.actions.len() as u32;
-            role.actions.push((act, atom, legal));
+            role.actions.push(Action {
+                term: act,
+                does: atom,
+                legal,
+            });
             kind[atom as usize] = Kind::Does(ri, k);
             if let Some(l) = legal {
                 legal_of[l as usize] = (ri, k);
@@ -301,7 +340,7 @@ impl Net {
         }
         let nf = fluents.len();
         let nr = roles.len();
-        let mut net = Net {
+        let net = Net {
             val,
             kind,
             alive: vec![true; rules.len()],
@@ -320,6 +359,9 @@ impl Net {
             terminal: None,
             fluent_used: Vec::new(),
             does_sets: HashMap::new(),
+        };
+        let mut b = Builder {
+            net,
             unresolved: Vec::new(),
             live: Vec::new(),
             occ: Vec::new(),
@@ -330,101 +372,18 @@ impl Net {
             nonself: vec![0; nf],
             open_actions: vec![0; nr],
         };
-        net.index();
-        net.seed();
-        net.propagate();
+        b.index();
+        b.seed();
+        b.propagate();
         loop {
-            let a = net.settle_independent(p, g)?;
-            let b = net.alias();
-            if !a && !b {
+            let settled = b.settle_independent(p, g)?;
+            let aliased = b.alias();
+            if !settled && !aliased {
                 break;
             }
         }
-        net.finish(p, g)?;
-        Ok(net)
-    }
-
-    /// (Re)builds the occurrence lists and counters from the live rules.
-    fn index(&mut self) {
-        let n = self.val.len();
-        for i in 0..self.rules.len() {
-            if self.alive[i]
-                && self
-                    .lits
-                    .get(i)
-                    .iter()
-                    .any(|&l| self.lit_value(l) == Val::False)
-            {
-                self.alive[i] = false;
-            }
-        }
-        self.unresolved = vec![0; self.rules.len()];
-        self.live = vec![0; n];
-        self.occ = vec![Vec::new(); n];
-        self.rules_of = vec![Vec::new(); n];
-        for (i, r) in self.rules.iter().enumerate() {
-            if !self.alive[i] {
-                continue;
-            }
-            self.live[r.head as usize] += 1;
-            self.rules_of[r.head as usize].push(i as u32);
-            let mut u = 0;
-            for &l in self.lits.get(i) {
-                if self.val[lit_atom(l) as usize] == Val::Unknown {
-                    u += 1;
-                    self.occ[lit_atom(l) as usize].push(i as u32);
-                }
-            }
-            self.unresolved[i] = u;
-        }
-        for (f, fl) in self.fluents.iter().enumerate() {
-            self.nonself[f] = fl.next.map_or(0, |x| {
-                self.rules_of[x as usize]
-                    .iter()
-                    .filter(|&&r| !self.lits.get(r as usize).contains(&(fl.atom << 1)))
-                    .count() as u32
-            });
-        }
-        for (ri, role) in self.roles.iter().enumerate() {
-            self.open_actions[ri] = role
-                .actions
-                .iter()
-                .filter(|(_, _, l)| l.is_some_and(|l| self.val[l as usize] != Val::False))
-                .count() as u32;
-        }
-    }
-
-    /// Initial decisions: atoms without rules, rules with satisfied bodies, inputs.
-    fn seed(&mut self) {
-        for a in 0..self.val.len() {
-            if self.val[a] == Val::Unknown
-                && self.kind[a] == Kind::Derived
-                && self.alias[a] == NONE
-                && self.live[a] == 0
-            {
-                self.set(a as u32, Val::False);
-            }
-        }
-        for i in 0..self.rules.len() {
-            if self.alive[i]
-                && self
-                    .lits
-                    .get(i)
-                    .iter()
-                    .all(|&l| self.lit_value(l) == Val::True)
-            {
-                self.set(self.rules[i].head, Val::True);
-            }
-            if self.alive[i] && self.unresolved[i] == 1 {
-                self.check_persistence(i as u32);
-            }
-        }
-        for f in 0..self.fluents.len() {
-            self.check_fluent(f as u32);
-        }
-        for r in 0..self.roles.len() {
-            self.check_role(r as u32);
-        }
+        b.finish(p, g)?;
+        Ok(b.net)
     }
 
     fn lit_value(&self, l: PLit) -> Val {
@@ -435,25 +394,151 @@ impl Net {
         }
     }
 
-    fn set(&mut self, a: u32, v: Val) {
-        if self.val[a as usize] == Val::Unknown {
-            self.val[a as usize] = v;
-            self.queue.push(a);
-        }
-    }
-
     /// Value of an optional atom (none = false).
     fn opt_val(&self, a: Option<u32>) -> Val {
         a.map_or(Val::False, |a| self.val[a as usize])
     }
 
+    /// A literal with aliases followed to the end.
+    pub(crate) fn resolve(&self, mut l: PLit) -> PLit {
+        let mut steps = 0;
+        while self.alias[lit_atom(l) as usize] != NONE && steps <= self.alias.len() {
+            l = self.alias[lit_atom(l) as usize] ^ (l & 1);
+            steps += 1;
+        }
+        l
+    }
+
+    /// The condition an atom stands for, aliases followed.
+    pub(crate) fn cond(&self, a: Option<u32>) -> Cond {
+        let Some(a) = a else { return Cond::False };
+        let l = self.resolve(a << 1);
+        match self.lit_value(l) {
+            Val::True => Cond::True,
+            Val::False => Cond::False,
+            Val::Unknown => Cond::Lit(l),
+        }
+    }
+
+    /// The actions of a role that can be played (legal not constant false), increasing.
+    pub(crate) fn open_actions_of(&self, role: u32) -> Vec<u32> {
+        self.roles[role as usize]
+            .actions
+            .iter()
+            .enumerate()
+            .filter(|(_, x)| self.opt_val(x.legal) != Val::False)
+            .map(|(k, _)| k as u32)
+            .collect()
+    }
+}
+
+impl Builder {
+    /// (Re)builds the occurrence lists and counters from the live rules.
+    fn index(&mut self) {
+        let n = self.net.val.len();
+        for i in 0..self.net.rules.len() {
+            if self.net.alive[i]
+                && self
+                    .net
+                    .lits
+                    .get(i)
+                    .iter()
+                    .any(|&l| self.net.lit_value(l) == Val::False)
+            {
+                self.net.alive[i] = false;
+            }
+        }
+        self.unresolved = vec![0; self.net.rules.len()];
+        self.live = vec![0; n];
+        self.occ = vec![Vec::new(); n];
+        self.net.rules_of = vec![Vec::new(); n];
+        for (i, r) in self.net.rules.iter().enumerate() {
+            if !self.net.alive[i] {
+                continue;
+            }
+            self.live[r.head as usize] += 1;
+            self.net.rules_of[r.head as usize].push(i as u32);
+            let mut u = 0;
+            for &l in self.net.lits.get(i) {
+                if self.net.val[lit_atom(l) as usize] == Val::Unknown {
+                    u += 1;
+                    self.occ[lit_atom(l) as usize].push(i as u32);
+                }
+            }
+            self.unresolved[i] = u;
+        }
+        for (f, fl) in self.net.fluents.iter().enumerate() {
+            self.nonself[f] = fl.next.map_or(0, |x| {
+                self.net.rules_of[x as usize]
+                    .iter()
+                    .filter(|&&r| !self.net.lits.get(r as usize).contains(&(fl.atom << 1)))
+                    .count() as u32
+            });
+        }
+        for (ri, role) in self.net.roles.iter().enumerate() {
+            self.open_actions[ri] = role
+                .actions
+                .iter()
+                .filter(|x| {
+                    x.legal
+                        .is_some_and(|l| self.net.val[l as usize] != Val::False)
+                })
+                .count() as u32;
+        }
+    }
+
+    /// Initial decisions: atoms without rules, rules with satisfied bodies, inputs.
+    fn seed(&mut self) {
+        for a in 0..self.net.val.len() {
+            if self.net.val[a] == Val::Unknown
+                && self.net.kind[a] == Kind::Derived
+                && self.net.alias[a] == NONE
+                && self.live[a] == 0
+            {
+                self.set(a as u32, Val::False);
+            }
+        }
+        for i in 0..self.net.rules.len() {
+            if self.net.alive[i]
+                && self
+                    .net
+                    .lits
+                    .get(i)
+                    .iter()
+                    .all(|&l| self.net.lit_value(l) == Val::True)
+            {
+                self.set(self.net.rules[i].head, Val::True);
+            }
+            if self.net.alive[i] && self.unresolved[i] == 1 {
+                self.check_persistence(i as u32);
+            }
+        }
+        for f in 0..self.net.fluents.len() {
+            self.check_fluent(f as u32);
+        }
+        for r in 0..self.net.roles.len() {
+            self.check_role(r as u32);
+        }
+    }
+
+    fn set(&mut self, a: u32, v: Val) {
+        if self.net.val[a as usize] == Val::Unknown {
+            self.net.val[a as usize] = v;
+            self.queue.push(a);
+        }
+    }
+
     /// Decides `true(f)` when its value can no longer change.
     fn check_fluent(&mut self, f: u32) {
-        let fl = &self.fluents[f as usize];
-        if self.val[fl.atom as usize] != Val::Unknown {
+        let fl = &self.net.fluents[f as usize];
+        if self.net.val[fl.atom as usize] != Val::Unknown {
             return;
         }
-        let (atom, init, next) = (fl.atom, self.opt_val(fl.init), self.opt_val(fl.next));
+        let (atom, init, next) = (
+            fl.atom,
+            self.net.opt_val(fl.init),
+            self.net.opt_val(fl.next),
+        );
         match init {
             // Every rule of next(f) reads true(f): it never starts holding (unless next(f)
             // is itself decided true, e.g. a fact).
@@ -470,20 +555,22 @@ impl Net {
 
     /// `next(f) ⇐ true(f)` with `f` initial: `true(f)` holds forever.
     fn check_persistence(&mut self, r: u32) {
-        let rule = &self.rules[r as usize];
+        let rule = &self.net.rules[r as usize];
         let f = self.next_of[rule.head as usize];
         if f == NONE {
             return;
         }
-        let fl = &self.fluents[f as usize];
-        if self.opt_val(fl.init) != Val::True || self.val[fl.atom as usize] != Val::Unknown {
+        let fl = &self.net.fluents[f as usize];
+        if self.net.opt_val(fl.init) != Val::True || self.net.val[fl.atom as usize] != Val::Unknown
+        {
             return;
         }
         let mut rest = self
+            .net
             .lits
             .get(r as usize)
             .iter()
-            .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+            .filter(|&&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
         if rest.next() == Some(&(fl.atom << 1)) && rest.next().is_none() {
             self.set(fl.atom, Val::True);
         }
@@ -491,14 +578,14 @@ impl Net {
 
     /// A role with a single possible action always plays it.
     fn check_role(&mut self, r: u32) {
-        let role = &self.roles[r as usize];
+        let role = &self.net.roles[r as usize];
         let mut decide = Vec::new();
-        for &(_, does, legal) in &role.actions {
-            let lv = self.opt_val(legal);
+        for x in &role.actions {
+            let lv = self.net.opt_val(x.legal);
             if lv == Val::False {
-                decide.push((does, Val::False));
+                decide.push((x.does, Val::False));
             } else if self.open_actions[r as usize] == 1 {
-                decide.push((does, Val::True));
+                decide.push((x.does, Val::True));
             }
         }
         for (a, v) in decide {
@@ -507,19 +594,19 @@ impl Net {
     }
 
     fn kill(&mut self, r: u32) {
-        if !self.alive[r as usize] {
+        if !self.net.alive[r as usize] {
             return;
         }
-        self.alive[r as usize] = false;
-        let head = self.rules[r as usize].head;
+        self.net.alive[r as usize] = false;
+        let head = self.net.rules[r as usize].head;
         self.live[head as usize] -= 1;
-        if self.live[head as usize] == 0 && self.kind[head as usize] == Kind::Derived {
+        if self.live[head as usize] == 0 && self.net.kind[head as usize] == Kind::Derived {
             self.set(head, Val::False);
         }
         let f = self.next_of[head as usize];
         if f != NONE {
-            let self_lit = self.fluents[f as usize].atom << 1;
-            if !self.lits.get(r as usize).contains(&self_lit) {
+            let self_lit = self.net.fluents[f as usize].atom << 1;
+            if !self.net.lits.get(r as usize).contains(&self_lit) {
                 self.nonself[f as usize] -= 1;
             }
             self.check_fluent(f);
@@ -529,14 +616,15 @@ impl Net {
     /// Propagates decisions to the fixpoint.
     fn propagate(&mut self) {
         while let Some(a) = self.queue.pop() {
-            let v = self.val[a as usize];
+            let v = self.net.val[a as usize];
             let occ = std::mem::take(&mut self.occ[a as usize]);
             for &r in &occ {
-                if !self.alive[r as usize] {
+                if !self.net.alive[r as usize] {
                     continue;
                 }
                 // The literal(s) over `a` in rule r (both signs cannot occur: removed at build).
                 let l = *self
+                    .net
                     .lits
                     .get(r as usize)
                     .iter()
@@ -546,7 +634,7 @@ impl Net {
                 if holds {
                     self.unresolved[r as usize] -= 1;
                     match self.unresolved[r as usize] {
-                        0 => self.set(self.rules[r as usize].head, Val::True),
+                        0 => self.set(self.net.rules[r as usize].head, Val::True),
                         1 => self.check_persistence(r),
                         _ => {}
                     }
@@ -563,10 +651,10 @@ impl Net {
             let f = self.init_of[a as usize];
             if f != NONE {
                 self.check_fluent(f);
-                let nx = self.fluents[f as usize].next;
+                let nx = self.net.fluents[f as usize].next;
                 if let Some(nx) = nx {
-                    for r in self.rules_of[nx as usize].clone() {
-                        if self.alive[r as usize] && self.unresolved[r as usize] == 1 {
+                    for r in self.net.rules_of[nx as usize].clone() {
+                        if self.net.alive[r as usize] && self.unresolved[r as usize] == 1 {
                             self.check_persistence(r);
                         }
                     }
@@ -592,9 +680,9 @@ impl Net {
     ) -> Result<(Sccs, RuleEdges), GdlDiagnostic> {
         let (csr, edges) = self.graph(only);
         let s = sccs(&csr);
-        for &(a, b, neg) in &edges {
-            if neg && s.component_of[a as usize] == s.component_of[b as usize] {
-                return Err(self.negation_cycle(p, g, &csr, a, b));
+        for e in &edges {
+            if e.negative && s.component_of[e.body as usize] == s.component_of[e.head as usize] {
+                return Err(self.negation_cycle(p, g, &csr, e.body, e.head));
             }
         }
         Ok((s, edges))
@@ -607,35 +695,40 @@ impl Net {
     /// edge is found first. Relies on `rules_of` listing every live rule of each atom in
     /// increasing order.
     fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, RuleEdges) {
-        let n = self.val.len();
+        let n = self.net.val.len();
         // Per body atom and sign: the head of the last edge recorded.
         let mut last = vec![[NONE; 2]; n];
         // (rule, literal position, edge) of each edge's first occurrence.
-        let mut first: Vec<(u32, u32, (u32, u32, bool))> = Vec::new();
+        let mut first: Vec<(u32, u32, DepEdge)> = Vec::new();
         for h in 0..n as u32 {
-            if self.val[h as usize] != Val::Unknown || !only(h) {
+            if self.net.val[h as usize] != Val::Unknown || !only(h) {
                 continue;
             }
-            for &r in &self.rules_of[h as usize] {
-                if !self.alive[r as usize] {
+            for &r in &self.net.rules_of[h as usize] {
+                if !self.net.alive[r as usize] {
                     continue;
                 }
-                debug_assert_eq!(self.rules[r as usize].head, h);
-                for (k, &l) in self.lits.get(r as usize).iter().enumerate() {
+                debug_assert_eq!(self.net.rules[r as usize].head, h);
+                for (k, &l) in self.net.lits.get(r as usize).iter().enumerate() {
                     let a = lit_atom(l);
                     let seen = &mut last[a as usize][(l & 1) as usize];
-                    if *seen != h && self.val[a as usize] == Val::Unknown && only(a) {
+                    if *seen != h && self.net.val[a as usize] == Val::Unknown && only(a) {
                         *seen = h;
-                        first.push((r, k as u32, (a, h, lit_neg(l))));
+                        let e = DepEdge {
+                            body: a,
+                            head: h,
+                            negative: lit_neg(l),
+                        };
+                        first.push((r, k as u32, e));
                     }
                 }
             }
         }
         first.sort_unstable_by_key(|&(r, k, _)| (r, k));
         let edges: RuleEdges = first.into_iter().map(|(_, _, e)| e).collect();
-        let plain: Vec<(u32, u32)> = edges.iter().map(|&(a, b, _)| (a, b)).collect();
+        let plain: Vec<(u32, u32)> = edges.iter().map(|e| (e.body, e.head)).collect();
         (
-            Csr::from_edges(self.val.len(), plain.iter().copied()),
+            Csr::from_edges(self.net.val.len(), plain.iter().copied()),
             edges,
         )
     }
@@ -651,21 +744,21 @@ impl Net {
             _,
         ) = self.stratified_sccs(p, g, |_| true)?;
         // Dependent = an input, or a live rule reading a dependent atom.
-        let mut dependent = vec![false; self.val.len()];
+        let mut dependent = vec![false; self.net.val.len()];
         let mut changed = false;
         for m in &comps {
-            if m.iter().all(|&a| self.val[a as usize] != Val::Unknown) {
+            if m.iter().all(|&a| self.net.val[a as usize] != Val::Unknown) {
                 continue;
             }
             let dep = m.iter().any(|&a| {
                 matches!(
-                    self.kind[a as usize],
+                    self.net.kind[a as usize],
                     Kind::Fluent(_) | Kind::Does(..) | Kind::Call(_)
-                ) || self.rules_of[a as usize].iter().any(|&r| {
-                    self.alive[r as usize]
-                        && self.lits.get(r as usize).iter().any(|&l| {
+                ) || self.net.rules_of[a as usize].iter().any(|&r| {
+                    self.net.alive[r as usize]
+                        && self.net.lits.get(r as usize).iter().any(|&l| {
                             let b = lit_atom(l);
-                            self.val[b as usize] == Val::Unknown && dependent[b as usize]
+                            self.net.val[b as usize] == Val::Unknown && dependent[b as usize]
                         })
                 })
             });
@@ -683,14 +776,14 @@ impl Net {
             while grew {
                 grew = false;
                 for (k, &a) in m.iter().enumerate() {
-                    if derived[k] || self.val[a as usize] != Val::Unknown {
+                    if derived[k] || self.net.val[a as usize] != Val::Unknown {
                         continue;
                     }
-                    let fires = self.rules_of[a as usize].iter().any(|&r| {
-                        self.alive[r as usize]
-                            && self.lits.get(r as usize).iter().all(|&l| {
+                    let fires = self.net.rules_of[a as usize].iter().any(|&r| {
+                        self.net.alive[r as usize]
+                            && self.net.lits.get(r as usize).iter().all(|&l| {
                                 let b = lit_atom(l);
-                                match self.lit_value(l) {
+                                match self.net.lit_value(l) {
                                     Val::True => true,
                                     Val::False => false,
                                     Val::Unknown => {
@@ -708,7 +801,7 @@ impl Net {
                 }
             }
             for (k, &a) in m.iter().enumerate() {
-                if self.val[a as usize] == Val::Unknown {
+                if self.net.val[a as usize] == Val::Unknown {
                     self.set(a, if derived[k] { Val::True } else { Val::False });
                     changed = true;
                 }
@@ -722,12 +815,12 @@ impl Net {
     /// atoms whose value decides an input: `next`, `init`, `legal`). Returns whether anything
     /// changed.
     fn alias(&mut self) -> bool {
-        let n = self.val.len();
+        let n = self.net.val.len();
         let mut any = false;
         for a in 0..n {
-            if self.val[a] != Val::Unknown
-                || self.kind[a] != Kind::Derived
-                || self.alias[a] != NONE
+            if self.net.val[a] != Val::Unknown
+                || self.net.kind[a] != Kind::Derived
+                || self.net.alias[a] != NONE
                 || self.next_of[a] != NONE
                 || self.init_of[a] != NONE
                 || self.legal_of[a].0 != NONE
@@ -735,20 +828,21 @@ impl Net {
             {
                 continue;
             }
-            let r = self.rules_of[a]
+            let r = self.net.rules_of[a]
                 .iter()
                 .copied()
-                .find(|&r| self.alive[r as usize])
+                .find(|&r| self.net.alive[r as usize])
                 .expect("one live rule");
             let mut rest = self
+                .net
                 .lits
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
             if let (Some(l), None) = (rest.next(), rest.next()) {
                 if lit_atom(l) != a as u32 {
-                    self.alias[a] = l;
+                    self.net.alias[a] = l;
                     any = true;
                 }
             }
@@ -759,66 +853,46 @@ impl Net {
         // Resolve chains first (a cycle of aliases cannot be undecided: it has no base case
         // and depends on no input, so `settle_independent` decided it).
         for a in 0..n {
-            if self.alias[a] != NONE {
-                let l = self.resolve(self.alias[a]);
-                self.alias[a] = l;
+            if self.net.alias[a] != NONE {
+                let l = self.net.resolve(self.net.alias[a]);
+                self.net.alias[a] = l;
             }
         }
-        for i in 0..self.rules.len() {
-            if !self.alive[i] {
+        for i in 0..self.net.rules.len() {
+            if !self.net.alive[i] {
                 continue;
             }
-            if self.alias[self.rules[i].head as usize] != NONE {
-                self.alive[i] = false;
+            if self.net.alias[self.net.rules[i].head as usize] != NONE {
+                self.net.alive[i] = false;
                 continue;
             }
             // Sorted and duplicate-free already: only decided or aliased literals change it.
-            if self.lits.get(i).iter().all(|&l| {
-                self.val[lit_atom(l) as usize] == Val::Unknown
-                    && self.alias[lit_atom(l) as usize] == NONE
+            if self.net.lits.get(i).iter().all(|&l| {
+                self.net.val[lit_atom(l) as usize] == Val::Unknown
+                    && self.net.alias[lit_atom(l) as usize] == NONE
             }) {
                 continue;
             }
             let mut lits: Vec<PLit> = self
+                .net
                 .lits
                 .get(i)
                 .iter()
-                .filter(|&&l| self.val[lit_atom(l) as usize] == Val::Unknown)
-                .map(|&l| self.resolve(l))
+                .filter(|&&l| self.net.val[lit_atom(l) as usize] == Val::Unknown)
+                .map(|&l| self.net.resolve(l))
                 .collect();
             lits.sort_unstable();
             lits.dedup();
             if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
                 lits.clear();
-                self.alive[i] = false;
+                self.net.alive[i] = false;
             }
-            self.lits.shrink(i, &lits);
+            self.net.lits.shrink(i, &lits);
         }
         self.index();
         self.seed();
         self.propagate();
         true
-    }
-
-    /// A literal with aliases followed to the end.
-    pub(crate) fn resolve(&self, mut l: PLit) -> PLit {
-        let mut steps = 0;
-        while self.alias[lit_atom(l) as usize] != NONE && steps <= self.alias.len() {
-            l = self.alias[lit_atom(l) as usize] ^ (l & 1);
-            steps += 1;
-        }
-        l
-    }
-
-    /// The condition an atom stands for, aliases followed.
-    pub(crate) fn cond(&self, a: Option<u32>) -> Cond {
-        let Some(a) = a else { return Cond::False };
-        let l = self.resolve(a << 1);
-        match self.lit_value(l) {
-            Val::True => Cond::True,
-            Val::False => Cond::False,
-            Val::Unknown => Cond::Lit(l),
-        }
     }
 
     /// Keeps the cone of influence, deduplicates rules, computes ground SCCs (E-VAL-031 for a
@@ -829,40 +903,43 @@ impl Net {
         let (needed, fluent_used) = self.cone_of_influence(g);
         let mut rules_of = self.live_rules(&needed);
         self.drop_subsumed(&mut rules_of);
-        self.rules_of = rules_of;
-        self.needed = needed;
-        self.fluent_used = fluent_used;
+        self.net.rules_of = rules_of;
+        self.net.needed = needed;
+        self.net.fluent_used = fluent_used;
         self.ground_sccs(p, g)
     }
 
     /// Reads the keyword atoms the lowering uses: each role's `goal` and `sees` atoms and the
     /// `terminal` atom.
     fn read_keywords(&mut self, g: &Grounding) {
-        let role_term: Vec<GTerm> = self.roles.iter().map(|r| r.term).collect();
-        let by_role = |rel: RelId| -> Vec<Vec<(GTerm, u32)>> {
+        let role_term: Vec<GTerm> = self.net.roles.iter().map(|r| r.term).collect();
+        let by_role = |rel: RelId| -> Vec<Vec<Keyed>> {
             let t = &g.tables[rel.index()];
             let mut v = vec![Vec::new(); role_term.len()];
             for r in 0..t.len() {
                 let row = t.row(r);
                 if let Some(i) = role_term.iter().position(|&x| x == row[0]) {
-                    v[i].push((row[1], t.atom(r)));
+                    v[i].push(Keyed {
+                        term: row[1],
+                        atom: t.atom(r),
+                    });
                 }
             }
             v
         };
-        self.goals = by_role(RelId::GOAL);
-        self.sees = by_role(RelId::SEES);
+        self.net.goals = by_role(RelId::GOAL);
+        self.net.sees = by_role(RelId::SEES);
         let tt = &g.tables[RelId::TERMINAL.index()];
-        self.terminal = tt.find(&[]).map(|r| tt.atom(r));
+        self.net.terminal = tt.find(&[]).map(|r| tt.atom(r));
     }
 
     /// The cone of influence: the atoms that the legality of a move, `terminal`, a goal or a
     /// percept of a player depends on (through rules, the next state of fluents they read, and
     /// what lifted relations may read), and the fluents among them. Returns both as flags.
     fn cone_of_influence(&self, g: &Grounding) -> (Vec<bool>, Vec<bool>) {
-        let n = self.val.len();
+        let n = self.net.val.len();
         let mut needed = vec![false; n];
-        let mut fluent_used = vec![false; self.fluents.len()];
+        let mut fluent_used = vec![false; self.net.fluents.len()];
         let mut stack: Vec<u32> = Vec::new();
         let push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
             if let Cond::Lit(l) = c {
@@ -873,24 +950,24 @@ impl Net {
                 }
             }
         };
-        for role in &self.roles {
-            for &(_, _, legal) in &role.actions {
-                push(self.cond(legal), &mut needed, &mut stack);
+        for role in &self.net.roles {
+            for x in &role.actions {
+                push(self.net.cond(x.legal), &mut needed, &mut stack);
             }
         }
-        push(self.cond(self.terminal), &mut needed, &mut stack);
-        for (ri, role) in self.roles.iter().enumerate() {
+        push(self.net.cond(self.net.terminal), &mut needed, &mut stack);
+        for (ri, role) in self.net.roles.iter().enumerate() {
             if role.random {
                 continue;
             }
-            for &(_, a) in self.goals[ri].iter().chain(&self.sees[ri]) {
-                push(self.cond(Some(a)), &mut needed, &mut stack);
+            for k in self.net.goals[ri].iter().chain(&self.net.sees[ri]) {
+                push(self.net.cond(Some(k.atom)), &mut needed, &mut stack);
             }
         }
         let mut touched = crate::lower::lifted::Touched::default();
         let mut called: FxHashSet<u32> = FxHashSet::default();
         while let Some(a) = stack.pop() {
-            if let Kind::Call(rel) = self.kind[a as usize] {
+            if let Kind::Call(rel) = self.net.kind[a as usize] {
                 // What the lifted relation may read at run time (the same for all its calls).
                 if !called.insert(rel) {
                     continue;
@@ -898,33 +975,33 @@ impl Net {
                 for &b in touched.atoms(g, rel) {
                     // Resolved first: an aliased atom has lost its rules (and so its value
                     // reads false), its alias is what the lowering reads.
-                    let l = self.resolve(b << 1);
-                    if self.val[lit_atom(l) as usize] == Val::Unknown {
+                    let l = self.net.resolve(b << 1);
+                    if self.net.val[lit_atom(l) as usize] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
                 continue;
             }
-            if let Kind::Fluent(f) = self.kind[a as usize] {
+            if let Kind::Fluent(f) = self.net.kind[a as usize] {
                 if !fluent_used[f as usize] {
                     fluent_used[f as usize] = true;
                     push(
-                        self.cond(self.fluents[f as usize].next),
+                        self.net.cond(self.net.fluents[f as usize].next),
                         &mut needed,
                         &mut stack,
                     );
                 }
                 continue;
             }
-            if self.does_sets.contains_key(&a) {
+            if self.net.does_sets.contains_key(&a) {
                 continue;
             }
-            for &r in &self.rules_of[a as usize] {
-                if !self.alive[r as usize] {
+            for &r in &self.net.rules_of[a as usize] {
+                if !self.net.alive[r as usize] {
                     continue;
                 }
-                for &l in self.lits.get(r as usize) {
-                    if self.val[lit_atom(l) as usize] == Val::Unknown {
+                for &l in self.net.lits.get(r as usize) {
+                    if self.net.val[lit_atom(l) as usize] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
@@ -937,24 +1014,28 @@ impl Net {
     /// the decided literals of the others, and duplicate rules (the first of equal rules
     /// stays). Returns the live rules of each atom.
     fn live_rules(&mut self, needed: &[bool]) -> Vec<Vec<u32>> {
-        let n = self.val.len();
-        let val = &self.val;
-        for (i, r) in self.rules.iter().enumerate() {
-            if !self.alive[i] || !needed[r.head as usize] || val[r.head as usize] != Val::Unknown {
-                self.alive[i] = false;
+        let n = self.net.val.len();
+        let val = &self.net.val;
+        for (i, r) in self.net.rules.iter().enumerate() {
+            if !self.net.alive[i]
+                || !needed[r.head as usize]
+                || val[r.head as usize] != Val::Unknown
+            {
+                self.net.alive[i] = false;
                 continue;
             }
-            self.lits
+            self.net
+                .lits
                 .retain(i, |l| val[lit_atom(l) as usize] == Val::Unknown);
         }
         let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut duplicates = Vec::new();
         let mut seen: FxHashSet<(u32, &[PLit])> = FxHashSet::default();
-        for (i, r) in self.rules.iter().enumerate() {
-            if !self.alive[i] {
+        for (i, r) in self.net.rules.iter().enumerate() {
+            if !self.net.alive[i] {
                 continue;
             }
-            if seen.insert((r.head, self.lits.get(i))) {
+            if seen.insert((r.head, self.net.lits.get(i))) {
                 rules_of[r.head as usize].push(i as u32);
             } else {
                 duplicates.push(i);
@@ -962,7 +1043,7 @@ impl Net {
         }
         drop(seen);
         for i in duplicates {
-            self.alive[i] = false;
+            self.net.alive[i] = false;
         }
         rules_of
     }
@@ -976,15 +1057,15 @@ impl Net {
             }
             let mut keep = Vec::with_capacity(rs.len());
             for (x, &r) in rs.iter().enumerate() {
-                let lr = self.lits.get(r as usize);
+                let lr = self.net.lits.get(r as usize);
                 let subsumed = rs.iter().enumerate().any(|(y, &s)| {
-                    let ls = self.lits.get(s as usize);
+                    let ls = self.net.lits.get(s as usize);
                     x != y
                         && (ls.len() < lr.len() || (ls.len() == lr.len() && y < x))
                         && ls.iter().all(|l| lr.binary_search(l).is_ok())
                 });
                 if subsumed {
-                    self.alive[r as usize] = false;
+                    self.net.alive[r as usize] = false;
                 } else {
                     keep.push(r);
                 }
@@ -996,8 +1077,8 @@ impl Net {
     /// The ground SCCs over the needed atoms (an error for a negative edge inside one), and
     /// which atoms depend on the moves (`does`, directly or through rules or lifted calls).
     fn ground_sccs(&mut self, p: &Program, g: &Grounding) -> Result<(), GdlDiagnostic> {
-        let n = self.val.len();
-        let needed = &self.needed;
+        let n = self.net.val.len();
+        let needed = &self.net.needed;
         let (
             Sccs {
                 components: comps, ..
@@ -1005,34 +1086,34 @@ impl Net {
             edges,
         ) = self.stratified_sccs(p, g, |a| needed[a as usize])?;
         let mut self_loop = vec![false; n];
-        for &(a, b, _) in &edges {
-            if a == b {
-                self_loop[a as usize] = true;
+        for e in &edges {
+            if e.body == e.head {
+                self_loop[e.body as usize] = true;
             }
         }
-        self.scc_of = vec![NONE; n];
-        self.move_dep = vec![false; n];
+        self.net.scc_of = vec![NONE; n];
+        self.net.move_dep = vec![false; n];
         for m in &comps {
             if m.len() > 1 || self_loop[m[0] as usize] {
-                let k = self.sccs.len() as u32;
+                let k = self.net.sccs.len() as u32;
                 for &a in m {
-                    self.scc_of[a as usize] = k;
+                    self.net.scc_of[a as usize] = k;
                 }
-                self.sccs.push(m.clone());
+                self.net.sccs.push(m.clone());
             }
             let dep = m.iter().any(|&a| {
-                matches!(self.kind[a as usize], Kind::Does(..))
-                    || matches!(self.kind[a as usize], Kind::Call(rel) if g.rels[rel as usize].reads_does)
-                    || self.does_sets.contains_key(&a)
-                    || self.rules_of[a as usize].iter().any(|&r| {
-                        self.lits.get(r as usize).iter().any(|&l| {
+                matches!(self.net.kind[a as usize], Kind::Does(..))
+                    || matches!(self.net.kind[a as usize], Kind::Call(rel) if g.rels[rel as usize].reads_does)
+                    || self.net.does_sets.contains_key(&a)
+                    || self.net.rules_of[a as usize].iter().any(|&r| {
+                        self.net.lits.get(r as usize).iter().any(|&l| {
                             let b = lit_atom(l) as usize;
-                            self.move_dep[b] || matches!(self.kind[b], Kind::Does(..))
+                            self.net.move_dep[b] || matches!(self.net.kind[b], Kind::Does(..))
                         })
                     })
             });
             for &a in m {
-                self.move_dep[a as usize] = dep;
+                self.net.move_dep[a as usize] = dep;
             }
         }
         Ok(())
@@ -1040,19 +1121,19 @@ impl Net {
 
     /// Finds the atoms that are sets of moves (see [`DoesSet`]), dependencies first.
     fn compute_does_sets(&mut self) {
-        let universes: Vec<Vec<u32>> = (0..self.roles.len() as u32)
-            .map(|r| self.open_actions_of(r))
+        let universes: Vec<Vec<u32>> = (0..self.net.roles.len() as u32)
+            .map(|r| self.net.open_actions_of(r))
             .collect();
         let (csr, _) = self.graph(|_| true);
         let comps = sccs(&csr).components;
         for m in comps {
             let a = m[0];
             if m.len() == 1
-                && self.kind[a as usize] == Kind::Derived
-                && self.val[a as usize] == Val::Unknown
+                && self.net.kind[a as usize] == Kind::Derived
+                && self.net.val[a as usize] == Val::Unknown
             {
                 if let Some(set) = self.does_set_of(a, &universes) {
-                    self.does_sets.insert(a, set);
+                    self.net.does_sets.insert(a, set);
                 }
             }
         }
@@ -1066,17 +1147,18 @@ impl Net {
         let mut compl: Vec<(u32, Vec<u32>)> = Vec::new();
         let mut any = false;
         let mut size = 0usize;
-        for &r in &self.rules_of[a as usize] {
-            if !self.alive[r as usize] {
+        for &r in &self.net.rules_of[a as usize] {
+            if !self.net.alive[r as usize] {
                 continue;
             }
             any = true;
             let mut lits = self
+                .net
                 .lits
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.val[lit_atom(l) as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
             let (Some(l), None) = (lits.next(), lits.next()) else {
                 return None;
             };
@@ -1089,10 +1171,10 @@ impl Net {
                     Some(x) => x.1.extend_from_slice(items),
                     None => plain.push((role, items.to_vec())),
                 };
-            match self.kind[b as usize] {
+            match self.net.kind[b as usize] {
                 Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
                 Kind::Derived => {
-                    for m in self.does_sets.get(&b)? {
+                    for m in self.net.does_sets.get(&b)? {
                         if m.complement {
                             match compl.iter_mut().find(|x| x.0 == m.role) {
                                 Some(x) => x.1.retain(|v| m.actions.binary_search(v).is_ok()),
@@ -1147,17 +1229,6 @@ impl Net {
         Some(out)
     }
 
-    /// The actions of a role that can be played (legal not constant false), increasing.
-    pub(crate) fn open_actions_of(&self, role: u32) -> Vec<u32> {
-        self.roles[role as usize]
-            .actions
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, _, l))| self.opt_val(*l) != Val::False)
-            .map(|(k, _)| k as u32)
-            .collect()
-    }
-
     /// E-VAL-031 for the negative edge `a → b` inside one component.
     fn negation_cycle(
         &self,
@@ -1168,7 +1239,7 @@ impl Net {
         b: u32,
     ) -> GdlDiagnostic {
         // A path from b back to a closes the cycle.
-        let mut prev = vec![NONE; self.val.len()];
+        let mut prev = vec![NONE; self.net.val.len()];
         let mut queue = std::collections::VecDeque::from([b]);
         prev[b as usize] = b;
         while let Some(x) = queue.pop_front() {
@@ -1184,17 +1255,19 @@ impl Net {
         }
         let mut path = vec![a];
         let mut x = a;
-        while x != b && prev[x as usize] != NONE && path.len() <= self.val.len() {
+        while x != b && prev[x as usize] != NONE && path.len() <= self.net.val.len() {
             x = prev[x as usize];
             path.push(x);
         }
         path.reverse();
         let show = |x: u32| format!("`{}`", g.display_atom(p, x));
         let via: Vec<String> = path.iter().map(|&x| show(x)).collect();
-        let span = self.rules_of[b as usize]
+        let span = self.net.rules_of[b as usize]
             .iter()
-            .find(|&&r| self.alive[r as usize] && self.lits.get(r as usize).contains(&(a << 1 | 1)))
-            .and_then(|&r| g.rule_span(p, self.rules[r as usize].src))
+            .find(|&&r| {
+                self.net.alive[r as usize] && self.net.lits.get(r as usize).contains(&(a << 1 | 1))
+            })
+            .and_then(|&r| g.rule_span(p, self.net.rules[r as usize].src))
             .unwrap_or(Span::new(p.file(), 0, 0));
         GdlDiagnostic::new(
             Code::GroundNegationCycle,

@@ -24,7 +24,7 @@ use crate::error::{Code, GdlDiagnostic};
 use crate::ground::Grounding;
 use crate::ground::terms::GTerm;
 use crate::names::{Collision, Namer, mangle_into};
-use crate::propnet::{Cond, Kind, Net, PLit, Val, lit_atom, lit_neg};
+use crate::propnet::{Cond, Keyed, Kind, Net, PLit, Val, lit_atom, lit_neg};
 use rg_core::{ExprId, Game, Label, NodeId, Span, Spans, Symbol, Typedef, Variable};
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -129,9 +129,24 @@ struct Scores {
     span: Option<Span>,
 }
 
-/// A fluent in the state: its number, its `f_` variable, and its `n_` next-state variable or
-/// (`Err`) its constant next value.
-type StateVar = (usize, ExprId, Result<ExprId, bool>);
+/// A fluent in the state.
+#[derive(Clone, Copy)]
+struct StateVar {
+    /// The fluent's number.
+    fluent: usize,
+    /// Its `f_` variable.
+    var: ExprId,
+    next: NextValue,
+}
+
+/// A fluent's value in the next state.
+#[derive(Clone, Copy)]
+enum NextValue {
+    /// Computed each turn into its `n_` variable.
+    Var(ExprId),
+    /// Always the same.
+    Const(bool),
+}
 
 /// The expressions every turn of the automaton assigns with.
 struct TurnVars {
@@ -396,9 +411,9 @@ impl Lowerer<'_> {
         let net = self.net;
         let mut values: Vec<GTerm> = Vec::new();
         for &i in players {
-            for &(v, a) in &net.goals[i] {
-                if net.cond(Some(a)) != Cond::False && !values.contains(&v) {
-                    values.push(v);
+            for k in &net.goals[i] {
+                if net.cond(Some(k.atom)) != Cond::False && !values.contains(&k.term) {
+                    values.push(k.term);
                 }
             }
         }
@@ -421,10 +436,10 @@ impl Lowerer<'_> {
         let legal_span = self.span_of_rel(crate::ast::RelId::LEGAL);
         for (ri, role) in net.roles.iter().enumerate() {
             let mut acts: Vec<usize> = (0..role.actions.len())
-                .filter(|&k| net.cond(role.actions[k].2) != Cond::False)
+                .filter(|&k| net.cond(role.actions[k].legal) != Cond::False)
                 .collect();
-            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].0, role.actions[b].0));
-            let terms: Vec<GTerm> = acts.iter().map(|&k| role.actions[k].0).collect();
+            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].term, role.actions[b].term));
+            let terms: Vec<GTerm> = acts.iter().map(|&k| role.actions[k].term).collect();
             let names = self.name_terms(&terms, true, "actions");
             let mut syms = vec![None; role.actions.len()];
             for (j, &k) in acts.iter().enumerate() {
@@ -489,13 +504,20 @@ impl Lowerer<'_> {
             );
             self.fluent_var[f] = Some(fv);
             let next = match net.cond(net.fluents[f].next) {
-                Cond::True => Err(true),
-                Cond::False => Err(false),
-                Cond::Lit(_) => {
-                    Ok(self.declare_var(&format!("n_{}", fnames[j]), bool_ty, wk.zero, next_span))
-                }
+                Cond::True => NextValue::Const(true),
+                Cond::False => NextValue::Const(false),
+                Cond::Lit(_) => NextValue::Var(self.declare_var(
+                    &format!("n_{}", fnames[j]),
+                    bool_ty,
+                    wk.zero,
+                    next_span,
+                )),
             };
-            state.push((f, fv, next));
+            state.push(StateVar {
+                fluent: f,
+                var: fv,
+                next,
+            });
         }
         state
     }
@@ -582,11 +604,11 @@ impl Lowerer<'_> {
             let mut acts: Vec<usize> = (0..role.actions.len())
                 .filter(|&k| self.action_sym[ri][k].is_some())
                 .collect();
-            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].0, role.actions[b].0));
+            acts.sort_by(|&a, &b| self.term_cmp(role.actions[a].term, role.actions[b].term));
             for (j, &k) in acts.iter().enumerate() {
                 let a = self.action_sym[ri][k].expect("named");
                 let mv = self.node(&format!("m_move_{j}_{rn}"));
-                let c = net.cond(role.actions[k].2);
+                let c = net.cond(role.actions[k].legal);
                 self.cond_edge(
                     choose,
                     mv,
@@ -649,16 +671,16 @@ impl Lowerer<'_> {
                 self.edge(n, nn, lab, None);
                 at = nn;
             }
-            let mut percepts: Vec<(GTerm, u32)> = net.sees[ri]
+            let mut percepts: Vec<Keyed> = net.sees[ri]
                 .iter()
                 .copied()
-                .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
+                .filter(|x| net.cond(Some(x.atom)) != Cond::False)
                 .collect();
-            percepts.sort_by(|a, b| self.term_cmp(a.0, b.0));
-            let pterms: Vec<GTerm> = percepts.iter().map(|x| x.0).collect();
+            percepts.sort_by(|a, b| self.term_cmp(a.term, b.term));
+            let pterms: Vec<GTerm> = percepts.iter().map(|x| x.term).collect();
             let pnames = self.name_terms(&pterms, false, "percepts");
-            for (k, &(_, a)) in percepts.iter().enumerate() {
-                let c = net.cond(Some(a));
+            for (k, x) in percepts.iter().enumerate() {
+                let c = net.cond(Some(x.atom));
                 let t = self.node(&format!("m_seet_{k}_{rn}"));
                 let nx = self.node(&format!("m_see_{}_{rn}", k + 1));
                 self.cond_edge(at, t, c, true, &format!("m_seec_{k}_{rn}"), sees_span);
@@ -677,10 +699,10 @@ impl Lowerer<'_> {
         let net = self.net;
         let one = self.one;
         let next_span = self.span_of_rel(crate::ast::RelId::NEXT);
-        for (k, &(f, _, next)) in state.iter().enumerate() {
-            let nv = match next {
-                Ok(nv) => nv,
-                Err(_) => continue,
+        for (k, sv) in state.iter().enumerate() {
+            let (f, nv) = match sv.next {
+                NextValue::Var(nv) => (sv.fluent, nv),
+                NextValue::Const(_) => continue,
             };
             let c = net.cond(net.fluents[f].next);
             let t = self.node(&format!("m_next_{k}_1"));
@@ -711,16 +733,17 @@ impl Lowerer<'_> {
     ) -> NodeId {
         let one = self.one;
         let mut commit: Vec<Label> = Vec::new();
-        for &(_, fv, next) in state {
-            let rhs = match next {
-                Ok(nv) => nv,
-                Err(true) => one,
-                Err(false) => zero,
+        for sv in state {
+            let fv = sv.var;
+            let rhs = match sv.next {
+                NextValue::Var(nv) => nv,
+                NextValue::Const(true) => one,
+                NextValue::Const(false) => zero,
             };
             commit.push(Label::Assign { lhs: fv, rhs });
         }
-        for &(_, _, next) in state {
-            if let Ok(nv) = next {
+        for sv in state {
+            if let NextValue::Var(nv) = sv.next {
                 commit.push(Label::Assign { lhs: nv, rhs: zero });
             }
         }
@@ -774,7 +797,10 @@ impl Lowerer<'_> {
             let after = self.node(&format!("m_goaled_{rn}"));
             let mut vals: Vec<(usize, u32)> = net.goals[ri]
                 .iter()
-                .filter_map(|&(v, a)| scores.values.iter().position(|&x| x == v).map(|i| (i, a)))
+                .filter_map(|k| {
+                    let i = scores.values.iter().position(|&x| x == k.term)?;
+                    Some((i, k.atom))
+                })
                 .filter(|&(_, a)| net.cond(Some(a)) != Cond::False)
                 .collect();
             vals.sort_by_key(|x| std::cmp::Reverse(x.0));
@@ -839,7 +865,7 @@ impl Lowerer<'_> {
         let net = self.net;
         let mut conds: Vec<Cond> = Vec::new();
         for role in &net.roles {
-            conds.extend(role.actions.iter().map(|x| net.cond(x.2)));
+            conds.extend(role.actions.iter().map(|x| net.cond(x.legal)));
         }
         conds.push(net.cond(net.terminal));
         for (ri, role) in net.roles.iter().enumerate() {
@@ -848,7 +874,7 @@ impl Lowerer<'_> {
                     net.goals[ri]
                         .iter()
                         .chain(&net.sees[ri])
-                        .map(|x| net.cond(Some(x.1))),
+                        .map(|x| net.cond(Some(x.atom))),
                 );
             }
         }

@@ -57,17 +57,49 @@ pub(crate) enum Kind {
     Call(u32),
 }
 
-/// A literal: `atom << 1 | negated`.
-pub(crate) type PLit = u32;
+/// A literal: an atom, negated or not, packed as `atom << 1 | negated` (so that literals sort
+/// by atom, the positive one first; the grounder's rule bodies use the same packing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Lit(u32);
 
-#[inline]
-pub(crate) fn lit_atom(l: PLit) -> u32 {
-    l >> 1
+impl Lit {
+    /// The literal `a`.
+    #[inline]
+    pub(crate) fn pos(a: u32) -> Lit {
+        Lit(a << 1)
+    }
+    /// The literal `not a`.
+    #[inline]
+    pub(crate) fn neg(a: u32) -> Lit {
+        Lit(a << 1 | 1)
+    }
+    /// The opposite literal.
+    #[inline]
+    pub(crate) fn negate(self) -> Lit {
+        Lit(self.0 ^ 1)
+    }
+    /// A literal of the grounder's rule bodies.
+    #[inline]
+    fn from_ground(x: u32) -> Lit {
+        Lit(x)
+    }
+    #[inline]
+    pub(crate) fn atom(self) -> u32 {
+        self.0 >> 1
+    }
+    #[inline]
+    pub(crate) fn negated(self) -> bool {
+        self.0 & 1 == 1
+    }
+    /// `self`, negated when `other` is.
+    #[inline]
+    fn signed_as(self, other: Lit) -> Lit {
+        Lit(self.0 ^ (other.0 & 1))
+    }
 }
-#[inline]
-pub(crate) fn lit_neg(l: PLit) -> bool {
-    l & 1 == 1
-}
+
+/// No alias.
+const NO_ALIAS: Lit = Lit(u32::MAX);
 
 /// A ground rule (its literals are in [`Net::lits`]).
 #[derive(Clone, Debug)]
@@ -83,26 +115,26 @@ pub(crate) struct PRule {
 /// place.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RuleLits {
-    data: Vec<PLit>,
+    data: Vec<Lit>,
     /// Per rule: start in `data` and current length.
     span: Vec<(u32, u32)>,
 }
 
 impl RuleLits {
-    fn push(&mut self, lits: &[PLit]) {
+    fn push(&mut self, lits: &[Lit]) {
         self.span.push((self.data.len() as u32, lits.len() as u32));
         self.data.extend_from_slice(lits);
     }
 
     /// The literals of rule `r`.
     #[inline]
-    pub(crate) fn get(&self, r: usize) -> &[PLit] {
+    pub(crate) fn get(&self, r: usize) -> &[Lit] {
         let (s, n) = self.span[r];
         &self.data[s as usize..(s + n) as usize]
     }
 
     /// Replaces the literals of rule `r` by `lits`, which are no more.
-    fn shrink(&mut self, r: usize, lits: &[PLit]) {
+    fn shrink(&mut self, r: usize, lits: &[Lit]) {
         let (s, n) = self.span[r];
         assert!(lits.len() <= n as usize, "rule literals only shrink");
         self.data[s as usize..s as usize + lits.len()].copy_from_slice(lits);
@@ -110,7 +142,7 @@ impl RuleLits {
     }
 
     /// Keeps the literals of rule `r` that `keep` accepts.
-    fn retain(&mut self, r: usize, keep: impl Fn(PLit) -> bool) {
+    fn retain(&mut self, r: usize, keep: impl Fn(Lit) -> bool) {
         let (s, n) = self.span[r];
         let mut w = s as usize;
         for i in s as usize..(s + n) as usize {
@@ -183,7 +215,7 @@ pub(crate) struct Net {
     /// Per atom: depends on a `does` atom.
     pub(crate) move_dep: Vec<bool>,
     /// Per atom: the literal it was replaced by (`NONE` if not aliased).
-    alias: Vec<PLit>,
+    alias: Vec<Lit>,
     /// Per role: its goal values and its percepts.
     pub(crate) goals: Vec<Vec<Keyed>>,
     pub(crate) sees: Vec<Vec<Keyed>>,
@@ -326,10 +358,10 @@ impl Net {
         let mut lits = Vec::new();
         for i in 0..g.inst.len() {
             lits.clear();
-            lits.extend_from_slice(g.inst.body(i));
+            lits.extend(g.inst.body(i).iter().map(|&x| Lit::from_ground(x)));
             lits.sort_unstable();
             lits.dedup();
-            if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+            if lits.windows(2).any(|w| w[0].atom() == w[1].atom()) {
                 continue;
             }
             rule_lits.push(&lits);
@@ -353,7 +385,7 @@ impl Net {
             sccs: Vec::new(),
             scc_of: Vec::new(),
             move_dep: Vec::new(),
-            alias: vec![NONE; n],
+            alias: vec![NO_ALIAS; n],
             goals: Vec::new(),
             sees: Vec::new(),
             terminal: None,
@@ -386,8 +418,8 @@ impl Net {
         Ok(b.net)
     }
 
-    fn lit_value(&self, l: PLit) -> Val {
-        match (self.val[lit_atom(l) as usize], lit_neg(l)) {
+    fn lit_value(&self, l: Lit) -> Val {
+        match (self.val[l.atom() as usize], l.negated()) {
             (Val::Unknown, _) => Val::Unknown,
             (Val::True, false) | (Val::False, true) => Val::True,
             _ => Val::False,
@@ -400,10 +432,10 @@ impl Net {
     }
 
     /// A literal with aliases followed to the end.
-    pub(crate) fn resolve(&self, mut l: PLit) -> PLit {
+    pub(crate) fn resolve(&self, mut l: Lit) -> Lit {
         let mut steps = 0;
-        while self.alias[lit_atom(l) as usize] != NONE && steps <= self.alias.len() {
-            l = self.alias[lit_atom(l) as usize] ^ (l & 1);
+        while self.alias[l.atom() as usize] != NO_ALIAS && steps <= self.alias.len() {
+            l = self.alias[l.atom() as usize].signed_as(l);
             steps += 1;
         }
         l
@@ -412,7 +444,7 @@ impl Net {
     /// The condition an atom stands for, aliases followed.
     pub(crate) fn cond(&self, a: Option<u32>) -> Cond {
         let Some(a) = a else { return Cond::False };
-        let l = self.resolve(a << 1);
+        let l = self.resolve(Lit::pos(a));
         match self.lit_value(l) {
             Val::True => Cond::True,
             Val::False => Cond::False,
@@ -460,9 +492,9 @@ impl Builder {
             self.net.rules_of[r.head as usize].push(i as u32);
             let mut u = 0;
             for &l in self.net.lits.get(i) {
-                if self.net.val[lit_atom(l) as usize] == Val::Unknown {
+                if self.net.val[l.atom() as usize] == Val::Unknown {
                     u += 1;
-                    self.occ[lit_atom(l) as usize].push(i as u32);
+                    self.occ[l.atom() as usize].push(i as u32);
                 }
             }
             self.unresolved[i] = u;
@@ -471,7 +503,7 @@ impl Builder {
             self.nonself[f] = fl.next.map_or(0, |x| {
                 self.net.rules_of[x as usize]
                     .iter()
-                    .filter(|&&r| !self.net.lits.get(r as usize).contains(&(fl.atom << 1)))
+                    .filter(|&&r| !self.net.lits.get(r as usize).contains(&Lit::pos(fl.atom)))
                     .count() as u32
             });
         }
@@ -492,7 +524,7 @@ impl Builder {
         for a in 0..self.net.val.len() {
             if self.net.val[a] == Val::Unknown
                 && self.net.kind[a] == Kind::Derived
-                && self.net.alias[a] == NONE
+                && self.net.alias[a] == NO_ALIAS
                 && self.live[a] == 0
             {
                 self.set(a as u32, Val::False);
@@ -570,8 +602,8 @@ impl Builder {
             .lits
             .get(r as usize)
             .iter()
-            .filter(|&&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
-        if rest.next() == Some(&(fl.atom << 1)) && rest.next().is_none() {
+            .filter(|&&l| self.net.val[l.atom() as usize] == Val::Unknown);
+        if rest.next() == Some(&Lit::pos(fl.atom)) && rest.next().is_none() {
             self.set(fl.atom, Val::True);
         }
     }
@@ -605,7 +637,7 @@ impl Builder {
         }
         let f = self.next_of[head as usize];
         if f != NONE {
-            let self_lit = self.net.fluents[f as usize].atom << 1;
+            let self_lit = Lit::pos(self.net.fluents[f as usize].atom);
             if !self.net.lits.get(r as usize).contains(&self_lit) {
                 self.nonself[f as usize] -= 1;
             }
@@ -628,9 +660,9 @@ impl Builder {
                     .lits
                     .get(r as usize)
                     .iter()
-                    .find(|&&l| lit_atom(l) == a)
+                    .find(|&&l| l.atom() == a)
                     .expect("occurrence lists point at rules with the atom");
-                let holds = (v == Val::True) != lit_neg(l);
+                let holds = (v == Val::True) != l.negated();
                 if holds {
                     self.unresolved[r as usize] -= 1;
                     match self.unresolved[r as usize] {
@@ -710,14 +742,14 @@ impl Builder {
                 }
                 debug_assert_eq!(self.net.rules[r as usize].head, h);
                 for (k, &l) in self.net.lits.get(r as usize).iter().enumerate() {
-                    let a = lit_atom(l);
-                    let seen = &mut last[a as usize][(l & 1) as usize];
+                    let a = l.atom();
+                    let seen = &mut last[a as usize][l.negated() as usize];
                     if *seen != h && self.net.val[a as usize] == Val::Unknown && only(a) {
                         *seen = h;
                         let e = DepEdge {
                             body: a,
                             head: h,
-                            negative: lit_neg(l),
+                            negative: l.negated(),
                         };
                         first.push((r, k as u32, e));
                     }
@@ -757,7 +789,7 @@ impl Builder {
                 ) || self.net.rules_of[a as usize].iter().any(|&r| {
                     self.net.alive[r as usize]
                         && self.net.lits.get(r as usize).iter().any(|&l| {
-                            let b = lit_atom(l);
+                            let b = l.atom();
                             self.net.val[b as usize] == Val::Unknown && dependent[b as usize]
                         })
                 })
@@ -782,13 +814,13 @@ impl Builder {
                     let fires = self.net.rules_of[a as usize].iter().any(|&r| {
                         self.net.alive[r as usize]
                             && self.net.lits.get(r as usize).iter().all(|&l| {
-                                let b = lit_atom(l);
+                                let b = l.atom();
                                 match self.net.lit_value(l) {
                                     Val::True => true,
                                     Val::False => false,
                                     Val::Unknown => {
                                         comp_of[b as usize] == c
-                                            && !lit_neg(l)
+                                            && !l.negated()
                                             && pos(b).is_some_and(|j| derived[j])
                                     }
                                 }
@@ -820,7 +852,7 @@ impl Builder {
         for a in 0..n {
             if self.net.val[a] != Val::Unknown
                 || self.net.kind[a] != Kind::Derived
-                || self.net.alias[a] != NONE
+                || self.net.alias[a] != NO_ALIAS
                 || self.next_of[a] != NONE
                 || self.init_of[a] != NONE
                 || self.legal_of[a].0 != NONE
@@ -839,9 +871,9 @@ impl Builder {
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[l.atom() as usize] == Val::Unknown);
             if let (Some(l), None) = (rest.next(), rest.next()) {
-                if lit_atom(l) != a as u32 {
+                if l.atom() != a as u32 {
                     self.net.alias[a] = l;
                     any = true;
                 }
@@ -853,7 +885,7 @@ impl Builder {
         // Resolve chains first (a cycle of aliases cannot be undecided: it has no base case
         // and depends on no input, so `settle_independent` decided it).
         for a in 0..n {
-            if self.net.alias[a] != NONE {
+            if self.net.alias[a] != NO_ALIAS {
                 let l = self.net.resolve(self.net.alias[a]);
                 self.net.alias[a] = l;
             }
@@ -862,28 +894,28 @@ impl Builder {
             if !self.net.alive[i] {
                 continue;
             }
-            if self.net.alias[self.net.rules[i].head as usize] != NONE {
+            if self.net.alias[self.net.rules[i].head as usize] != NO_ALIAS {
                 self.net.alive[i] = false;
                 continue;
             }
             // Sorted and duplicate-free already: only decided or aliased literals change it.
             if self.net.lits.get(i).iter().all(|&l| {
-                self.net.val[lit_atom(l) as usize] == Val::Unknown
-                    && self.net.alias[lit_atom(l) as usize] == NONE
+                self.net.val[l.atom() as usize] == Val::Unknown
+                    && self.net.alias[l.atom() as usize] == NO_ALIAS
             }) {
                 continue;
             }
-            let mut lits: Vec<PLit> = self
+            let mut lits: Vec<Lit> = self
                 .net
                 .lits
                 .get(i)
                 .iter()
-                .filter(|&&l| self.net.val[lit_atom(l) as usize] == Val::Unknown)
+                .filter(|&&l| self.net.val[l.atom() as usize] == Val::Unknown)
                 .map(|&l| self.net.resolve(l))
                 .collect();
             lits.sort_unstable();
             lits.dedup();
-            if lits.windows(2).any(|w| w[0] >> 1 == w[1] >> 1) {
+            if lits.windows(2).any(|w| w[0].atom() == w[1].atom()) {
                 lits.clear();
                 self.net.alive[i] = false;
             }
@@ -943,7 +975,7 @@ impl Builder {
         let mut stack: Vec<u32> = Vec::new();
         let push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
             if let Cond::Lit(l) = c {
-                let a = lit_atom(l);
+                let a = l.atom();
                 if !needed[a as usize] {
                     needed[a as usize] = true;
                     stack.push(a);
@@ -975,8 +1007,8 @@ impl Builder {
                 for &b in touched.atoms(g, rel) {
                     // Resolved first: an aliased atom has lost its rules (and so its value
                     // reads false), its alias is what the lowering reads.
-                    let l = self.net.resolve(b << 1);
-                    if self.net.val[lit_atom(l) as usize] == Val::Unknown {
+                    let l = self.net.resolve(Lit::pos(b));
+                    if self.net.val[l.atom() as usize] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
@@ -1001,7 +1033,7 @@ impl Builder {
                     continue;
                 }
                 for &l in self.net.lits.get(r as usize) {
-                    if self.net.val[lit_atom(l) as usize] == Val::Unknown {
+                    if self.net.val[l.atom() as usize] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
@@ -1026,11 +1058,11 @@ impl Builder {
             }
             self.net
                 .lits
-                .retain(i, |l| val[lit_atom(l) as usize] == Val::Unknown);
+                .retain(i, |l| val[l.atom() as usize] == Val::Unknown);
         }
         let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut duplicates = Vec::new();
-        let mut seen: FxHashSet<(u32, &[PLit])> = FxHashSet::default();
+        let mut seen: FxHashSet<(u32, &[Lit])> = FxHashSet::default();
         for (i, r) in self.net.rules.iter().enumerate() {
             if !self.net.alive[i] {
                 continue;
@@ -1107,7 +1139,7 @@ impl Builder {
                     || self.net.does_sets.contains_key(&a)
                     || self.net.rules_of[a as usize].iter().any(|&r| {
                         self.net.lits.get(r as usize).iter().any(|&l| {
-                            let b = lit_atom(l) as usize;
+                            let b = l.atom() as usize;
                             self.net.move_dep[b] || matches!(self.net.kind[b], Kind::Does(..))
                         })
                     })
@@ -1158,14 +1190,14 @@ impl Builder {
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.net.val[lit_atom(l) as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[l.atom() as usize] == Val::Unknown);
             let (Some(l), None) = (lits.next(), lits.next()) else {
                 return None;
             };
-            if lit_neg(l) {
+            if l.negated() {
                 return None;
             }
-            let b = lit_atom(l);
+            let b = l.atom();
             let mut add_plain =
                 |role: u32, items: &[u32]| match plain.iter_mut().find(|x| x.0 == role) {
                     Some(x) => x.1.extend_from_slice(items),
@@ -1265,7 +1297,7 @@ impl Builder {
         let span = self.net.rules_of[b as usize]
             .iter()
             .find(|&&r| {
-                self.net.alive[r as usize] && self.net.lits.get(r as usize).contains(&(a << 1 | 1))
+                self.net.alive[r as usize] && self.net.lits.get(r as usize).contains(&Lit::neg(a))
             })
             .and_then(|&r| g.rule_span(p, self.net.rules[r as usize].src))
             .unwrap_or(Span::new(p.file(), 0, 0));
@@ -1306,7 +1338,7 @@ const MAX_DOES_SET: usize = 8192;
 pub(crate) enum Cond {
     True,
     False,
-    Lit(PLit),
+    Lit(Lit),
 }
 
 /// Sorted-list difference `a \ b`.

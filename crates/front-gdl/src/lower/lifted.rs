@@ -46,7 +46,7 @@ use crate::ground::Grounding;
 use crate::ground::rules::{IRule, Lit, LitKind, Mode, Pat};
 use crate::ground::terms::GTerm;
 use crate::names::{Namer, mangle_into};
-use crate::propnet::{Cond, Kind, lit_atom, lit_neg};
+use crate::propnet::{self, Cond, Kind};
 use crate::reader::MAX_DEPTH;
 use rg_core::{ExprId, Label, NodeId, Symbol};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -1015,7 +1015,7 @@ impl Lowerer<'_> {
                                 true
                             }
                             Cond::Lit(x) => {
-                                let lab = self.atom_label(x ^ 1);
+                                let lab = self.atom_label(x.negate());
                                 self.edge(from, to, lab, None);
                                 true
                             }
@@ -1090,17 +1090,17 @@ impl Lowerer<'_> {
 
     /// The single-edge label of a literal read from lifted code (held atoms are read through
     /// their sub-automata: lifted code may run before they are evaluated).
-    fn atom_label(&mut self, l: u32) -> Label {
-        let a = lit_atom(l);
+    fn atom_label(&mut self, l: propnet::Lit) -> Label {
+        let a = l.atom();
         if let Kind::Call(_) = self.net.kind[a as usize] {
-            return self.call_label(a, lit_neg(l));
+            return self.call_label(a, l.negated());
         }
         if let Some(super::Access::Held(_)) = self.access.get(&a) {
             let (i, o) = self.sub_automaton(a);
             return Label::Reach {
                 from: i,
                 to: o,
-                negated: lit_neg(l),
+                negated: l.negated(),
             };
         }
         self.label(l)

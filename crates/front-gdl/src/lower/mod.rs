@@ -24,7 +24,7 @@ use crate::error::{Code, GdlDiagnostic};
 use crate::ground::Grounding;
 use crate::ground::terms::GTerm;
 use crate::names::{Collision, Namer, mangle_into};
-use crate::propnet::{Cond, Keyed, Kind, Net, PLit, Val, lit_atom, lit_neg};
+use crate::propnet::{Cond, Keyed, Kind, Lit, Net, Val};
 use rg_core::{ExprId, Game, Label, NodeId, Span, Spans, Symbol, Typedef, Variable};
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -105,7 +105,7 @@ enum Unit {
 }
 
 /// A rule body in evaluation order, with the rule's span.
-type Body = (Vec<PLit>, Option<Span>);
+type Body = (Vec<Lit>, Option<Span>);
 
 /// The roles as the lowering names them.
 struct RoleNames {
@@ -842,7 +842,7 @@ impl Lowerer<'_> {
                 .touched
                 .atoms(self.g, rel)
                 .iter()
-                .map(|&b| lit_atom(net.resolve(b << 1)))
+                .map(|&b| (net.resolve(Lit::pos(b))).atom())
                 .filter(|&b| {
                     net.kind[b as usize] == Kind::Derived && net.val[b as usize] == Val::Unknown
                 })
@@ -851,7 +851,7 @@ impl Lowerer<'_> {
         let mut v = Vec::new();
         for &r in &net.rules_of[a as usize] {
             for &l in net.lits.get(r as usize) {
-                let b = lit_atom(l);
+                let b = l.atom();
                 if matches!(net.kind[b as usize], Kind::Derived | Kind::Call(_)) {
                     v.push(b);
                 }
@@ -887,12 +887,9 @@ impl Lowerer<'_> {
             .into_iter()
             .filter_map(|c| match c {
                 Cond::Lit(l)
-                    if matches!(
-                        net.kind[lit_atom(l) as usize],
-                        Kind::Derived | Kind::Call(_)
-                    ) =>
+                    if matches!(net.kind[l.atom() as usize], Kind::Derived | Kind::Call(_)) =>
                 {
-                    Some(lit_atom(l))
+                    Some(l.atom())
                 }
                 _ => None,
             })
@@ -950,7 +947,7 @@ impl Lowerer<'_> {
                     .iter()
                     .flat_map(|&r| net.lits.get(r as usize).iter())
                     .map(|&l| {
-                        let b = lit_atom(l);
+                        let b = l.atom();
                         1 + if net.kind[b as usize] == Kind::Derived {
                             cost.get(&b).copied().unwrap_or(1)
                         } else {
@@ -1014,7 +1011,7 @@ impl Lowerer<'_> {
                 let name = self.atom_name(a);
                 let t = self.fresh(&format!("m_hold_{name}_t"));
                 let nx = self.fresh(&format!("m_hold_{name}"));
-                let pos = self.label(a << 1);
+                let pos = self.label(Lit::pos(a));
                 let neg = match pos {
                     Label::Reach { from, to, .. } => Label::Reach {
                         from,
@@ -1047,7 +1044,7 @@ impl Lowerer<'_> {
                 net.lits
                     .get(r as usize)
                     .iter()
-                    .filter(|&&l| net.scc_of[lit_atom(l) as usize] == s)
+                    .filter(|&&l| net.scc_of[l.atom() as usize] == s)
                     .count()
                     <= 1
             })
@@ -1075,7 +1072,7 @@ impl Lowerer<'_> {
             (Cond::True, true) | (Cond::False, false) => self.edge(from, to, Label::Skip, span),
             (Cond::True, false) | (Cond::False, true) => {}
             (Cond::Lit(l), pos) => {
-                let l = if pos { l } else { l ^ 1 };
+                let l = if pos { l } else { l.negate() };
                 self.lit_path(from, to, l, base, span, 0)
             }
         }
@@ -1084,11 +1081,11 @@ impl Lowerer<'_> {
     /// The literals `l1 … lk` (2 ≤ k ≤ [`MAX_DISJUNCTS`]) when condition `c` is an atom
     /// defined by k rules of one literal each, none of them derived (so each is one edge):
     /// `c ⇔ l1 ∨ … ∨ lk`. Reads of fluents come last (see [`Self::decide`]).
-    fn small_disjunction(&self, c: Cond) -> Option<Vec<PLit>> {
+    fn small_disjunction(&self, c: Cond) -> Option<Vec<Lit>> {
         let net = self.net;
         let Cond::Lit(l) = c else { return None };
-        let a = lit_atom(l) as usize;
-        if lit_neg(l) || net.kind[a] != Kind::Derived || net.scc_of[a] != u32::MAX {
+        let a = l.atom() as usize;
+        if l.negated() || net.kind[a] != Kind::Derived || net.scc_of[a] != u32::MAX {
             return None;
         }
         let rules = &net.rules_of[a];
@@ -1100,16 +1097,14 @@ impl Lowerer<'_> {
             let [x] = net.lits.get(r as usize) else {
                 return None;
             };
-            if matches!(
-                net.kind[lit_atom(*x) as usize],
-                Kind::Derived | Kind::Call(_)
-            ) || lits.contains(x)
+            if matches!(net.kind[x.atom() as usize], Kind::Derived | Kind::Call(_))
+                || lits.contains(x)
             {
                 return None;
             }
             lits.push(*x);
         }
-        lits.sort_by_key(|&x| (matches!(net.kind[lit_atom(x) as usize], Kind::Fluent(_)), x));
+        lits.sort_by_key(|&x| (matches!(net.kind[x.atom() as usize], Kind::Fluent(_)), x));
         Some(lits)
     }
 
@@ -1125,7 +1120,7 @@ impl Lowerer<'_> {
         from: NodeId,
         t: NodeId,
         to: NodeId,
-        lits: &[PLit],
+        lits: &[Lit],
         effect: Label,
         base: &str,
         span: Option<Span>,
@@ -1135,14 +1130,14 @@ impl Lowerer<'_> {
         for (k, &l) in rest.iter().enumerate() {
             let d = self.fresh(&format!("{base}_{k}"));
             self.lit_path(at, t, l, &format!("{base}_{k}p"), span, 0);
-            self.lit_path(at, d, l ^ 1, &format!("{base}_{k}n"), span, 0);
+            self.lit_path(at, d, l.negate(), &format!("{base}_{k}n"), span, 0);
             at = d;
         }
         self.edge(t, to, effect, span);
         let e = self.fresh(&format!("{base}_e"));
         self.lit_path(at, e, *last, &format!("{base}_lp"), span, 0);
         self.edge(e, to, effect, span);
-        self.lit_path(at, to, last ^ 1, &format!("{base}_ln"), span, 0);
+        self.lit_path(at, to, last.negate(), &format!("{base}_ln"), span, 0);
     }
 
     /// Emits edges from `from` to `to` that pass iff literal `l` holds; intermediate nodes are
@@ -1151,17 +1146,17 @@ impl Lowerer<'_> {
         &mut self,
         from: NodeId,
         to: NodeId,
-        l: PLit,
+        l: Lit,
         base: &str,
         span: Option<Span>,
         depth: u32,
     ) {
         let net = self.net;
-        let a = lit_atom(l);
+        let a = l.atom();
         // A set of one role's moves: a chain of `!=` when the literal means "not in these",
         // one `==` for a single move; otherwise its sub-automaton.
         if let Some([m]) = net.does_sets.get(&a).map(Vec::as_slice) {
-            if m.complement != lit_neg(l) {
+            if m.complement != l.negated() {
                 let labels: Vec<Label> = m
                     .actions
                     .iter()
@@ -1177,7 +1172,7 @@ impl Lowerer<'_> {
             }
         }
         // Inline a positive literal over an atom with one short rule.
-        if !lit_neg(l)
+        if !l.negated()
             && net.kind[a as usize] == Kind::Derived
             && net.scc_of[a as usize] == u32::MAX
             && depth < 3
@@ -1200,7 +1195,7 @@ impl Lowerer<'_> {
         &mut self,
         from: NodeId,
         to: NodeId,
-        lits: &[PLit],
+        lits: &[Lit],
         base: &str,
         span: Option<Span>,
         depth: u32,
@@ -1256,11 +1251,11 @@ impl Lowerer<'_> {
     }
 
     /// Literals in evaluation order: comparisons first, then the rest, each by atom.
-    fn ordered(&self, lits: &[PLit]) -> Vec<PLit> {
+    fn ordered(&self, lits: &[Lit]) -> Vec<Lit> {
         let mut v = lits.to_vec();
         v.sort_by_key(|&l| {
             let derived = matches!(
-                self.net.kind[lit_atom(l) as usize],
+                self.net.kind[l.atom() as usize],
                 Kind::Derived | Kind::Call(_)
             );
             (derived, l)
@@ -1269,10 +1264,10 @@ impl Lowerer<'_> {
     }
 
     /// The single-edge label of a literal.
-    fn label(&mut self, l: PLit) -> Label {
+    fn label(&mut self, l: Lit) -> Label {
         let net = self.net;
-        let a = lit_atom(l);
-        let neg = lit_neg(l);
+        let a = l.atom();
+        let neg = l.negated();
         match net.kind[a as usize] {
             Kind::Fluent(f) => {
                 let v = self.fluent_var[f as usize]
@@ -1417,7 +1412,7 @@ impl Lowerer<'_> {
         base: &str,
         count: &mut usize,
     ) {
-        let mut groups: Vec<(PLit, Vec<&Body>)> = Vec::new();
+        let mut groups: Vec<(Lit, Vec<&Body>)> = Vec::new();
         let mut done = false;
         for &r in rules {
             match r.0.get(k) {
@@ -1460,15 +1455,12 @@ impl Lowerer<'_> {
             let target = self.node(&format!("c{s}_{i}"));
             for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
                 let lits = self.ordered(net.lits.get(r as usize));
-                let (rec, rest): (Vec<PLit>, Vec<PLit>) = lits
+                let (rec, rest): (Vec<Lit>, Vec<Lit>) = lits
                     .iter()
-                    .partition(|&&l| net.scc_of[lit_atom(l) as usize] == s);
+                    .partition(|&&l| net.scc_of[l.atom() as usize] == s);
                 let from = match rec.first() {
                     Some(&l) => {
-                        let j = members
-                            .iter()
-                            .position(|&x| x == lit_atom(l))
-                            .expect("member");
+                        let j = members.iter().position(|&x| x == l.atom()).expect("member");
                         self.node(&format!("c{s}_{j}"))
                     }
                     None => src,

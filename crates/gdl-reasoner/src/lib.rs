@@ -1173,8 +1173,22 @@ impl Reasoner {
         let nrels = program.relation_count();
         let arity: Vec<usize> = program.relations().map(|r| program.rel_arity(r)).collect();
         let mut rules = Vec::with_capacity(program.rules().len());
+        // Whether every query of `legal`, `goal` and `sees` (the game's, role by role, and the
+        // body literals') binds the role.
+        let asked = if lenient {
+            front_gdl_syntax::validate::asked_bound(program)
+        } else {
+            Vec::new()
+        };
         for rule in program.rules() {
-            rules.push(compile_rule(program, rule, &mut terms, lenient)?);
+            let role_asked = asked
+                .get(rule.head.rel.index())
+                .and_then(|a| a.first())
+                .copied()
+                .unwrap_or(false);
+            rules.push(compile_rule(
+                program, rule, &mut terms, lenient, role_asked,
+            )?);
         }
         let (layer, components) = plan_layers(nrels, &rules);
         let (eligible, rules_of) = eligible_on_demand(&rules, &layer, &components);
@@ -1517,6 +1531,7 @@ fn compile_rule(
     rule: &front_gdl_syntax::ast::Rule,
     terms: &mut Terms,
     lenient: bool,
+    role_asked: bool,
 ) -> Result<CRule, ReasonerError> {
     let pats = |args: front_gdl_syntax::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
         program
@@ -1583,7 +1598,7 @@ fn compile_rule(
         // GGP-Base asks `legal`, `goal` and `sees` role by role: a variable role is bound before
         // the body runs. Evaluated first, `(role ?p)` does that.
         let keyword = [RelId::LEGAL, RelId::GOAL, RelId::SEES].contains(&rule.head.rel);
-        if let (true, Some(Pat::Var(v))) = (keyword, head.first()) {
+        if let (true, true, Some(Pat::Var(v))) = (keyword, role_asked, head.first()) {
             bound[*v as usize] = true;
             order.insert(0, Src::Pos(pos.len()));
             pos.push(mk_lit(RelId::ROLE, vec![Pat::Var(*v)].into()));

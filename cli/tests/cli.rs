@@ -692,6 +692,7 @@ fn lenient_games_verify_only_with_lenient() {
     for (game, counts) in [
         ("distinct_helper.kif", "[1,3,12,0]"),
         ("head_role.kif", "[1,1,1,1,1,0]"),
+        ("helper_negation.kif", "[1,2,2,0]"),
         ("negation_exists.kif", "[1,2,2,0]"),
         ("negation_order.kif", "[1,1,4,0]"),
     ] {

@@ -1,9 +1,10 @@
 //! `--lenient` (issue 24, item 5): the team's KIF games in `tests/fixtures/kif/lenient` with
 //! the shapes of GGP-Base's test cases 3b (unsafe `distinct` in a helper relation), 3e (head
-//! variables only the query binds) and 3f (an unsafe negation), and the order-dependence of
-//! GGP-Base's left-to-right reading. Each is rejected by default (E-VAL-040); with `--lenient`
-//! each unsafe rule is a warning (W-VAL-041) and both the reasoner and the RG translation give
-//! the answers of GGP-Base's prover, worked out by hand in each file's header.
+//! variables only the query binds) and 3f (an unsafe negation), a helper combining 3b and 3f,
+//! and the order-dependence of GGP-Base's left-to-right reading. Each is rejected by default
+//! (E-VAL-040); with `--lenient` each unsafe rule is a warning (W-VAL-041) and both the
+//! reasoner and the RG translation give the answers of GGP-Base's prover, worked out by hand in
+//! each file's header.
 
 use gdl_reasoner::{Evaluated, GroundTerm, Reasoner, ReasonerError};
 use rgt_tests::{fixtures, name};
@@ -32,6 +33,12 @@ const CASES: &[Case] = &[
         perft: &[1, 1, 1, 1, 1, 0],
         goals: &[&["100", "0"]],
         warnings: 3,
+    },
+    Case {
+        file: "helper_negation.kif",
+        perft: &[1, 2, 2, 0],
+        goals: &[&["100"]],
+        warnings: 1,
     },
     Case {
         file: "negation_exists.kif",
@@ -230,6 +237,9 @@ fn lenient_still_rejects_rules_without_a_ggp_base_meaning() {
     for rules in [
         // `(next ?x)` is asked with ?x open.
         "(<= (next (cell ?x)) (true s))",
+        // `legal` is asked with its role unbound by a body, so `(legal ?r ?r)` would answer
+        // with a variable there.
+        "(<= (legal ?r ?r) (true s)) (<= (next t) (legal ?q ?m))",
         // `free` is asked with ?x bound (by `index`) and unbound (`(free ?y)` first).
         "(<= (free ?x) (not (taken ?x ?z)) (index ?x)) (<= (taken 1 a) (true s)) \
          (<= (next t) (index ?y) (free ?y)) (<= (next t) (free ?y) (index ?y))",

@@ -16,6 +16,7 @@
 //! | goal values outside 0…100 | W-VAL-022 |
 //! | a name with two arities; a name used as relation and function | W-VAL-010, W-VAL-015 |
 //! | safety: every variable of a rule occurs in a positive body literal (after `or` expansion) | E-VAL-040 |
+//! | with `--lenient`: an unsafe rule GGP-Base's left-to-right reading gives a meaning ([`asked_bound`]) | W-VAL-041 |
 //! | negation cycles between relations (checked again on the ground program) | W-VAL-030 |
 //! | the recursion restriction (recursion cannot build ever larger terms) | E-VAL-032 |
 //! | `init`/`next`/`base`/`input` in a body; `sees` in a body | E-VAL-006, W-VAL-009 |

@@ -45,6 +45,12 @@ pub struct GameArgs {
     /// GDL grounding work (default: 2000000).
     #[arg(long, value_name = "N")]
     pub size_limit: Option<u64>,
+
+    /// GDL: accept unsafe rules (a variable of the head, of a negation or of a `distinct` in no
+    /// positive literal) with a warning, and give them GGP-Base's meaning (the body read left
+    /// to right) instead of rejecting them.
+    #[arg(long)]
+    pub lenient: bool,
 }
 
 /// What `--deny` turns into errors.
@@ -62,6 +68,7 @@ impl GameArgs {
             lang: self.from,
             opt: self.opt,
             size_limit: self.size_limit,
+            lenient: self.lenient,
             lints: LintConfig::new(self.deny == Some(Deny::Warnings), self.allow.clone())?,
         })
     }

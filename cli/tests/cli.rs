@@ -682,3 +682,53 @@ fn an_interrupted_translate_leaves_no_temporary_file() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 24 item 5: `--lenient` on `verify` and `perft --engine gdl`. The lenient games are
+/// rejected by default (exit 1, E-VAL-040); with `--lenient` the reasoner and the translation
+/// agree on perft and on the goals of lockstep playouts, with W-VAL-041 warnings.
+#[test]
+fn lenient_games_verify_only_with_lenient() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/kif/lenient");
+    for (game, counts) in [
+        ("distinct_helper.kif", "[1,3,12,0]"),
+        ("head_role.kif", "[1,1,1,1,1,0]"),
+        ("helper_negation.kif", "[1,2,2,0]"),
+        ("negation_exists.kif", "[1,2,2,0]"),
+        ("negation_order.kif", "[1,1,4,0]"),
+    ] {
+        let path = dir.join(game);
+        let strict = run(rgt().arg("verify").arg(&path), None);
+        assert_eq!(strict.status.code(), Some(1), "{game}: {}", stderr(&strict));
+        assert!(stderr(&strict).contains("gdl::E-VAL-040"), "{game}");
+        let out = run(
+            rgt()
+                .arg("verify")
+                .arg(&path)
+                .args(["--lenient", "-d", "3"]),
+            None,
+        );
+        assert_eq!(out.status.code(), Some(0), "{game}: {}", stderr(&out));
+        assert!(stderr(&out).contains("gdl::W-VAL-041"), "{game}");
+        let depth = (counts.matches(',').count()).to_string();
+        for engine in ["gdl", "rg"] {
+            let out = run(
+                rgt().arg("perft").arg(&path).args([
+                    "--lenient",
+                    "--json",
+                    "--engine",
+                    engine,
+                    "--depth",
+                    &depth,
+                ]),
+                None,
+            );
+            assert_eq!(out.status.code(), Some(0), "{game}: {}", stderr(&out));
+            let json: serde_json::Value = serde_json::from_str(&stdout(&out)).expect("json");
+            assert_eq!(
+                json["counts"].to_string(),
+                counts,
+                "{game} --engine {engine}"
+            );
+        }
+    }
+}

@@ -5,6 +5,7 @@ mod compile;
 mod front_diagnostics;
 mod fuzz;
 mod gdl;
+mod gdl_lenient;
 mod gdl_oracle;
 mod hrg;
 mod interp;

@@ -66,6 +66,10 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub size_limit: Option<u64>,
 
+    /// See `rgt translate --lenient`.
+    #[arg(long)]
+    pub lenient: bool,
+
     #[command(flatten)]
     pub interp: InterpArgs,
 }
@@ -79,6 +83,7 @@ fn game_args(input: &str, args: &Args) -> GameArgs {
         deny: None,
         allow: Vec::new(),
         size_limit: args.size_limit,
+        lenient: args.lenient,
     }
 }
 

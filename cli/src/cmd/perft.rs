@@ -178,17 +178,22 @@ fn gdl_reasoner(session: &mut Session, args: &Args) -> Result<(Reasoner, FileId)
     let (name, text) = rg_pipeline::read_source(&args.game.input)?;
     let file = session.sources.add(name, text);
     let text = &session.sources.get(file).expect("just added").text;
-    let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
-        .map_err(|e| Failure::input(&e, Some(file)))?;
+    let mut parse = front_gdl::ParseOptions::default();
+    parse.lenient = args.game.lenient;
+    let loaded = front_gdl::load(file, text, &parse).map_err(|e| Failure::input(&e, Some(file)))?;
     let warnings: Vec<Diagnostic> = loaded
         .warnings
         .iter()
         .flat_map(|w| Diagnostic::from_miette(w, Some(file)))
         .collect();
     crate::pipeline::emit_warnings(session, &args.game, warnings)?;
-    Reasoner::new(&loaded.program)
-        .map(|r| (r, file))
-        .map_err(|e| Failure::input(&e, Some(file)))
+    Reasoner::with_options(
+        &loaded.program,
+        gdl_reasoner::DEFAULT_LIMIT,
+        args.game.lenient,
+    )
+    .map(|r| (r, file))
+    .map_err(|e| Failure::input(&e, Some(file)))
 }
 
 /// States searched for a dead end when perft counts 0 (about as many as a perft that takes a

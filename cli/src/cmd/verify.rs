@@ -53,6 +53,10 @@ pub struct Args {
     #[arg(long, value_name = "N")]
     pub size_limit: Option<u64>,
 
+    /// See `rgt translate --lenient` (the reasoner reads the rules the same way).
+    #[arg(long)]
+    pub lenient: bool,
+
     #[command(flatten)]
     pub interp: InterpArgs,
 }
@@ -65,6 +69,7 @@ const MAX_STEPS: usize = 10_000;
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let lang = Lang::detect(&args.input, args.from)?;
     session.options.size_limit = args.size_limit;
+    session.options.lenient = args.lenient;
     let (name, text) = rg_pipeline::read_source(&args.input)?;
     let gdl_source = (lang == Lang::Kif).then(|| (name.clone(), text.clone()));
     let g0 = translate_text(session, lang, name, text)?;
@@ -76,10 +81,13 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             // The translation has reported the description's warnings already.
             let file = session.sources.add(name, text);
             let text = &session.sources.get(file).expect("just added").text;
-            let loaded = front_gdl::load(file, text, &front_gdl::ParseOptions::default())
-                .map_err(|e| Failure::input(&e, Some(file)))?;
+            let mut parse = front_gdl::ParseOptions::default();
+            parse.lenient = args.lenient;
+            let loaded =
+                front_gdl::load(file, text, &parse).map_err(|e| Failure::input(&e, Some(file)))?;
             let reasoner =
-                Reasoner::new(&loaded.program).map_err(|e| Failure::input(&e, Some(file)))?;
+                Reasoner::with_options(&loaded.program, gdl_reasoner::DEFAULT_LIMIT, args.lenient)
+                    .map_err(|e| Failure::input(&e, Some(file)))?;
             let steps = args.depth.unwrap_or(2);
             let plies = steps.saturating_mul(reasoner.roles().len());
             let opts = EquivOptions {

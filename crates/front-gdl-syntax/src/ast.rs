@@ -444,6 +444,11 @@ impl Program {
         self.symbols.name(sym)
     }
 
+    /// The symbol of `text`, interned as a constant (or function or relation) name if new.
+    pub fn intern(&mut self, text: &str) -> Sym {
+        self.symbols.intern(text)
+    }
+
     /// The rules.
     pub fn rules(&self) -> &[Rule] {
         &self.rules

@@ -120,6 +120,9 @@ codes! {
     RecursionRestriction = "E-VAL-032",
     /// Unsafe rule.
     UnsafeRule = "E-VAL-040",
+    /// (rgt, `--lenient`) An unsafe rule given GGP-Base's meaning (literals evaluated left to
+    /// right) instead of being rejected.
+    UnsafeRuleLenient = "W-VAL-041",
     /// `base` / `input` differ from the computed fluents / actions (grounding).
     BaseInputMismatch = "W-GND-040",
     /// A role without any possible legal move (grounding).

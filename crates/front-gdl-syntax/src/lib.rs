@@ -71,6 +71,11 @@ pub struct ParseOptions {
     /// Compare constants and variables exactly instead of case-insensitively (keywords are
     /// always case-insensitive).
     pub case_sensitive: bool,
+    /// `--lenient`: an unsafe rule (E-VAL-040) is a warning (W-VAL-041) and means what
+    /// GGP-Base's prover makes of it, evaluating the body left to right (see
+    /// [`validate`]'s module documentation), when that meaning does not depend on how the rule's
+    /// relation is called; otherwise it stays an error.
+    pub lenient: bool,
 }
 
 /// A parsed and normalised description with the warnings found on the way.
@@ -132,8 +137,14 @@ pub fn parse(file: FileId, text: &str, opts: &ParseOptions) -> Result<Parsed, Gd
 /// Validates a parsed program (see [`validate`]) and computes its [`Analysis`]. Fails with every
 /// error found (and the warnings).
 pub fn check(program: &Program) -> Result<Checked, GdlErrors> {
+    check_with(program, false)
+}
+
+/// [`check`], with unsafe rules reported as warnings where `lenient` can give them GGP-Base's
+/// meaning (see [`ParseOptions::lenient`]).
+pub fn check_with(program: &Program, lenient: bool) -> Result<Checked, GdlErrors> {
     let mut sink = Sink::default();
-    let analysis = validate::validate(program, &mut sink);
+    let analysis = validate::validate(program, lenient, &mut sink);
     finish(sink.diags, |warnings| Checked { analysis, warnings })
 }
 
@@ -141,7 +152,7 @@ pub fn check(program: &Program) -> Result<Checked, GdlErrors> {
 /// the text parsed without errors (a broken form would make it report missing rules).
 pub fn load(file: FileId, text: &str, opts: &ParseOptions) -> Result<Loaded, GdlErrors> {
     let parsed = parse(file, text, opts)?;
-    match check(&parsed.program) {
+    match check_with(&parsed.program, opts.lenient) {
         Ok(checked) => {
             let mut warnings = parsed.warnings;
             warnings.extend(checked.warnings);

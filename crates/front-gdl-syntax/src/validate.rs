@@ -16,6 +16,7 @@
 //! | goal values outside 0…100 | W-VAL-022 |
 //! | a name with two arities; a name used as relation and function | W-VAL-010, W-VAL-015 |
 //! | safety: every variable of a rule occurs in a positive body literal (after `or` expansion) | E-VAL-040 |
+//! | with `--lenient`: an unsafe rule GGP-Base's left-to-right reading gives a meaning ([`asked_bound`]) | W-VAL-041 |
 //! | negation cycles between relations (checked again on the ground program) | W-VAL-030 |
 //! | the recursion restriction (recursion cannot build ever larger terms) | E-VAL-032 |
 //! | `init`/`next`/`base`/`input` in a body; `sees` in a body | E-VAL-006, W-VAL-009 |
@@ -133,7 +134,7 @@ impl Analysis {
 }
 
 /// Runs every check and computes the analysis.
-pub(crate) fn validate(p: &Program, sink: &mut Sink) -> Analysis {
+pub(crate) fn validate(p: &Program, lenient: bool, sink: &mut Sink) -> Analysis {
     let n = p.relation_count();
     let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
     for (i, r) in p.rules().iter().enumerate() {
@@ -144,7 +145,22 @@ pub(crate) fn validate(p: &Program, sink: &mut Sink) -> Analysis {
     for r in p.rules() {
         *per_form.entry((r.span.start, r.span.end)).or_insert(0) += 1;
     }
-    let mut v = Validator { p, sink };
+    let mut called = vec![false; n];
+    for r in p.rules() {
+        for lit in &r.body {
+            if let Some(a) = lit.atom() {
+                called[a.rel.index()] = true;
+            }
+        }
+    }
+    let asked = if lenient { asked_bound(p) } else { Vec::new() };
+    let mut v = Validator {
+        p,
+        sink,
+        lenient,
+        called,
+        asked,
+    };
     for rule in p.rules() {
         let expanded = per_form[&(rule.span.start, rule.span.end)] > 1;
         v.rule(rule, expanded);
@@ -270,6 +286,12 @@ fn reach(g: &Csr, edges: &[DepEdge], source: RelId) -> Vec<Option<Option<usize>>
 struct Validator<'p, 's> {
     p: &'p Program,
     sink: &'s mut Sink,
+    /// `--lenient`: unsafe rules with a GGP-Base meaning are warnings.
+    lenient: bool,
+    /// Per relation, whether some body literal reads it.
+    called: Vec<bool>,
+    /// [`asked_bound`] (only computed with `lenient`).
+    asked: Vec<Vec<bool>>,
 }
 
 impl Validator<'_, '_> {
@@ -485,6 +507,13 @@ impl Validator<'_, '_> {
     }
 
     /// Safety: every variable of the head, a negation or a distinct occurs in a positive literal.
+    ///
+    /// With `--lenient`, an unsafe rule is a warning (W-VAL-041) when GGP-Base's left-to-right
+    /// reading of it is known whatever asks about its head: every head variable is bound by a
+    /// positive literal or is the role argument of `legal`, `goal` or `sees` (which every query
+    /// binds), and no head variable is read by a negation or `distinct` before a positive
+    /// literal binds it, unless the relation is a keyword no body reads (its queries leave those
+    /// arguments open). Otherwise it stays an error.
     fn safety(&mut self, rule: &Rule, expanded: bool) {
         let p = self.p;
         let mut bound = vec![false; rule.vars.len()];
@@ -498,18 +527,41 @@ impl Validator<'_, '_> {
         if bound.iter().all(|&b| b) {
             return;
         }
+        let lenient = self.lenient && self.lenient_reading(rule, &bound);
+        let code = if lenient {
+            Code::UnsafeRuleLenient
+        } else {
+            Code::UnsafeRule
+        };
         let mut reported = vec![false; rule.vars.len()];
-        let help = if expanded {
+        let help = if lenient {
+            "--lenient reads this rule as GGP-Base does: its literals left to right, a negation \
+             true when no instance of it holds, `distinct` false only for identical terms (an \
+             unbound variable is identical only to itself), the role of `legal`, `goal` and \
+             `sees` bound by the query"
+                .to_owned()
+        } else if expanded {
             format!(
                 "the `or` in this rule makes one rule per case, and in the case \
                  `{}` the variable is bound by no positive literal; every variable of the head, \
                  of a negation and of a `distinct` must occur in a positive literal of each case",
                 crate::print::rule_to_line(p, rule)
             )
+        } else if self.lenient {
+            "--lenient cannot give this rule GGP-Base's meaning: a head variable would be \
+             answered unbound, or its meaning depends on how the rule's relation is asked about; \
+             every variable of the head, of a negation and of a `distinct` must also occur in a \
+             positive literal of the body"
+                .to_owned()
         } else {
             "every variable of the head, of a negation and of a `distinct` must also occur in a \
              positive literal of the body"
                 .to_owned()
+        };
+        let what = if lenient {
+            "unsafe rule read as GGP-Base does"
+        } else {
+            "unsafe rule"
         };
         let mut report = |v: VarId, at: TermId, place: &str, sink: &mut Sink| {
             if bound[v.index()] || std::mem::replace(&mut reported[v.index()], true) {
@@ -518,11 +570,9 @@ impl Validator<'_, '_> {
             let name = p.name(rule.vars[v.index()]);
             sink.push(
                 GdlDiagnostic::new(
-                    Code::UnsafeRule,
+                    code,
                     p.term_span(at),
-                    format!(
-                        "unsafe rule: `?{name}` occurs {place} but in no positive body literal"
-                    ),
+                    format!("{what}: `?{name}` occurs {place} but in no positive body literal"),
                 )
                 .with_label(format!("`?{name}`"))
                 .with_help(help.clone()),
@@ -546,6 +596,62 @@ impl Validator<'_, '_> {
                 }
             }
         }
+    }
+
+    /// Whether `--lenient` can give an unsafe rule GGP-Base's meaning (see [`Self::safety`]);
+    /// `positive[v]` says whether a positive literal binds `v`.
+    fn lenient_reading(&self, rule: &Rule, positive: &[bool]) -> bool {
+        let p = self.p;
+        let asked = &self.asked[rule.head.rel.index()];
+        let start = start_bound(p, rule, asked);
+        let mut in_head = vec![false; rule.vars.len()];
+        for &t in p.args(rule.head.args) {
+            p.for_each_var(t, &mut |v, _| in_head[v.index()] = true);
+        }
+        // Every head variable gets a value, from the query or from a positive literal.
+        if (0..rule.vars.len()).any(|v| in_head[v] && !positive[v] && !start[v]) {
+            return false;
+        }
+        // A keyword relation no body reads is only asked about by the game, which leaves the
+        // arguments other than the role open: their variables are unbound at the start.
+        let open_query = rule.head.rel.is_keyword() && !self.called[rule.head.rel.index()];
+        let mut bound = start.clone();
+        // Whether the rule needs a head variable bound by the query before a positive literal.
+        let mut needs_query = (0..rule.vars.len()).any(|v| in_head[v] && !positive[v]);
+        for lit in &rule.body {
+            let mut vars = Vec::new();
+            match *lit {
+                Literal::Pos(a) => {
+                    for &t in p.args(a.args) {
+                        p.for_each_var(t, &mut |v, _| bound[v.index()] = true);
+                    }
+                    continue;
+                }
+                Literal::Neg(a) => {
+                    for &t in p.args(a.args) {
+                        p.for_each_var(t, &mut |v, _| vars.push(v));
+                    }
+                }
+                Literal::Distinct { left, right, .. } => {
+                    for t in [left, right] {
+                        p.for_each_var(t, &mut |v, _| vars.push(v));
+                    }
+                }
+            }
+            for v in vars {
+                let (h, b, s) = (in_head[v.index()], bound[v.index()], start[v.index()]);
+                if h && !b && !open_query {
+                    // Bound or not depending on the caller.
+                    return false;
+                }
+                if h && s && !positive_before(p, rule, lit, v) {
+                    needs_query = true;
+                }
+            }
+        }
+        // A relation of the game's own (not a keyword) whose rule needs its head bound by the
+        // caller: every caller binds every argument (the reasoner asks it atom by atom).
+        !(needs_query && !rule.head.rel.is_keyword() && !asked.iter().all(|&b| b))
     }
 
     /// The roles, in fact order.
@@ -1040,6 +1146,84 @@ fn keyword_shape(kw: Sym) -> &'static str {
         Sym::INPUT => "write `(input role move)`",
         _ => "write `(sees role percept)`",
     }
+}
+
+/// Per relation and argument, whether every GGP-Base query of the relation binds the argument
+/// to a ground term before the rule's body runs (`--lenient`): the game asks `legal`, `goal`
+/// and `sees` role by role and every other keyword relation with open arguments; a body
+/// literal asks with the variables the literals before it bound (left to right, as GGP-Base's
+/// prover does), plus those its own rule's query bound. A call argument counts only when it is
+/// a bound variable or a ground term. A relation no body reads has every argument bound
+/// (nothing asks about it).
+pub fn asked_bound(p: &Program) -> Vec<Vec<bool>> {
+    let mut asked: Vec<Vec<bool>> = p
+        .relations()
+        .map(|r| {
+            let n = p.rel_arity(r);
+            if !r.is_keyword() {
+                vec![true; n]
+            } else if [RelId::LEGAL, RelId::GOAL, RelId::SEES].contains(&r) {
+                (0..n).map(|k| k == 0).collect()
+            } else {
+                vec![false; n]
+            }
+        })
+        .collect();
+    // Monotone: every round clears at least one flag, or stops.
+    loop {
+        let mut changed = false;
+        for rule in p.rules() {
+            let mut bound = start_bound(p, rule, &asked[rule.head.rel.index()]);
+            for lit in &rule.body {
+                let Some(a) = lit.atom() else { continue };
+                for (k, &t) in p.args(a.args).iter().enumerate() {
+                    let simple = matches!(p.term(t), Term::Var(_)) || p.is_ground(t);
+                    let mut all = true;
+                    p.for_each_var(t, &mut |v, _| all &= bound[v.index()]);
+                    if !(simple && all) && asked[a.rel.index()][k] {
+                        asked[a.rel.index()][k] = false;
+                        changed = true;
+                    }
+                }
+                if let Literal::Pos(a) = lit {
+                    for &t in p.args(a.args) {
+                        p.for_each_var(t, &mut |v, _| bound[v.index()] = true);
+                    }
+                }
+            }
+        }
+        if !changed {
+            return asked;
+        }
+    }
+}
+
+/// The variables of a rule every query binds before its body runs, given [`asked_bound`] of its
+/// head relation.
+pub fn start_bound(p: &Program, rule: &Rule, asked: &[bool]) -> Vec<bool> {
+    let mut bound = vec![false; rule.vars.len()];
+    for (k, &t) in p.args(rule.head.args).iter().enumerate() {
+        if asked.get(k).copied().unwrap_or(false) {
+            p.for_each_var(t, &mut |v, _| bound[v.index()] = true);
+        }
+    }
+    bound
+}
+
+/// Whether a positive literal before `lit` in the body binds `v`.
+fn positive_before(p: &Program, rule: &Rule, lit: &Literal, v: VarId) -> bool {
+    let mut found = false;
+    for l in &rule.body {
+        if std::ptr::eq(l, lit) {
+            break;
+        }
+        if let Literal::Pos(a) = l {
+            for &t in p.args(a.args) {
+                p.for_each_var(t, &mut |w, _| found |= w == v);
+            }
+        }
+    }
+    found
 }
 
 #[cfg(test)]

@@ -31,11 +31,12 @@
 pub use front_gdl_syntax::{
     Analysis, Args, Atom, Checked, Code, DepEdge, Dependency, GdlDiagnostic, GdlErrors, Level,
     Literal, Loaded, ParseOptions, Parsed, Program, RelId, Role, Rule, Sym, Symbols, Syntax, Term,
-    TermId, VarId, check, format, load, parse,
+    TermId, VarId, check, check_with, format, load, parse,
 };
 pub use front_gdl_syntax::{ast, error, graph, infix, lexer, print, reader, validate};
 
 pub mod ground;
+mod lenient;
 mod lower;
 mod propnet;
 mod translate;
@@ -70,6 +71,7 @@ impl FrontEnd for GdlFrontEnd {
             parse: self.options.clone(),
             ..TranslateOptions::default()
         };
+        t.parse.lenient |= opts.lenient;
         if let Some(w) = opts.work_limit {
             t.limits.max_atoms = w;
             t.limits.max_instances = w;

@@ -60,10 +60,26 @@ pub fn translate(
     let start = Instant::now();
     let loaded = crate::load(file, text, &opts.parse)?;
     let mut warnings = loaded.warnings;
-    let p = loaded.program;
     let fail = |mut warnings: Vec<GdlDiagnostic>, e: GdlDiagnostic| {
         warnings.push(e);
         GdlErrors::new(warnings)
+    };
+    let safe = opts
+        .parse
+        .lenient
+        .then(|| crate::lenient::make_safe(&loaded.program))
+        .flatten();
+    let p = match safe {
+        // `--lenient` let unsafe rules through (W-VAL-041): ground their safe equivalents. The
+        // rewritten rules are checked again; their warnings are the ones already reported.
+        Some(safe) => match crate::check(&safe) {
+            Ok(_) => safe,
+            Err(e) => {
+                warnings.extend(e.diagnostics);
+                return Err(GdlErrors::new(warnings));
+            }
+        },
+        None => loaded.program,
     };
     let t0 = Instant::now();
     let g = match crate::ground::ground(&p, &opts.limits, start, progress) {

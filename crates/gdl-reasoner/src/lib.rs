@@ -411,6 +411,37 @@ impl Pat {
         }
     }
 
+    /// Whether the pattern has a variable without a value.
+    fn is_open(&self, binds: &[u32]) -> bool {
+        match self {
+            Pat::Var(v) => binds[*v as usize] == UNBOUND,
+            Pat::Ground(_) => false,
+            Pat::Fn(_, ps) => ps.iter().any(|p| p.is_open(binds)),
+        }
+    }
+
+    /// Whether two patterns are identical after substituting the bindings, an unbound variable
+    /// being identical only to itself (GGP-Base's `distinct`).
+    fn same_open(&self, other: &Pat, terms: &Terms, binds: &[u32]) -> bool {
+        match (self.is_open(binds), other.is_open(binds)) {
+            (false, false) => self.same(other, terms, binds),
+            (true, true) => match (self, other) {
+                (Pat::Var(x), Pat::Var(y)) => x == y,
+                (Pat::Fn(f, ps), Pat::Fn(g, qs)) => {
+                    f == g
+                        && ps.len() == qs.len()
+                        && ps
+                            .iter()
+                            .zip(qs.iter())
+                            .all(|(p, q)| p.same_open(q, terms, binds))
+                }
+                _ => false,
+            },
+            // A term with a variable is never identical to a ground term.
+            _ => false,
+        }
+    }
+
     /// Whether two bound patterns denote the same ground term (syntactic equality).
     fn same(&self, other: &Pat, terms: &Terms, binds: &[u32]) -> bool {
         match (self.resolve(terms, binds), other.resolve(terms, binds)) {
@@ -621,8 +652,22 @@ struct Lit {
     vars: Vec<u32>,
 }
 
+/// A body literal of a rule evaluated in source order: an index into `pos`, `neg` or `distinct`.
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    Pos(usize),
+    Neg(usize),
+    Distinct(usize),
+}
+
 #[derive(Clone, Debug)]
 struct CRule {
+    /// `--lenient`: an unsafe rule, evaluated as GGP-Base's prover does, left to right in this
+    /// order (see [`Reasoner::with_options`]).
+    order: Option<Vec<Src>>,
+    /// (`--lenient`) The rule means what it does only with its head bound by the caller: its
+    /// relation is answered on demand.
+    asked: bool,
     head_rel: usize,
     head: Box<[Pat]>,
     head_vars: Vec<u32>,
@@ -654,6 +699,10 @@ enum Step {
     /// A positive literal over an on-demand relation, asked once its variables are bound.
     Ask(usize),
     Distinct(usize),
+    /// (`--lenient`) A negation with unbound variables: true when no tuple matches.
+    NegExists(usize),
+    /// (`--lenient`) A `distinct` with unbound variables, each identical only to itself.
+    DistinctOpen(usize),
 }
 
 /// Which tuples of a recursive literal a join reads (semi-naive evaluation).
@@ -846,6 +895,36 @@ impl<'a> Join<'a> {
             Step::Distinct(d) => {
                 let (a, b, _) = &self.rule.distinct[*d];
                 if !a.same(b, self.terms, &self.binds) {
+                    self.run(i + 1);
+                }
+            }
+            Step::NegExists(n) => {
+                let lit = &self.rule.neg[*n];
+                let store = match self.neg_ref.iter().find(|(r, _)| *r == lit.rel) {
+                    Some((_, s)) => s,
+                    None => self.store(lit.rel),
+                };
+                let mut binds = self.binds.clone();
+                let mut trail = Vec::new();
+                let terms = self.terms;
+                let holds = store.tuples().any(|t| {
+                    let ok = lit
+                        .args
+                        .iter()
+                        .zip(t)
+                        .all(|(p, &g)| p.matches(terms, g, &mut binds, &mut trail));
+                    for v in trail.drain(..) {
+                        binds[v as usize] = UNBOUND;
+                    }
+                    ok
+                });
+                if !holds {
+                    self.run(i + 1);
+                }
+            }
+            Step::DistinctOpen(d) => {
+                let (a, b, _) = &self.rule.distinct[*d];
+                if !a.same_open(b, self.terms, &self.binds) {
                     self.run(i + 1);
                 }
             }
@@ -1076,16 +1155,65 @@ impl Reasoner {
 
     /// [`Reasoner::new`] with a bound on the facts derived by one evaluation.
     pub fn with_limit(program: &Program, limit: usize) -> Result<Self, ReasonerError> {
+        Self::with_options(program, limit, false)
+    }
+
+    /// [`Reasoner::with_limit`]; with `lenient`, an unsafe rule (which `--lenient` validation
+    /// let through) means what GGP-Base's prover makes of it: its body is evaluated left to
+    /// right, a negation with unbound variables holds when no instance of it does, a `distinct`
+    /// with unbound variables fails only on identical terms (an unbound variable is identical
+    /// only to itself), and the role argument of `legal`, `goal` and `sees` is bound first, to
+    /// each role (as the game asks role by role). Other unsafe rules are an error.
+    pub fn with_options(
+        program: &Program,
+        limit: usize,
+        lenient: bool,
+    ) -> Result<Self, ReasonerError> {
         let mut terms = Terms::default();
         let nrels = program.relation_count();
         let arity: Vec<usize> = program.relations().map(|r| program.rel_arity(r)).collect();
         let mut rules = Vec::with_capacity(program.rules().len());
+        // Whether every query of `legal`, `goal` and `sees` (the game's, role by role, and the
+        // body literals') binds the role.
+        let asked = if lenient {
+            front_gdl_syntax::validate::asked_bound(program)
+        } else {
+            Vec::new()
+        };
         for rule in program.rules() {
-            rules.push(compile_rule(program, rule, &mut terms)?);
+            let role_asked = asked
+                .get(rule.head.rel.index())
+                .and_then(|a| a.first())
+                .copied()
+                .unwrap_or(false);
+            rules.push(compile_rule(
+                program, rule, &mut terms, lenient, role_asked,
+            )?);
         }
         let (layer, components) = plan_layers(nrels, &rules);
         let (eligible, rules_of) = eligible_on_demand(&rules, &layer, &components);
-        let on_demand = vec![false; nrels];
+        let mut on_demand = vec![false; nrels];
+        for r in rules.iter().filter(|r| r.asked) {
+            on_demand[r.head_rel] = true;
+            // Answered atom by atom: not recursive, and every reader binds its arguments.
+            let recursive =
+                components.iter().flatten().any(|c| {
+                    c.rels.contains(&r.head_rel) && (c.rels.len() > 1 || c.negation_inside)
+                }) || rules.iter().any(|q| {
+                    q.head_rel == r.head_rel
+                        && q.pos.iter().chain(&q.neg).any(|l| l.rel == r.head_rel)
+                });
+            if recursive {
+                return Err(ReasonerError::Unsafe { span: r.span });
+            }
+        }
+        if let Some(bad) = unsafe_demand(&rules, &on_demand) {
+            let span = rules
+                .iter()
+                .find(|r| r.head_rel == bad)
+                .map_or(Span::default(), |r| r.span);
+            return Err(ReasonerError::Unsafe { span });
+        }
         let demanded = (0..nrels)
             .filter(|&r| on_demand[r] && layer[r] != Layer::Static)
             .collect();
@@ -1402,6 +1530,8 @@ fn compile_rule(
     program: &Program,
     rule: &front_gdl_syntax::ast::Rule,
     terms: &mut Terms,
+    lenient: bool,
+    role_asked: bool,
 ) -> Result<CRule, ReasonerError> {
     let pats = |args: front_gdl_syntax::ast::Args, terms: &mut Terms| -> Box<[Pat]> {
         program
@@ -1423,14 +1553,17 @@ fn compile_rule(
     let mut head_vars = Vec::new();
     head.iter().for_each(|p| p.vars(&mut head_vars));
     let (mut pos, mut neg, mut distinct) = (Vec::new(), Vec::new(), Vec::new());
+    let mut order = Vec::with_capacity(rule.body.len());
     for lit in &rule.body {
         match lit {
             Literal::Pos(a) => {
                 let args = pats(a.args, terms);
+                order.push(Src::Pos(pos.len()));
                 pos.push(mk_lit(a.rel, args));
             }
             Literal::Neg(a) => {
                 let args = pats(a.args, terms);
+                order.push(Src::Neg(neg.len()));
                 neg.push(mk_lit(a.rel, args));
             }
             Literal::Distinct { left, right, .. } => {
@@ -1441,6 +1574,7 @@ fn compile_rule(
                 let mut vars = Vec::new();
                 l.vars(&mut vars);
                 r.vars(&mut vars);
+                order.push(Src::Distinct(distinct.len()));
                 distinct.push((l, r, vars));
             }
         }
@@ -1457,10 +1591,52 @@ fn compile_rule(
         .chain(neg.iter().flat_map(|l| &l.vars))
         .chain(distinct.iter().flat_map(|d| &d.2))
         .all(|&v| bound[v as usize]);
-    if !safe {
+    let mut asked = false;
+    let order = if safe {
+        None
+    } else if lenient {
+        // GGP-Base asks `legal`, `goal` and `sees` role by role: a variable role is bound before
+        // the body runs. Evaluated first, `(role ?p)` does that.
+        let keyword = [RelId::LEGAL, RelId::GOAL, RelId::SEES].contains(&rule.head.rel);
+        if let (true, true, Some(Pat::Var(v))) = (keyword, role_asked, head.first()) {
+            bound[*v as usize] = true;
+            order.insert(0, Src::Pos(pos.len()));
+            pos.push(mk_lit(RelId::ROLE, vec![Pat::Var(*v)].into()));
+        }
+        if !rule.head.rel.is_keyword() {
+            // A relation of the game's own: when a head variable is bound by no positive
+            // literal, or read by a negation or `distinct` before one binds it, its meaning
+            // is the caller's, and the rule is answered atom by atom (on demand), its head
+            // bound. (Validation let it through only if every caller binds every argument.)
+            let mut seen = vec![false; rule.vars.len()];
+            for &src in &order {
+                let vars: &[u32] = match src {
+                    Src::Pos(i) => {
+                        for &v in &pos[i].vars {
+                            seen[v as usize] = true;
+                        }
+                        continue;
+                    }
+                    Src::Neg(i) => &neg[i].vars,
+                    Src::Distinct(i) => &distinct[i].2,
+                };
+                asked |= vars
+                    .iter()
+                    .any(|&v| !seen[v as usize] && head_vars.contains(&v));
+            }
+            asked |= !head_vars.iter().all(|&v| bound[v as usize]);
+        }
+        // A head variable nothing binds would be answered unbound.
+        if !asked && !head_vars.iter().all(|&v| bound[v as usize]) {
+            return Err(ReasonerError::Unsafe { span: rule.span });
+        }
+        Some(order)
+    } else {
         return Err(ReasonerError::Unsafe { span: rule.span });
-    }
+    };
     Ok(CRule {
+        asked,
+        order,
         head_rel: rule.head.rel.index(),
         head,
         head_vars,
@@ -1584,9 +1760,12 @@ fn eligible_on_demand(
     };
     for r in rules {
         for l in r.pos.iter().chain(&r.neg) {
-            if l.rel == r.head_rel || !simple(l) {
+            if l.rel == r.head_rel || !simple(l) || r.order.is_some() {
                 ok[l.rel] = false;
             }
+        }
+        if r.order.is_some() {
+            ok[r.head_rel] = false;
         }
     }
     for comp in components.iter().flatten() {
@@ -1914,6 +2093,50 @@ fn plan(
     range: impl Fn(usize, &Lit) -> (u32, u32),
 ) -> Result<Option<Vec<Step>>, ReasonerError> {
     let mut steps = Vec::with_capacity(rule.pos.len() + rule.neg.len() + rule.distinct.len());
+    if let Some(order) = &rule.order {
+        // GGP-Base's order (the relations involved are never answered on demand).
+        for &src in order {
+            match src {
+                Src::Pos(i) if on_demand[rule.pos[i].rel] => {
+                    let lit = &rule.pos[i];
+                    if !lit.vars.iter().all(|&v| bound[v as usize]) {
+                        return Err(ReasonerError::Unsafe { span: rule.span });
+                    }
+                    steps.push(Step::Ask(i));
+                }
+                Src::Pos(i) => {
+                    let lit = &rule.pos[i];
+                    let (lo, hi) = range(i, lit);
+                    if lo >= hi {
+                        return Ok(None);
+                    }
+                    let (key, _) = bound_key(lit, &bound, hi - lo);
+                    for &v in &lit.vars {
+                        bound[v as usize] = true;
+                    }
+                    steps.push(Step::Pos {
+                        lit: i,
+                        key: key.into(),
+                        lo,
+                        hi,
+                    });
+                }
+                Src::Neg(n) => steps.push(if rule.neg[n].vars.iter().all(|&v| bound[v as usize]) {
+                    Step::Neg(n)
+                } else {
+                    Step::NegExists(n)
+                }),
+                Src::Distinct(d) => {
+                    steps.push(if rule.distinct[d].2.iter().all(|&v| bound[v as usize]) {
+                        Step::Distinct(d)
+                    } else {
+                        Step::DistinctOpen(d)
+                    })
+                }
+            }
+        }
+        return Ok(Some(steps));
+    }
     let mut pos_done = vec![false; rule.pos.len()];
     let mut neg_done = vec![false; rule.neg.len()];
     let mut dis_done = vec![false; rule.distinct.len()];

@@ -15,6 +15,9 @@ pub struct LowerOptions {
     /// variable, the copies made by a power, a macro expansion or an unrolled loop, the nodes and
     /// edges of the translated game. `None` = [`DEFAULT_SIZE_LIMIT`].
     pub size_limit: Option<u64>,
+    /// `--lenient`: accept what the front-end would reject but a reference implementation
+    /// plays (GDL: unsafe rules, read as GGP-Base does). Other front-ends ignore it.
+    pub lenient: bool,
 }
 
 /// The default of [`LowerOptions::size_limit`]: far above every known game, far below what

@@ -66,7 +66,9 @@ fn fast_gdl(text: &str, opts: &Options) -> Vec<Diagnostic> {
     guarded(|| {
         let mut sources = SourceMap::new();
         let file = sources.add("fast", String::new());
-        let found = match front_gdl::load(file, text, &front_gdl::ParseOptions::default()) {
+        let mut parse = front_gdl::ParseOptions::default();
+        parse.lenient = opts.lenient;
+        let found = match front_gdl::load(file, text, &parse) {
             Ok(loaded) => loaded
                 .warnings
                 .iter()

@@ -48,6 +48,8 @@ pub struct InitOptions {
     pub deny_warnings: bool,
     /// `--size-limit`.
     pub size_limit: Option<u64>,
+    /// `--lenient` (GDL: unsafe rules are warnings, read as GGP-Base reads them).
+    pub lenient: bool,
 }
 
 /// Serves a client over standard input and output until it exits.
@@ -103,6 +105,7 @@ fn options(init: Option<serde_json::Value>) -> (Options, Option<String>) {
         Ok(lints) => (
             Options {
                 size_limit: init.size_limit,
+                lenient: init.lenient,
                 lints,
                 ..Options::default()
             },
@@ -111,6 +114,7 @@ fn options(init: Option<serde_json::Value>) -> (Options, Option<String>) {
         Err(e) => (
             Options {
                 size_limit: init.size_limit,
+                lenient: init.lenient,
                 ..Options::default()
             },
             Some(format!("rgt lsp: {e}")),

@@ -94,6 +94,9 @@ pub struct Options {
     pub opt: OptLevel,
     /// The most a game may make at translation time (`None`: the front-ends' default).
     pub size_limit: Option<u64>,
+    /// `--lenient`: the front-ends accept what they would reject but a reference implementation
+    /// plays (GDL: unsafe rules, read as GGP-Base does).
+    pub lenient: bool,
     /// `--allow` and `--deny warnings`.
     pub lints: LintConfig,
 }
@@ -163,6 +166,7 @@ pub fn translate_text(
     let mut lower = LowerOptions::default();
     lower.size_limit = opts.size_limit;
     lower.work_limit = opts.size_limit;
+    lower.lenient = opts.lenient;
     let lowered = match lang.lower(file, text, &lower) {
         Ok(l) => l,
         // The front-end stopped: its errors stand whatever `--allow` says.

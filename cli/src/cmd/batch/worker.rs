@@ -62,6 +62,9 @@ pub fn options(game: &GameArgs, emit: Output) -> Vec<OsString> {
     if let Some(n) = game.size_limit {
         args.extend(["--size-limit".into(), n.to_string()]);
     }
+    if game.lenient {
+        args.push("--lenient".into());
+    }
     if game.deny == Some(crate::pipeline::Deny::Warnings) {
         args.extend(["--deny".into(), "warnings".into()]);
     }

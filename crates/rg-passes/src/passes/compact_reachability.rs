@@ -22,10 +22,9 @@
 //!
 //! Complexity: linear in the size of the game.
 use super::meta;
-use crate::util::edge_ids;
+use crate::util::{FxHashMap, FxHashSet, NodeMap, reset_set};
 use crate::{Pass, PassContext, PassError};
-use rg_core::{Game, Label, NodeId};
-use std::collections::{HashMap, HashSet};
+use rg_core::{EdgeId, Game, Label, NodeId};
 
 /// Moves check starts past leading skips and check ends before trailing skips and assignments.
 #[derive(Debug)]
@@ -40,19 +39,31 @@ impl Pass for CompactReachability {
         Reachability
     );
     fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut starts: HashSet<NodeId> = HashSet::new();
-        let mut ends: HashSet<NodeId> = HashSet::new();
-        for (_, e) in g.edges() {
-            if let Label::Reach { from, to, .. } = e.label {
-                starts.insert(from);
-                ends.insert(to);
+        // One scan finds the checks; the chains are walked once per distinct start and end.
+        // (Sets indexed by node and one reused `seen` set: this pass ran every round on the
+        // largest games and hashed and allocated per check, 1 s a round on chess.kif.)
+        let mut checks: Vec<EdgeId> = Vec::new();
+        let mut is_start = NodeMap::from_elem(false, g.node_capacity());
+        let mut is_end = NodeMap::from_elem(false, g.node_capacity());
+        let (mut starts, mut ends) = (Vec::new(), Vec::new());
+        for (e, d) in g.edges() {
+            if let Label::Reach { from, to, .. } = d.label {
+                checks.push(e);
+                if !std::mem::replace(&mut is_start[from], true) {
+                    starts.push(from);
+                }
+                if !std::mem::replace(&mut is_end[to], true) {
+                    ends.push(to);
+                }
             }
         }
-        let mut new_start: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut seen: FxHashSet<NodeId> = FxHashSet::default();
+        let mut new_start: FxHashMap<NodeId, NodeId> = FxHashMap::default();
         for &s in &starts {
             let mut c = s;
-            let mut seen = HashSet::from([c]);
-            while !ends.contains(&c) {
+            reset_set(&mut seen);
+            seen.insert(c);
+            while !is_end[c] {
                 let out = g.outgoing(c);
                 if out.len() != 1 || g.edge(out[0]).label != Label::Skip {
                     break;
@@ -63,15 +74,16 @@ impl Pass for CompactReachability {
                 }
                 c = next;
             }
-            if c != s && !ends.contains(&c) {
+            if c != s && !is_end[c] {
                 new_start.insert(s, c);
             }
         }
-        let mut new_end: HashMap<NodeId, NodeId> = HashMap::new();
+        let mut new_end: FxHashMap<NodeId, NodeId> = FxHashMap::default();
         for &t in &ends {
             let mut c = t;
-            let mut seen = HashSet::from([c]);
-            while !starts.contains(&c) {
+            reset_set(&mut seen);
+            seen.insert(c);
+            while !is_start[c] {
                 let inc = g.incoming(c);
                 if inc.len() != 1
                     || !matches!(
@@ -87,12 +99,15 @@ impl Pass for CompactReachability {
                 }
                 c = prev;
             }
-            if c != t && !starts.contains(&c) {
+            if c != t && !is_start[c] {
                 new_end.insert(t, c);
             }
         }
+        if new_start.is_empty() && new_end.is_empty() {
+            return Ok(false);
+        }
         let mut changed = false;
-        for e in edge_ids(g) {
+        for e in checks {
             if let Label::Reach { from, to, negated } = g.edge(e).label {
                 let f = new_start.get(&from).copied().unwrap_or(from);
                 let t = new_end.get(&to).copied().unwrap_or(to);

@@ -26,8 +26,8 @@
 //! `a`, so its edge `b, c: x = 1` moves to `a`.)
 //!
 //! Complexity: linear in the size of the game per round; rounds until a fixed point.
+use crate::util::FxHashSet;
 use crate::util::NodeMap;
-use crate::util::{FxHashSet, check_nodes};
 use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
 use rg_core::{EdgeId, Game, Label, NodeId};
 
@@ -281,10 +281,10 @@ impl Pass for CompactSkipEdges {
     fn category(&self) -> Category {
         Category::Prune
     }
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
         loop {
-            let mut protected = check_nodes(g);
+            let mut protected = (*cx.check_nodes(g)).clone();
             for n in [g.begin(), g.end()].into_iter().flatten() {
                 protected[n] = true;
             }

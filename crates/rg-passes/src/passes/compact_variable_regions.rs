@@ -29,7 +29,7 @@
 use super::meta;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
-use crate::util::{FreshNodes, NodeMap, check_nodes, label_well_typed, names_of};
+use crate::util::{FreshNodes, NodeMap, label_well_typed, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeId};
@@ -376,7 +376,7 @@ impl Pass for CompactVariableRegions {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = cx.values(g);
         let c = Constants { values: &values };
-        let mut protected = check_nodes(g);
+        let mut protected = (*cx.check_nodes(g)).clone();
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n] = true;
         }

@@ -53,11 +53,10 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FreshNodes, assigns_player, edge_ids, negate};
+use crate::util::{FreshNodes, FxHashMap, FxHashSet, assigns_player, negate, reset_set};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData, TypeId};
-use std::collections::{HashMap, HashSet};
 
 #[derive(Debug)]
 pub(crate) struct InlineReachability;
@@ -89,9 +88,9 @@ fn unique_out(g: &Game, n: NodeId) -> Option<Option<EdgeId>> {
 /// the chain's start, and variables whose value cannot be expressed (map cells, `T(*)`).
 struct Subst<'a> {
     /// Variables whose assignments can be substituted, with the type name to cast to.
-    castable: &'a HashMap<Symbol, TypeId>,
-    values: HashMap<Symbol, ExprId>,
-    opaque: HashSet<Symbol>,
+    castable: &'a FxHashMap<Symbol, TypeId>,
+    values: FxHashMap<Symbol, ExprId>,
+    opaque: FxHashSet<Symbol>,
 }
 
 impl Subst<'_> {
@@ -144,14 +143,21 @@ impl Subst<'_> {
 }
 
 /// Follows the walk from `a` to `b` (see the module doc).
-fn walk(g: &mut Game, a: NodeId, b: NodeId, castable: &HashMap<Symbol, TypeId>) -> Outcome {
+/// (`visited` is scratch space, reused across walks.)
+fn walk(
+    g: &mut Game,
+    a: NodeId,
+    b: NodeId,
+    castable: &FxHashMap<Symbol, TypeId>,
+    visited: &mut FxHashSet<NodeId>,
+) -> Outcome {
     let mut subst = Subst {
         castable,
-        values: HashMap::new(),
-        opaque: HashSet::new(),
+        values: FxHashMap::default(),
+        opaque: FxHashSet::default(),
     };
     let mut conditions = Vec::new();
-    let mut visited = HashSet::new();
+    reset_set(visited);
     let mut cur = a;
     loop {
         if cur == b {
@@ -190,7 +196,7 @@ fn walk(g: &mut Game, a: NodeId, b: NodeId, castable: &HashMap<Symbol, TypeId>) 
 
 /// Variables declared with a type name that resolves to a set: their values can be written as
 /// `T(e)`.
-fn castable_variables(g: &Game) -> HashMap<Symbol, TypeId> {
+fn castable_variables(g: &Game) -> FxHashMap<Symbol, TypeId> {
     let env = TypeEnv::new(g);
     g.variables
         .iter()
@@ -284,9 +290,9 @@ impl Pass for InlineReachability {
         Reachability
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let checks: Vec<(EdgeId, NodeId, NodeId, bool)> = edge_ids(g)
-            .into_iter()
-            .filter_map(|e| match g.edge(e).label {
+        let checks: Vec<(EdgeId, NodeId, NodeId, bool)> = g
+            .edges()
+            .filter_map(|(e, d)| match d.label {
                 Label::Reach { from, to, negated } => Some((e, from, to, negated)),
                 _ => None,
             })
@@ -296,10 +302,11 @@ impl Pass for InlineReachability {
         }
         let mut changed = skip_final_stores(g, &checks);
         let castable = castable_variables(g);
-        let mut outcomes: HashMap<(NodeId, NodeId), Outcome> = HashMap::new();
+        let mut outcomes: FxHashMap<(NodeId, NodeId), Outcome> = FxHashMap::default();
+        let mut visited = FxHashSet::default();
         for &(_, a, b, _) in &checks {
             if let std::collections::hash_map::Entry::Vacant(slot) = outcomes.entry((a, b)) {
-                slot.insert(walk(g, a, b, &castable));
+                slot.insert(walk(g, a, b, &castable, &mut visited));
             }
         }
         // A negative check over several conditions is inlined only where its source already
@@ -307,7 +314,7 @@ impl Pass for InlineReachability {
         // Otherwise it is kept, and then its positive twins too, so that the pair can still
         // cancel out.
         let is_check = cx.check_nodes(g);
-        let mut exits: HashMap<EdgeId, Vec<NodeId>> = HashMap::new();
+        let mut exits: FxHashMap<EdgeId, Vec<NodeId>> = FxHashMap::default();
         for &(e, a, b, negated) in &checks {
             if let (true, Outcome::Conditions(c)) = (negated, &outcomes[&(a, b)])
                 && c.len() > 1
@@ -316,7 +323,7 @@ impl Pass for InlineReachability {
                 exits.insert(e, nodes);
             }
         }
-        let blocked: HashSet<(NodeId, NodeId)> = checks
+        let blocked: FxHashSet<(NodeId, NodeId)> = checks
             .iter()
             .filter(|&&(e, a, b, negated)| {
                 negated
@@ -325,7 +332,9 @@ impl Pass for InlineReachability {
             })
             .map(|&(_, a, b, _)| (a, b))
             .collect();
-        let mut fresh = FreshNodes::new(g);
+        // Made when the first chain is spliced in (finding the highest numbered node reads
+        // every node's name, and most runs splice nothing).
+        let mut fresh: Option<FreshNodes> = None;
         for (e, a, b, negated) in checks {
             match (&outcomes[&(a, b)], negated) {
                 (Outcome::Refused, _) => continue,
@@ -336,7 +345,8 @@ impl Pass for InlineReachability {
                         continue;
                     }
                     let c = c.clone();
-                    splice(g, &mut fresh, e, &c);
+                    let fresh = fresh.get_or_insert_with(|| FreshNodes::new(g));
+                    splice(g, fresh, e, &c);
                 }
                 (Outcome::Conditions(c), true) => match c.as_slice() {
                     [] => g.remove_edge(e),

@@ -22,7 +22,7 @@
 
 use super::inline_assignment::{replacement, substitute};
 use super::meta;
-use crate::util::check_nodes;
+use crate::util::NodeMap;
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, ExprData, Game, Label, NodeId, Symbol};
 
@@ -41,8 +41,7 @@ fn whole_assignment(g: &Game, label: &Label) -> Option<(Symbol, rg_core::ExprId)
 }
 
 /// The stopover nodes `y` with their outgoing edge.
-fn stopovers(g: &Game) -> Vec<(NodeId, EdgeId)> {
-    let is_check = check_nodes(g);
+fn stopovers(g: &Game, is_check: &NodeMap<bool>) -> Vec<(NodeId, EdgeId)> {
     let wk = g.well_known();
     let special = [wk.player, wk.goals, wk.visible];
     let mut out = Vec::new();
@@ -80,9 +79,9 @@ impl Pass for JoinAssignments {
         Loop,
         Join
     );
-    fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+    fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let mut changed = false;
-        for (y, f) in stopovers(g) {
+        for (y, f) in stopovers(g, &cx.check_nodes(g)) {
             // An earlier rewrite in this run may have changed `y`'s neighbourhood.
             if g.outgoing(y) != [f] {
                 continue;

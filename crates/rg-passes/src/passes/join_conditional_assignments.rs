@@ -23,7 +23,7 @@ use super::meta;
 use super::reorder_comparisons::erased_type;
 use crate::analysis::constants::{self, Constants};
 use crate::analysis::values::Known;
-use crate::util::{check_nodes, edge_ids};
+use crate::util::{NodeMap, edge_ids};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol};
@@ -62,9 +62,8 @@ fn equality(g: &Game, c: &Constants<'_>, label: &Label) -> Option<(ExprId, Symbo
 }
 
 /// The candidates of `g` (without the knowledge about `n`).
-fn candidates(g: &Game, c: &Constants<'_>) -> Vec<Candidate> {
+fn candidates(g: &Game, c: &Constants<'_>, is_check: &NodeMap<bool>) -> Vec<Candidate> {
     let env = TypeEnv::new(g);
-    let is_check = check_nodes(g);
     let wk = g.well_known();
     let special = [wk.player, wk.goals, wk.visible];
     let mut out = Vec::new();
@@ -141,7 +140,7 @@ impl Pass for JoinConditionalAssignments {
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
         let values = cx.values(g);
         let c = Constants { values: &values };
-        let found = candidates(g, &c);
+        let found = candidates(g, &c, &cx.check_nodes(g));
         if found.is_empty() {
             return Ok(false);
         }

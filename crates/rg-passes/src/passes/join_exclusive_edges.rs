@@ -28,7 +28,7 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FxHashMap, check_nodes, negate};
+use crate::util::{FxHashMap, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 use std::ops::Range;
@@ -189,7 +189,7 @@ impl Pass for JoinExclusiveEdges {
         Join
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut protected = check_nodes(g);
+        let mut protected = (*cx.check_nodes(g)).clone();
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n] = true;
         }

@@ -41,7 +41,7 @@
 //! Complexity: linear in the size of the game per round, within the work cap.
 
 use super::meta;
-use crate::util::{assigns_player, check_nodes};
+use crate::util::assigns_player;
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId};
 use std::collections::{HashMap, HashSet};
@@ -197,7 +197,7 @@ impl Pass for JoinForkPrefixes {
         // merged one level per round, and rescanning the whole graph each round was quadratic.
         // Nodes whose other uses the rewrite cannot see: check starts and ends, `begin`, `end`
         // and nodes named by pragmas. They are neither heads (which gain edges) nor contracted.
-        let mut protected = check_nodes(g).into_raw();
+        let mut protected = (*cx.check_nodes(g)).clone().into_raw();
         for n in [g.begin(), g.end()].into_iter().flatten() {
             protected[n.0 as usize] = true;
         }

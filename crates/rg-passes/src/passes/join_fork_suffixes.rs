@@ -15,7 +15,7 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FxHashMap, FxHashSet, assigns_player, check_nodes};
+use crate::util::{FxHashMap, FxHashSet, assigns_player};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 
@@ -136,8 +136,8 @@ struct Twins {
 }
 
 impl Twins {
-    fn new(g: &Game) -> Twins {
-        let mut fixed = check_nodes(g);
+    fn new(g: &Game, checks: &NodeMap<bool>) -> Twins {
+        let mut fixed = checks.clone();
         for n in [g.begin(), g.end()].into_iter().flatten() {
             fixed[n] = true;
         }
@@ -247,7 +247,7 @@ impl Pass for JoinForkSuffixes {
         let mut changed = false;
         // Check nodes are named by labels, which this pass never changes.
         let checks = cx.check_nodes(g);
-        let mut twins = Twins::new(g);
+        let mut twins = Twins::new(g, &checks);
         let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
         loop {
             nodes = suffix_step(g, &checks, &nodes, &mut twins.dirty);

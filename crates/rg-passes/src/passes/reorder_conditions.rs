@@ -25,7 +25,7 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FxHashMap, FxHashSet, check_nodes, cmp_label};
+use crate::util::{FxHashMap, FxHashSet, cmp_label};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId};
 use std::cmp::Ordering;
@@ -233,7 +233,7 @@ pub(crate) fn reorder(
     }
     named.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let nodes: Vec<NodeId> = named.into_iter().map(|(_, n)| n).collect();
-    let checks = check_nodes(g);
+    let checks = cx.check_nodes(g);
     // A step depends only on the labels of the edges it reads, and the pass changes nothing
     // but labels: a node whose last step was quiet and none of whose read edges was relabelled
     // since is quiet again, and is counted as stepped without sorting its paths again. Same

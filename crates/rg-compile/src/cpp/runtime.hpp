@@ -54,6 +54,10 @@ inline void set_bits(State& s, uint32_t bit, uint32_t width, uint32_t v) {
 /// States up to this size are recorded whole by `legal_moves`, larger ones as changes
 /// (measured: copying 40 bytes beats a few patches, copying 240 bytes does not).
 constexpr uint32_t LISTED_STATE_BYTES = 128;
+/// Whether `legal_moves` records moves as changes (larger states): only then does a search keep
+/// the trail of what its walk assigned. Smaller states are always listed whole, and the trail's
+/// bookkeeping at every assignment compiles away.
+constexpr bool PATCH_LISTS = STATE_BYTES > LISTED_STATE_BYTES;
 
 /// One legal move: its tags and where it leads (its state is in `Moves::states_`, or its
 /// changes in `Moves::patches_`).
@@ -101,6 +105,7 @@ class Moves {
   void clear() {
     n_ = 0;
     np_ = 0;
+    cap_ = keep_states_ ? std::min(recs_.size(), states_.size()) : recs_.size();
     tags_.clear();
     vis_.clear();
   }
@@ -108,9 +113,15 @@ class Moves {
   /// A new record at the end (with room for its state when states are kept), for the generated
   /// search to fill.
   MoveRec& push() {
-    if (n_ == recs_.size()) recs_.resize(recs_.size() * 2 + 16);
-    if (keep_states_ && n_ >= states_.size()) states_.resize(recs_.size());
+    if (n_ == cap_) grow();
     return recs_[n_++];
+  }
+  /// Room for more records (and their states when kept); out of line, so that the search's
+  /// `emit` stays small enough to inline.
+  [[gnu::noinline]] void grow() {
+    if (n_ == recs_.size()) recs_.resize(recs_.size() * 2 + 16);
+    if (keep_states_ && states_.size() < recs_.size()) states_.resize(recs_.size());
+    cap_ = keep_states_ ? std::min(recs_.size(), states_.size()) : recs_.size();
   }
   /// Room for `k` changes at the end of `patches_`.
   Patch* add_patches(uint32_t k) {
@@ -122,6 +133,9 @@ class Moves {
   std::vector<MoveRec> recs_;
   std::vector<State> states_;
   size_t n_ = 0;
+  // Records `push` may fill without growing (set by `clear`, which every listing calls after
+  // choosing what it keeps).
+  size_t cap_ = 0;
   bool keep_states_ = false;
   bool lazy_ = false;  // moves may be left pending (listed by `legal_moves`)
   bool tags_only_ = false;  // only tags recorded (listed by `detail::list_tags`)
@@ -358,14 +372,14 @@ inline void pop_tag(Cache& c, Scope scope) {
 void grow_trail(Cache& c);
 
 inline void trail_push(Cache& c, uint32_t bit, uint32_t width) {
-  if (!c.trail_on) return;
+  if (!PATCH_LISTS || !c.trail_on) return;
   if (c.ntrail == c.trail.size()) grow_trail(c);
   c.trail[c.ntrail].bit = bit;
   c.trail[c.ntrail++].width = width;
 }
 
 inline void pop_trail(Cache& c, uint32_t n) {
-  if (c.trail_on) c.ntrail -= n;
+  if (PATCH_LISTS && c.trail_on) c.ntrail -= n;
 }
 
 /// Records the walk's current state, with `player` set to `player`, as a finished move at
@@ -380,7 +394,7 @@ inline void emit(Cache& c, uint32_t node, uint32_t player) {
   r.node = node;
   r.player = player;
   if (m.tags_only_) {
-  } else if (m.keep_states_) {
+  } else if (!PATCH_LISTS || m.keep_states_) {
     State& t = m.states_[m.n_ - 1];
     t = c.s;
     t.node = node;
@@ -627,8 +641,10 @@ class Rng {
   /// UINT64_MAX. The draws are the same as without these shortcuts.
   size_t below(size_t n) {
     if (n == 1) {
-      while (next() == UINT64_MAX) {
-      }
+      // `next()` is UINT64_MAX exactly when the advanced seed is this value (its mixing is a
+      // bijection): the draw needs no mixing.
+      do s_ += 0x9e3779b97f4a7c15ULL;
+      while (s_ == 0xcf9a04affa6badc0ULL);
       return 0;
     }
     const uint64_t m = n;

@@ -533,22 +533,23 @@ mod tests {
         const down: CoordOrNull -> CoordOrNull = {c2: c1, c3: c2, :null};\n\
         var coord: CoordOrNull = c1;\n";
 
+    /// `up*` or `down*` from the start, then a tag of `coord` (over any line of `CoordOrNull`).
+    const UP_OR_DOWN: &str = "begin, a: player = x;\n\
+        a, u: ;\n\
+        u, u1: coord = up[coord];\n\
+        u1, u: coord != null;\n\
+        u, b: ;\n\
+        a, d: ;\n\
+        d, d1: coord = down[coord];\n\
+        d1, d: coord != null;\n\
+        d, b: ;\n\
+        b, c: $$ coord;\n\
+        c, end: player = keeper;";
+
     #[test]
     fn any_square_by_stars_of_shifts_is_one_any_assignment() {
         // (up* + down*): every square from every square; `null` passes unchanged.
-        let out = run(&format!(
-            "{LINE}begin, a: player = x;\n\
-             a, u: ;\n\
-             u, u1: coord = up[coord];\n\
-             u1, u: coord != null;\n\
-             u, b: ;\n\
-             a, d: ;\n\
-             d, d1: coord = down[coord];\n\
-             d1, d: coord != null;\n\
-             d, b: ;\n\
-             b, c: $$ coord;\n\
-             c, end: player = keeper;"
-        ));
+        let out = run(&format!("{LINE}{UP_OR_DOWN}"));
         // up* ∪ down* from c2 is everything, but from c1 only c1, c2, c3 too: all plain.
         assert_eq!(
             out.as_deref(),
@@ -576,17 +577,7 @@ mod tests {
              const up: CoordOrNull -> CoordOrNull = {{{}, :null}};\n\
              const down: CoordOrNull -> CoordOrNull = {{{}, :null}};\n\
              var coord: CoordOrNull = c0;\n\
-             begin, a: player = x;\n\
-             a, u: ;\n\
-             u, u1: coord = up[coord];\n\
-             u1, u: coord != null;\n\
-             u, b: ;\n\
-             a, d: ;\n\
-             d, d1: coord = down[coord];\n\
-             d1, d: coord != null;\n\
-             d, b: ;\n\
-             b, c: $$ coord;\n\
-             c, end: player = keeper;",
+             {UP_OR_DOWN}",
             values.join(", "),
             up.join(", "),
             down.join(", ")

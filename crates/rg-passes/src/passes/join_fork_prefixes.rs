@@ -56,6 +56,19 @@ const REVISIT_PREDECESSORS: usize = 64;
 #[derive(Debug)]
 pub(crate) struct JoinForkPrefixes;
 
+/// Whether two of `edges` carry the same label (pairwise for a few edges, hashed for many).
+fn has_repeated_label(g: &Game, edges: &[EdgeId]) -> bool {
+    if edges.len() <= 16 {
+        edges.iter().enumerate().any(|(i, &a)| {
+            let l = &g.edge(a).label;
+            edges[i + 1..].iter().any(|&b| g.edge(b).label == *l)
+        })
+    } else {
+        let mut seen = HashSet::with_capacity(edges.len());
+        !edges.iter().all(|&e| seen.insert(g.edge(e).label))
+    }
+}
+
 /// One round over `nodes`; returns the nodes where a new prefix may have appeared (the heads
 /// that received edges, the forks that lost them and the predecessors of the moved edges'
 /// targets), empty when nothing changed.
@@ -71,9 +84,13 @@ fn prefix_step(g: &mut Game, protected: &[bool], nodes: &[NodeId], work: &mut u6
     let mut next: Vec<NodeId> = Vec::new();
     let mut group_of: HashMap<Label, usize> = HashMap::new();
     for &n in nodes {
-        *work += g.outgoing(n).len() as u64 + 1;
-        let out: Vec<EdgeId> = g
-            .outgoing(n)
+        let all = g.outgoing(n);
+        *work += all.len() as u64 + 1;
+        // Most nodes have fewer than two edges or no label twice: tell without allocating.
+        if all.len() < 2 || !has_repeated_label(g, all) {
+            continue;
+        }
+        let out: Vec<EdgeId> = all
             .iter()
             .copied()
             .filter(|&e| !g.outgoing(g.edge(e).to).is_empty())

@@ -116,21 +116,6 @@ fn path(
     path
 }
 
-/// Pushes to `read` every edge whose label [`step`] at `n` reads (or more).
-fn reads(
-    g: &Game,
-    checks: &NodeMap<bool>,
-    movable: Movable<'_>,
-    n: NodeId,
-    read: &mut Vec<EdgeId>,
-) {
-    let out = g.outgoing(n);
-    read.extend_from_slice(out);
-    for &e in out {
-        path(g, checks, movable, e, read);
-    }
-}
-
 /// Sorts the labels of the paths leaving `n`; returns the edges to relabel. Every edge whose
 /// label it looked at is pushed to `read` (the result depends on nothing else that the pass
 /// changes).
@@ -242,6 +227,11 @@ pub(crate) fn reorder(
     // 0 for none.)
     let mut relabelled_at = vec![0usize; g.edge_entries().len()];
     let mut quiet_at = vec![0usize; nodes.len()];
+    // What each node's last quiet step read, kept: checking a quiet node again does not walk
+    // its paths. A path edge lies on one path only (path nodes have one incoming edge), so
+    // this holds each edge about once per round.
+    let mut quiet_reads: Vec<std::ops::Range<usize>> = vec![0..0; nodes.len()];
+    let mut read_log: Vec<EdgeId> = Vec::new();
     let mut read: Vec<EdgeId> = Vec::new();
     let mut changed = false;
     let (mut i, mut quiet, mut steps) = (0, 0, 0);
@@ -257,9 +247,10 @@ pub(crate) fn reorder(
         }
         if quiet_at[i] != 0 {
             // Walking the paths again reads the same edges as long as none of them changed.
-            read.clear();
-            reads(g, &checks, movable, nodes[i], &mut read);
-            if read.iter().all(|e| relabelled_at[e.index()] < quiet_at[i]) {
+            if read_log[quiet_reads[i].clone()]
+                .iter()
+                .all(|e| relabelled_at[e.index()] < quiet_at[i])
+            {
                 quiet += 1;
                 i = (i + 1) % nodes.len();
                 continue;
@@ -270,6 +261,10 @@ pub(crate) fn reorder(
         if relabel.is_empty() {
             quiet += 1;
             quiet_at[i] = steps;
+            // `step`'s result depends only on the labels of the edges it read.
+            let start = read_log.len();
+            read_log.extend_from_slice(&read);
+            quiet_reads[i] = start..read_log.len();
         } else {
             quiet = 0;
             changed = true;

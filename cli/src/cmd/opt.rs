@@ -28,7 +28,8 @@ pub enum TraceMode {
 pub enum ScheduleArg {
     /// After a pass changes the game, start again with the first pass (the reference's order).
     Restart,
-    /// Run every pass once per sweep; repeat sweeps until one changes nothing (the default).
+    /// Run every pass once per sweep, and the passes that changed the game alone until they
+    /// settle; repeat until a sweep changes nothing (the default).
     Sweep,
 }
 

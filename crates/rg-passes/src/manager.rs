@@ -24,9 +24,11 @@ pub enum Schedule {
     /// reference's order of rewrites).
     Restart,
     /// Run every enabled loop pass once per sweep, repeat sweeps until one changes nothing; a
-    /// pass that already ran on the current game version is not run again. The default: on the
-    /// largest corpus games it reaches the same or smaller games several times faster than
-    /// `Restart`, which re-runs the cheap early passes after every change.
+    /// pass that already ran on the current game version is not run again. After an iteration
+    /// in which only some passes changed the game, the next iteration runs only those, until
+    /// one changes nothing; then a whole sweep runs again. The
+    /// default: on the largest corpus games it reaches the same or smaller games several times
+    /// faster than `Restart`, which re-runs the cheap early passes after every change.
     #[default]
     Sweep,
 }
@@ -288,46 +290,7 @@ pub fn run(
         game.phase = Phase::Ground;
     }
     let loop_passes = of_phase(PassPhase::Loop);
-    // The game version after each pass's last run that changed nothing (sweep scheduling).
-    let mut seen_version: Vec<Option<u64>> = vec![None; loop_passes.len()];
-    let mut any_change = false;
-    let mut iteration = 0;
-    'fixpoint: loop {
-        iteration += 1;
-        if iteration > opts.max_iterations {
-            m.report.warnings.push(format!(
-                "no fixed point after {} iterations; keeping the current game",
-                opts.max_iterations
-            ));
-            iteration -= 1;
-            break;
-        }
-        let mut changed_any = false;
-        for (i, p) in loop_passes.iter().enumerate() {
-            if changed_any && opts.schedule == Schedule::Restart {
-                break;
-            }
-            if seen_version[i] == Some(game.generation()) {
-                continue;
-            }
-            if let Some(limit) = opts.time_limit
-                && start.elapsed() > limit
-            {
-                m.report.warnings.push(format!(
-                    "time limit of {:.3} s reached in iteration {iteration}; keeping the current game",
-                    limit.as_secs_f64()
-                ));
-                break 'fixpoint;
-            }
-            let changed = m.step(game, *p, iteration)?;
-            seen_version[i] = (!changed).then(|| game.generation());
-            changed_any |= changed;
-        }
-        any_change |= changed_any;
-        if !changed_any {
-            break;
-        }
-    }
+    let (iteration, any_change) = m.fixpoint(game, &loop_passes, start)?;
     m.report.iterations = iteration;
     if any_change {
         let dropped = drop_node_pragmas(game);
@@ -357,6 +320,79 @@ struct Manager<'a> {
 }
 
 impl Manager<'_> {
+    /// Runs `loop_passes` to a fixed point (or a limit) as the schedule says; returns the
+    /// number of iterations and whether any pass changed the game.
+    fn fixpoint(
+        &mut self,
+        game: &mut Game,
+        loop_passes: &[&'static dyn Pass],
+        start: Instant,
+    ) -> Result<(usize, bool), PipelineError> {
+        // The game version after each pass's last run that changed nothing (sweep scheduling).
+        let mut seen_version: Vec<Option<u64>> = vec![None; loop_passes.len()];
+        let mut any_change = false;
+        let mut iteration = 0;
+        // Sweep scheduling: the loop passes the next iteration is limited to (see below).
+        let mut focus: Option<Vec<usize>> = None;
+        'fixpoint: loop {
+            iteration += 1;
+            if iteration > self.opts.max_iterations {
+                self.report.warnings.push(format!(
+                    "no fixed point after {} iterations; keeping the current game",
+                    self.opts.max_iterations
+                ));
+                iteration -= 1;
+                break;
+            }
+            // The loop passes this iteration runs: all of them, or (sweep scheduling, after a
+            // sweep in which only some changed the game) only those.
+            let subset = focus.take();
+            let members: Vec<usize> = match &subset {
+                Some(s) => s.clone(),
+                None => (0..loop_passes.len()).collect(),
+            };
+            let mut changed_passes: Vec<usize> = Vec::new();
+            for i in members {
+                if !changed_passes.is_empty() && self.opts.schedule == Schedule::Restart {
+                    break;
+                }
+                if seen_version[i] == Some(game.generation()) {
+                    continue;
+                }
+                if let Some(limit) = self.opts.time_limit
+                    && start.elapsed() > limit
+                {
+                    self.report.warnings.push(format!(
+                        "time limit of {:.3} s reached in iteration {iteration}; keeping the current game",
+                        limit.as_secs_f64()
+                    ));
+                    break 'fixpoint;
+                }
+                let changed = self.step(game, loop_passes[i], iteration)?;
+                seen_version[i] = (!changed).then(|| game.generation());
+                if changed {
+                    changed_passes.push(i);
+                }
+            }
+            any_change |= !changed_passes.is_empty();
+            match (self.opts.schedule, subset) {
+                // A fixed point needs a whole sweep that changes nothing.
+                (_, None) if changed_passes.is_empty() => break,
+                // The focused passes settled: a whole sweep looks at the game again.
+                (_, Some(_)) if changed_passes.is_empty() => {}
+                // Repeat the passes that changed the game, alone, until they settle: on large games
+                // the same two or three passes often enable each other for many rounds (a shared
+                // prefix joined one level per round on amazons.kif), and sweeping all the others in
+                // each round costs several times their work.
+                (Schedule::Sweep, _) if changed_passes.len() < loop_passes.len() => {
+                    focus = Some(changed_passes);
+                }
+                _ => {}
+            }
+        }
+        Ok((iteration, any_change))
+    }
+
     /// [`GameStats::of`] the game, counted again only when it changed since the last call.
     fn stats(&mut self, game: &Game) -> GameStats {
         match self.stats {
@@ -530,6 +566,70 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A pass that changes the game on each of its first `n` runs (it adds a node), then
+    /// never again.
+    struct Ticker(std::sync::atomic::AtomicUsize);
+
+    impl Pass for Ticker {
+        meta!("ticker", "changes the game a few times", Safe, Loop, Prune);
+        fn run(&self, g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            use std::sync::atomic::Ordering::SeqCst;
+            let left = self.0.load(SeqCst);
+            if left == 0 {
+                return Ok(false);
+            }
+            self.0.store(left - 1, SeqCst);
+            g.node_named(&format!("tick{left}"));
+            Ok(true)
+        }
+    }
+
+    /// A pass that changes nothing and counts its runs.
+    struct Idle(std::sync::atomic::AtomicUsize);
+
+    impl Pass for Idle {
+        meta!("idle", "counts its runs", Safe, Loop, Prune);
+        fn run(&self, _g: &mut Game, _cx: &mut PassContext) -> Result<bool, PassError> {
+            self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            Ok(false)
+        }
+    }
+
+    /// Sweep scheduling repeats the passes that changed the game alone until they settle, and
+    /// then sweeps once more: a pass that never changes anything runs twice (the first sweep
+    /// and the final one), not once per change of the others.
+    #[test]
+    fn a_sweep_repeats_only_the_passes_that_changed() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        static IDLE: Idle = Idle(AtomicUsize::new(0));
+        static TICKER: Ticker = Ticker(AtomicUsize::new(5));
+        let opts = Options::default();
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut g = game();
+        let (iterations, changed) = m
+            .fixpoint(&mut g, &[&IDLE, &TICKER], Instant::now())
+            .expect("runs");
+        assert!(changed);
+        assert_eq!(TICKER.0.load(SeqCst), 0, "the ticker ran out of changes");
+        assert_eq!(IDLE.0.load(SeqCst), 2, "{:#?}", m.report.records);
+        // One whole sweep, four repeats of the ticker that change the game, one that does not,
+        // and the final whole sweep, in which only the idle pass has something new to look at.
+        assert_eq!(iterations, 7);
+        let runs: Vec<(usize, &str)> = m
+            .report
+            .records
+            .iter()
+            .map(|r| (r.iteration, r.pass))
+            .collect();
+        assert_eq!(
+            runs.iter().filter(|(_, p)| *p == "ticker").count(),
+            6,
+            "{runs:?}"
+        );
+        assert_eq!(runs.last(), Some(&(7, "idle")), "{runs:?}");
     }
 
     fn game() -> Game {

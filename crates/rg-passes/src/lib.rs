@@ -90,7 +90,12 @@ struct Analyses {
     reachable: [Option<std::sync::Arc<util::NodeMap<bool>>>; 2],
     /// Nodes that start or end a reachability check.
     check_nodes: Option<std::sync::Arc<util::NodeMap<bool>>>,
+    /// The constant analysis's knowledge at every node; `Some(None)` when it did not settle.
+    constant_facts: Option<Option<std::sync::Arc<ConstantFacts>>>,
 }
+
+/// The knowledge of the constant analysis at every node (`None`: not reached).
+pub(crate) type ConstantFacts = util::NodeMap<Option<analysis::constants::Facts>>;
 
 /// What an analysis depends on: the game's generation and the sizes of its arenas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -130,6 +135,19 @@ impl PassContext {
         self.analyses(g)
             .values
             .get_or_insert_with(|| std::sync::Arc::new(analysis::values::Values::new(g)))
+            .clone()
+    }
+
+    /// The constant analysis's knowledge of this game version, solved by `solve` the first time
+    /// (three passes in a row ask for it, and most runs change nothing).
+    pub(crate) fn constant_facts(
+        &mut self,
+        g: &Game,
+        solve: impl FnOnce() -> Option<ConstantFacts>,
+    ) -> Option<std::sync::Arc<ConstantFacts>> {
+        self.analyses(g)
+            .constant_facts
+            .get_or_insert_with(|| solve().map(std::sync::Arc::new))
             .clone()
     }
 

@@ -26,7 +26,6 @@
 use super::values::{Known, NameKind, Values};
 use crate::PassContext;
 use crate::dataflow::{Analysis, solve_within};
-use crate::util::NodeMap;
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 
 /// Facts `expression ↦ value`, in two lists sorted by expression id: facts about a bare name
@@ -180,18 +179,18 @@ const VISITS_PER_NODE: usize = 16;
 /// The knowledge at every node (see [`solve`](crate::dataflow::solve)) for `pass`, or `None`
 /// when the game is [`too_large`] or the solve did not settle within [`VISITS_PER_NODE`] visits
 /// per node; the latter records a warning in `cx`. The limit counts worklist visits, so the
-/// outcome does not depend on timing.
+/// outcome does not depend on timing. Solved once per game version (cached in `cx`).
 pub(crate) fn solve_facts(
     g: &Game,
     c: &Constants<'_>,
     cx: &mut PassContext,
     pass: &str,
-) -> Option<NodeMap<Option<Facts>>> {
+) -> Option<std::sync::Arc<crate::ConstantFacts>> {
     if too_large(g) {
         return None;
     }
     let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
-    let facts = solve_within(g, c, max_visits);
+    let facts = cx.constant_facts(g, || solve_within(g, c, max_visits));
     if facts.is_none() {
         cx.warnings.push(format!(
             "{pass}: skipped, constant analysis did not settle within {VISITS_PER_NODE} visits \

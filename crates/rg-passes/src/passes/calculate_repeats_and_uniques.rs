@@ -781,7 +781,7 @@ impl Pass for CalculateRepeatsAndUniques {
             .iter()
             .map(|f| {
                 let analysis =
-                    Symbolic::new(g, &f.sg, &values, &vars.ordinary, &f.tags, cells.as_ref())?;
+                    Symbolic::new(g, &f.sg, &values, &vars.ordinary, &f.tags, cells.as_deref())?;
                 let at = analysis.solve(&f.sg, &f.order);
                 Some(Sym { analysis, at })
             })

@@ -1706,15 +1706,13 @@ impl<'a> Gen<'a> {
             let used = items.used_by(&cpp);
             cpp = cpp.replacen(SHARED_MARK, &used, 1);
         }
+        // The hash of all units in order, without joining them (a large game has hundreds of
+        // MB of them).
         let fingerprint = match &split {
             None => fingerprint(&cpp),
-            Some((_, parts)) => {
-                let mut all = cpp.clone();
-                for p in parts {
-                    all.push_str(p);
-                }
-                fingerprint(&all)
-            }
+            Some((_, parts)) => parts
+                .iter()
+                .fold(fingerprint(&cpp), |h, p| fingerprint_from(h, p)),
         };
         let _ = writeln!(
             cpp,
@@ -2357,8 +2355,9 @@ impl Sections {
             parts.push(part);
             code.clear();
         };
-        for f in self.body.iter().chain(std::iter::once(&self.checks)) {
-            code.push_str(&external(f));
+        // The node functions are dropped as they are copied (they are most of the memory).
+        for f in self.body.into_iter().chain(std::iter::once(self.checks)) {
+            code.push_str(&external(&f));
             if code.len() >= unit_bytes {
                 flush(&mut code);
             }
@@ -2396,7 +2395,12 @@ fn flatten_into(v: &RtVal, shape: &Shape, classes: &[crate::layout::Class], out:
 
 /// A 64-bit FNV-1a hash of the generated text (identifies the compiled description).
 pub(crate) fn fingerprint(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+    fingerprint_from(0xcbf2_9ce4_8422_2325, text)
+}
+
+/// [`fingerprint`] of the text hashed to `h`, followed by `text`.
+fn fingerprint_from(h: u64, text: &str) -> u64 {
+    text.bytes().fold(h, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }

@@ -49,6 +49,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Region node visits allowed per search kind before giving up (keeping the interpreter's key).
 const WORK_BUDGET: u64 = 4_000_000;
+/// Region node visits allowed for all search kinds together: a game with tens of thousands of
+/// check targets stops analysing (every further kind keeps the interpreter's key) rather than
+/// spend up to [`WORK_BUDGET`] on each.
+const TOTAL_WORK_BUDGET: u64 = 200_000_000;
 /// The largest stamp table of one node (product of the key variables' class sizes).
 const MAX_STAMP_SLOTS: u64 = 1 << 12;
 /// All stamp tables together.
@@ -1322,8 +1326,14 @@ impl<'a> Analysis<'a> {
     }
 
     /// Analyses one search kind; `None` when over budget. `d` is the table of varying
-    /// variables by node, all `None` on entry and on return.
-    fn kind(&self, kind: &Kind<'_>, d: &mut Vec<Option<Vec<u64>>>) -> Option<KindResult> {
+    /// variables by node, all `None` on entry and on return; the steps taken are added to
+    /// `spent`.
+    fn kind(
+        &self,
+        kind: &Kind<'_>,
+        d: &mut Vec<Option<Vec<u64>>>,
+        spent: &mut u64,
+    ) -> Option<KindResult> {
         let graph = self.kind_graph(kind);
         let mut w = KindWalk {
             work: 0,
@@ -1338,6 +1348,7 @@ impl<'a> Analysis<'a> {
             }
             self.inherit(&mut w)
         })();
+        *spent += w.work;
         let Some(inherit) = walked else {
             // Over budget in the middle of a region: clear what it set.
             for x in kind.members() {
@@ -2159,8 +2170,9 @@ pub(crate) fn analyse(
     };
     // The table of varying variables, shared by all kinds.
     let mut d: Vec<Option<Vec<u64>>> = vec![None; n];
+    let mut spent = 0u64;
     let (moves, distinct_move_tags, single) =
-        to_checks(a.kind(&kind, &mut d), &kind, &mut slots, false);
+        to_checks(a.kind(&kind, &mut d, &mut spent), &kind, &mut slots, false);
     let mut single_move = vec![false; n];
     for q in single {
         single_move[q.index()] = true;
@@ -2186,10 +2198,12 @@ pub(crate) fn analyse(
             target: Some(*b),
             starts,
         };
-        reach.insert(
-            *b,
-            to_checks(a.kind(&kind, &mut d), &kind, &mut slots, true).0,
-        );
+        let r = if spent <= TOTAL_WORK_BUDGET {
+            a.kind(&kind, &mut d, &mut spent)
+        } else {
+            None
+        };
+        reach.insert(*b, to_checks(r, &kind, &mut slots, true).0);
     }
     Visits {
         moves,

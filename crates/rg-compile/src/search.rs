@@ -367,25 +367,20 @@ impl SearchPlan {
 
     /// Targets whose search can start another search for the same target: their visited
     /// marks are kept per nesting level, as the inner search would erase the outer one's.
+    /// These are the targets on a cycle of the call graph (one pass over its strongly
+    /// connected components, not a search per target).
     pub fn self_nesting_targets(&self, game: &Game) -> std::collections::BTreeSet<NodeId> {
         let (targets, callees) = self.target_calls(game);
-        let mut out = std::collections::BTreeSet::new();
-        let mut seen = vec![0u32; targets.len()];
-        for (i, &b) in targets.iter().enumerate() {
-            let g = i as u32 + 1;
-            let mut work: Vec<usize> = callees[i].iter().copied().collect();
-            while let Some(t) = work.pop() {
-                if t == i {
-                    out.insert(b);
-                    break;
-                }
-                if seen[t] != g {
-                    seen[t] = g;
-                    work.extend(callees[t].iter().copied());
-                }
-            }
-        }
-        out
+        let succ: Vec<Vec<usize>> = callees
+            .iter()
+            .map(|cs| cs.iter().copied().collect())
+            .collect();
+        let (_, cyclic) = crate::visits::components(targets.len(), &succ);
+        targets
+            .iter()
+            .zip(cyclic)
+            .filter_map(|(&b, c)| c.then_some(b))
+            .collect()
     }
 
     /// Whether node `q` has a reach function for target `b`.

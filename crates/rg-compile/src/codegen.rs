@@ -1395,21 +1395,18 @@ impl<'a> Gen<'a> {
     /// graph of its edges.
     fn reach_comp(&mut self, b: NodeId) -> &[usize] {
         if !matches!(&self.reach_comp, Some((x, _)) if *x == b) {
-            let n = self.plan.out.len();
-            let succ: Vec<Vec<usize>> = (0..n)
+            // Over the search's own nodes only, numbered by their position in its set.
+            let nodes = &self.plan.reach[&b];
+            let succ: Vec<Vec<usize>> = nodes
+                .iter()
                 .map(|q| {
-                    if !self.plan.in_reach(b, NodeId::new(q)) {
-                        return Vec::new();
-                    }
-                    self.plan.out[q]
+                    self.plan.out[q.index()]
                         .iter()
-                        .map(|&e| self.game.edge(e).to)
-                        .filter(|&t| self.plan.in_reach(b, t))
-                        .map(|t| t.index())
+                        .filter_map(|&e| nodes.position(self.game.edge(e).to))
                         .collect()
                 })
                 .collect();
-            let (comp, _) = crate::visits::components(n, &succ);
+            let (comp, _) = crate::visits::components(nodes.len(), &succ);
             self.reach_comp = Some((b, comp));
         }
         &self.reach_comp.as_ref().expect("just set").1
@@ -1462,8 +1459,12 @@ impl<'a> Gen<'a> {
             // on); the answer is the same in every order.
             let mut edges = edges;
             let game = self.game;
+            let plan = self.plan;
+            let nodes = &plan.reach[&b];
             let comp = self.reach_comp(b);
-            edges.sort_by_key(|&e| comp[game.edge(e).to.index()] == comp[n.index()]);
+            // A target outside the search is never followed: its place does not matter.
+            let comp_of = |q: NodeId| nodes.position(q).map(|i| comp[i]);
+            edges.sort_by_key(|&e| comp_of(game.edge(e).to) == comp_of(n));
             for &e in &edges {
                 let t = self.game.edge(e).to;
                 if !self.plan.in_reach(b, t) {
@@ -1705,15 +1706,13 @@ impl<'a> Gen<'a> {
             let used = items.used_by(&cpp);
             cpp = cpp.replacen(SHARED_MARK, &used, 1);
         }
+        // The hash of all units in order, without joining them (a large game has hundreds of
+        // MB of them).
         let fingerprint = match &split {
             None => fingerprint(&cpp),
-            Some((_, parts)) => {
-                let mut all = cpp.clone();
-                for p in parts {
-                    all.push_str(p);
-                }
-                fingerprint(&all)
-            }
+            Some((_, parts)) => parts
+                .iter()
+                .fold(fingerprint(&cpp), |h, p| fingerprint_from(h, p)),
         };
         let _ = writeln!(
             cpp,
@@ -1735,18 +1734,11 @@ impl<'a> Gen<'a> {
                 body.push(self.moves_fn(NodeId::new(n), Mode::Apply)?);
             }
         }
-        let targets: Vec<(NodeId, Vec<bool>)> = self
-            .plan
-            .reach
-            .iter()
-            .map(|(b, ns)| (*b, ns.clone()))
-            .collect();
-        for (b, nodes) in &targets {
-            for (n, &on) in nodes.iter().enumerate() {
-                if on {
-                    let _ = writeln!(decls, "static bool R{}_{n}(Cache& c);", b.index());
-                    body.push(self.reach_fn(*b, NodeId::new(n))?);
-                }
+        let plan = self.plan;
+        for (b, nodes) in &plan.reach {
+            for n in nodes.iter() {
+                let _ = writeln!(decls, "static bool R{}_{}(Cache& c);", b.index(), n.index());
+                body.push(self.reach_fn(*b, n)?);
             }
         }
         Ok(body)
@@ -1812,9 +1804,9 @@ impl<'a> Gen<'a> {
         else {
             return false;
         };
-        nodes.iter().enumerate().all(|(n, &on)| {
-            !on || n == b.index() || (*checks.det(n) == Check::None && !checks.nondet(n))
-        })
+        nodes
+            .iter()
+            .all(|n| n == b || (*checks.det(n.index()) == Check::None && !checks.nondet(n.index())))
     }
 
     /// One function `E<i>` per check edge, calling its pair's `Q<k>`; a check whose search can
@@ -2363,8 +2355,9 @@ impl Sections {
             parts.push(part);
             code.clear();
         };
-        for f in self.body.iter().chain(std::iter::once(&self.checks)) {
-            code.push_str(&external(f));
+        // The node functions are dropped as they are copied (they are most of the memory).
+        for f in self.body.into_iter().chain(std::iter::once(self.checks)) {
+            code.push_str(&external(&f));
             if code.len() >= unit_bytes {
                 flush(&mut code);
             }
@@ -2402,7 +2395,12 @@ fn flatten_into(v: &RtVal, shape: &Shape, classes: &[crate::layout::Class], out:
 
 /// A 64-bit FNV-1a hash of the generated text (identifies the compiled description).
 pub(crate) fn fingerprint(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+    fingerprint_from(0xcbf2_9ce4_8422_2325, text)
+}
+
+/// [`fingerprint`] of the text hashed to `h`, followed by `text`.
+fn fingerprint_from(h: u64, text: &str) -> u64 {
+    text.bytes().fold(h, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }

@@ -28,6 +28,7 @@
 use crate::search::{SearchPlan, Visit, assigns_player};
 use crate::visits::{Check, Visits};
 use rg_core::{EntityId, Game, Label, NodeId};
+use std::collections::HashSet;
 
 /// Node visits allowed for the region tests of all candidates together.
 const WORK_BUDGET: u64 = 4_000_000;
@@ -134,7 +135,6 @@ fn entered_only_from(
     scoped: bool,
     budget: &mut u64,
 ) -> bool {
-    let n = plan.moves.len();
     let is_tag = |l: &Label| matches!(l, Label::Tag(_) | Label::TagVar(_));
     let follows = |l: &Label| !(assigns_player(game, l) || scoped && is_tag(l));
     // Edges from `p` to `m` that a walk of the same search (scope) follows.
@@ -157,8 +157,8 @@ fn entered_only_from(
                 }))
     };
     // The beginnings whose walks reach `x`: backwards over the edges walks follow.
-    let mut back = vec![false; n];
-    back[x.index()] = true;
+    // Sets, not tables over all nodes: a large game has many candidates, each walking a little.
+    let mut back: HashSet<NodeId> = HashSet::from([x]);
     let mut work = vec![x];
     let mut starts = Vec::new();
     while let Some(m) = work.pop() {
@@ -170,17 +170,14 @@ fn entered_only_from(
             starts.push(m);
         }
         for &p in &incoming[m.index()] {
-            if !back[p.index()] && plan.moves[p.index()] && walks(p, m) {
-                back[p.index()] = true;
+            if !back.contains(&p) && plan.moves[p.index()] && walks(p, m) {
+                back.insert(p);
                 work.push(p);
             }
         }
     }
     // Everything walks from there can visit.
-    let mut fwd = vec![false; n];
-    for &s in &starts {
-        fwd[s.index()] = true;
-    }
+    let mut fwd: HashSet<NodeId> = starts.iter().copied().collect();
     let mut work = starts;
     while let Some(m) = work.pop() {
         if *budget == 0 {
@@ -189,13 +186,12 @@ fn entered_only_from(
         *budget -= 1;
         for &e in &plan.out[m.index()] {
             let d = game.edge(e);
-            if follows(&d.label) && !fwd[d.to.index()] {
-                fwd[d.to.index()] = true;
+            if follows(&d.label) && fwd.insert(d.to) {
                 work.push(d.to);
             }
         }
     }
     incoming[t.index()]
         .iter()
-        .all(|&m| m == x || !fwd[m.index()])
+        .all(|&m| m == x || !fwd.contains(&m))
 }

@@ -16,12 +16,12 @@ pub enum CompileError {
     NoBegin,
     /// The analysis would need more memory than the limit allows.
     #[error(
-        "the game is too large to compile: {targets} reachability-check targets over {nodes} nodes need {cells} analysis cells (the limit is {limit})"
+        "the game is too large to compile: the searches of {targets} reachability-check targets over {nodes} nodes take more than {limit} steps (stopped at {cells})"
     )]
     #[diagnostic(
         code(rg::compile::too_large),
         help(
-            "the search analysis keeps one table per check target over all nodes; the interpreter (`rgt run`, `rgt perft`) runs this game"
+            "every node a check's search can walk to becomes a generated function; the interpreter (`rgt run`, `rgt perft`) runs this game"
         )
     )]
     TooLarge {

@@ -57,7 +57,7 @@ fn direct_mentions(
     let region = plan.reach.get(&b)?;
     let mut vars = BTreeSet::new();
     let mut nested = BTreeSet::new();
-    if !region[a.index()] {
+    if !region.contains(a) {
         return Some((vars, nested));
     }
     // `seen` is all false on entry and is left so (the nodes set are listed in `visited`).
@@ -90,7 +90,7 @@ fn direct_mentions(
                 }
                 Label::Skip | Label::Tag(_) | Label::TagVar(_) => {}
             }
-            if region[d.to.index()] && !seen[d.to.index()] {
+            if region.contains(d.to) && !seen[d.to.index()] {
                 seen[d.to.index()] = true;
                 visited.push(d.to);
                 work.push(d.to);

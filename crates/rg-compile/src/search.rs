@@ -11,6 +11,7 @@
 //!   visited-state check), `@repeat` (the check compares only the listed variables), and a
 //!   covering `@disjoint`/`@disjointExhaustive` (stop after the first edge that succeeds).
 
+use crate::{CompileError, MAX_ANALYSIS_CELLS};
 use rg_core::{EdgeId, EntityId, ExprData, Game, Label, NodeId, PragmaKind};
 use std::collections::BTreeMap;
 
@@ -25,6 +26,39 @@ pub(crate) enum Visit {
     Vars(Vec<rg_core::Symbol>),
 }
 
+/// A set of nodes, in increasing order: the nodes of one reachability search (a game can have
+/// tens of thousands of check targets, each over a small part of a graph of hundreds of
+/// thousands of nodes, so these are never tables over all nodes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NodeSet(Vec<u32>);
+
+impl NodeSet {
+    /// The set of these nodes (in any order, without repeats).
+    fn from_unsorted(mut nodes: Vec<u32>) -> NodeSet {
+        nodes.sort_unstable();
+        NodeSet(nodes)
+    }
+
+    pub fn contains(&self, q: NodeId) -> bool {
+        u32::try_from(q.index()).is_ok_and(|i| self.0.binary_search(&i).is_ok())
+    }
+
+    /// The members in increasing order.
+    pub fn iter(&self) -> impl Iterator<Item = NodeId> + '_ {
+        self.0.iter().map(|&i| NodeId::new(i as usize))
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The position of `q` among the members.
+    pub fn position(&self, q: NodeId) -> Option<usize> {
+        let i = u32::try_from(q.index()).ok()?;
+        self.0.binary_search(&i).ok()
+    }
+}
+
 /// Search facts of one game.
 #[derive(Debug)]
 pub(crate) struct SearchPlan {
@@ -36,7 +70,7 @@ pub(crate) struct SearchPlan {
     /// searches start.
     pub starts: Vec<bool>,
     /// Per check target `b`: the nodes that get a function `R<b>_<n>`.
-    pub reach: BTreeMap<NodeId, Vec<bool>>,
+    pub reach: BTreeMap<NodeId, NodeSet>,
     pub visit: Vec<Visit>,
     /// A covering `@disjoint` (and whether one of them is exhaustive).
     pub disjoint: Vec<Option<bool>>,
@@ -54,7 +88,9 @@ pub(crate) fn assigns_player(game: &Game, label: &Label) -> bool {
 }
 
 impl SearchPlan {
-    pub fn new(game: &Game, ignore_pragmas: bool) -> SearchPlan {
+    /// The plan, or [`CompileError::TooLarge`] when the reachability searches would take
+    /// more than [`MAX_ANALYSIS_CELLS`] node visits.
+    pub fn new(game: &Game, ignore_pragmas: bool) -> Result<SearchPlan, CompileError> {
         let n = game.node_capacity();
         let mut out: Vec<Vec<EdgeId>> = vec![Vec::new(); n];
         for (i, o) in out.iter_mut().enumerate() {
@@ -102,13 +138,26 @@ impl SearchPlan {
                 by_target.entry(to).or_default().push(from);
             }
         }
+        // Each search is walked only over what it reaches: the marks are generation numbers
+        // shared by all targets, so no target costs more than its own nodes and edges.
         let mut reach = BTreeMap::new();
-        for (&b, froms) in &by_target {
-            let mut fwd = vec![false; n];
+        let mut fwd_mark = vec![0u32; n];
+        let mut back_mark = vec![0u32; n];
+        let mut cells = 0u64;
+        let too_large = |cells: u64| CompileError::TooLarge {
+            targets: by_target.len(),
+            nodes: n,
+            cells,
+            limit: MAX_ANALYSIS_CELLS,
+        };
+        for (g, (&b, froms)) in by_target.iter().enumerate() {
+            let g = u32::try_from(g + 1).map_err(|_| too_large(u64::MAX))?;
+            let mut fwd: Vec<u32> = Vec::new();
             let mut work: Vec<NodeId> = Vec::new();
             for &a in froms {
-                if !fwd[a.index()] {
-                    fwd[a.index()] = true;
+                if fwd_mark[a.index()] != g {
+                    fwd_mark[a.index()] = g;
+                    fwd.push(a.index() as u32);
                     work.push(a);
                 }
             }
@@ -116,27 +165,43 @@ impl SearchPlan {
                 if q == b {
                     continue; // the search returns here
                 }
-                for &e in &out[q.index()] {
+                let es = &out[q.index()];
+                cells += 1 + es.len() as u64;
+                if cells > MAX_ANALYSIS_CELLS {
+                    return Err(too_large(cells));
+                }
+                for &e in es {
                     let t = game.edge(e).to;
-                    if !fwd[t.index()] {
-                        fwd[t.index()] = true;
+                    if fwd_mark[t.index()] != g {
+                        fwd_mark[t.index()] = g;
+                        fwd.push(t.index() as u32);
                         work.push(t);
                     }
                 }
             }
-            let mut back = vec![false; n];
-            back[b.index()] = true;
-            let mut work = vec![b];
-            while let Some(q) = work.pop() {
-                for &p in &incoming[q.index()] {
-                    if p != b && !back[p.index()] {
-                        back[p.index()] = true;
-                        work.push(p);
+            // Backwards from `b` within the forward set: every successor of a member other
+            // than `b` is a member, so a walk from a member to `b` stays within it.
+            let mut nodes: Vec<u32> = Vec::new();
+            if fwd_mark[b.index()] == g {
+                back_mark[b.index()] = g;
+                nodes.push(b.index() as u32);
+                let mut work = vec![b];
+                while let Some(q) = work.pop() {
+                    let ps = &incoming[q.index()];
+                    cells += 1 + ps.len() as u64;
+                    if cells > MAX_ANALYSIS_CELLS {
+                        return Err(too_large(cells));
+                    }
+                    for &p in ps {
+                        if p != b && fwd_mark[p.index()] == g && back_mark[p.index()] != g {
+                            back_mark[p.index()] = g;
+                            nodes.push(p.index() as u32);
+                            work.push(p);
+                        }
                     }
                 }
             }
-            let nodes: Vec<bool> = (0..n).map(|i| fwd[i] && back[i]).collect();
-            reach.insert(b, nodes);
+            reach.insert(b, NodeSet::from_unsorted(nodes));
         }
 
         // Pragmas, exactly as the interpreter reads them.
@@ -184,7 +249,7 @@ impl SearchPlan {
             }
         }
 
-        SearchPlan {
+        Ok(SearchPlan {
             out,
             moves,
             starts,
@@ -192,7 +257,7 @@ impl SearchPlan {
             visit,
             disjoint,
             ignore_pragmas,
-        }
+        })
     }
 
     /// For every check target, the targets of the checks its search can evaluate (indices into
@@ -204,11 +269,11 @@ impl SearchPlan {
             targets.iter().enumerate().map(|(i, &b)| (b, i)).collect();
         let mut callees: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); targets.len()];
         for (i, b) in targets.iter().enumerate() {
-            for (q, &on) in self.reach[b].iter().enumerate() {
-                if !on || q == b.index() {
+            for q in self.reach[b].iter() {
+                if q == *b {
                     continue;
                 }
-                for &e in &self.out[q] {
+                for &e in &self.out[q.index()] {
                     if let Label::Reach { from, to, .. } = game.edge(e).label
                         && from != to
                         && let Some(&j) = index.get(&to)
@@ -221,30 +286,38 @@ impl SearchPlan {
         (targets, callees)
     }
 
-    /// Targets reachable from target `start` in the call graph (itself included).
-    fn called_closure(callees: &[std::collections::BTreeSet<usize>], start: usize) -> Vec<bool> {
-        let mut seen = vec![false; callees.len()];
+    /// Targets reachable from target `start` in the call graph (itself included), in the
+    /// order found; `seen` holds generation marks, `g` is this search's.
+    fn called_closure(
+        callees: &[std::collections::BTreeSet<usize>],
+        start: usize,
+        seen: &mut [u32],
+        g: u32,
+    ) -> Vec<usize> {
+        let mut found = vec![start];
         let mut work = vec![start];
-        seen[start] = true;
+        seen[start] = g;
         while let Some(t) = work.pop() {
             for &u in &callees[t] {
-                if !seen[u] {
-                    seen[u] = true;
+                if seen[u] != g {
+                    seen[u] = g;
+                    found.push(u);
                     work.push(u);
                 }
             }
         }
-        seen
+        found
     }
 
     /// The check edges whose search can come back to them (directly or through nested
     /// checks): only these need the guard that reports a check needing itself.
     pub fn recursive_checks(&self, game: &Game) -> std::collections::BTreeSet<EdgeId> {
+        use std::collections::{BTreeMap, BTreeSet, HashMap};
         let (targets, callees) = self.target_calls(game);
-        let index: std::collections::HashMap<NodeId, usize> =
+        let index: HashMap<NodeId, usize> =
             targets.iter().enumerate().map(|(i, &b)| (b, i)).collect();
-        let mut closures: std::collections::HashMap<usize, Vec<bool>> = Default::default();
-        let mut out = std::collections::BTreeSet::new();
+        // The check edges by the target of their search.
+        let mut by_start: BTreeMap<usize, Vec<(EdgeId, NodeId)>> = BTreeMap::new();
         for (id, e) in game.edges() {
             let Label::Reach { from, to, .. } = e.label else {
                 continue;
@@ -252,17 +325,41 @@ impl SearchPlan {
             if from == to {
                 continue;
             }
-            let Some(&start) = index.get(&to) else {
-                continue;
-            };
-            let reach = closures
-                .entry(start)
-                .or_insert_with(|| Self::called_closure(&callees, start));
-            let recursive = (0..targets.len()).any(|t| {
-                reach[t] && self.reach[&targets[t]][e.from.index()] && e.from != targets[t]
-            });
-            if recursive {
-                out.insert(id);
+            if let Some(&start) = index.get(&to) {
+                by_start.entry(start).or_default().push((id, e.from));
+            }
+        }
+        // The targets whose search has each node (only for the nodes of check edges).
+        let mut within: HashMap<NodeId, Vec<usize>> = by_start
+            .values()
+            .flatten()
+            .map(|&(_, q)| (q, Vec::new()))
+            .collect();
+        for (t, b) in targets.iter().enumerate() {
+            for q in self.reach[b].iter() {
+                if let Some(ts) = within.get_mut(&q) {
+                    ts.push(t);
+                }
+            }
+        }
+        let mut out = BTreeSet::new();
+        let mut seen = vec![0u32; targets.len()];
+        for (g, (&start, edges)) in by_start.iter().enumerate() {
+            let g = g as u32 + 1;
+            let closure = Self::called_closure(&callees, start, &mut seen, g);
+            for &(id, q) in edges {
+                let ts = &within[&q];
+                // Whichever list is shorter: the closure or the targets whose search has `q`.
+                let recursive = if ts.len() <= closure.len() {
+                    ts.iter().any(|&t| seen[t] == g && q != targets[t])
+                } else {
+                    closure
+                        .iter()
+                        .any(|&t| q != targets[t] && self.reach[&targets[t]].contains(q))
+                };
+                if recursive {
+                    out.insert(id);
+                }
             }
         }
         out
@@ -270,28 +367,24 @@ impl SearchPlan {
 
     /// Targets whose search can start another search for the same target: their visited
     /// marks are kept per nesting level, as the inner search would erase the outer one's.
+    /// These are the targets on a cycle of the call graph (one pass over its strongly
+    /// connected components, not a search per target).
     pub fn self_nesting_targets(&self, game: &Game) -> std::collections::BTreeSet<NodeId> {
         let (targets, callees) = self.target_calls(game);
-        let mut out = std::collections::BTreeSet::new();
-        for (i, &b) in targets.iter().enumerate() {
-            let mut seen = vec![false; targets.len()];
-            let mut work: Vec<usize> = callees[i].iter().copied().collect();
-            while let Some(t) = work.pop() {
-                if t == i {
-                    out.insert(b);
-                    break;
-                }
-                if !seen[t] {
-                    seen[t] = true;
-                    work.extend(callees[t].iter().copied());
-                }
-            }
-        }
-        out
+        let succ: Vec<Vec<usize>> = callees
+            .iter()
+            .map(|cs| cs.iter().copied().collect())
+            .collect();
+        let (_, cyclic) = crate::visits::components(targets.len(), &succ);
+        targets
+            .iter()
+            .zip(cyclic)
+            .filter_map(|(&b, c)| c.then_some(b))
+            .collect()
     }
 
     /// Whether node `q` has a reach function for target `b`.
     pub fn in_reach(&self, b: NodeId, q: NodeId) -> bool {
-        self.reach.get(&b).is_some_and(|ns| ns[q.index()])
+        self.reach.get(&b).is_some_and(|ns| ns.contains(q))
     }
 }

@@ -43,12 +43,16 @@
 //! over budget, every node of that kind keeps the interpreter's check.
 
 use crate::layout::{Layout, Shape};
-use crate::search::{SearchPlan, Visit, assigns_player};
+use crate::search::{NodeSet, SearchPlan, Visit, assigns_player};
 use rg_core::{EdgeId, EntityId, ExprData, Game, Label, NodeId, Symbol};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Region node visits allowed per search kind before giving up (keeping the interpreter's key).
 const WORK_BUDGET: u64 = 4_000_000;
+/// Region node visits allowed for all search kinds together: a game with tens of thousands of
+/// check targets stops analysing (every further kind keeps the interpreter's key) rather than
+/// spend up to [`WORK_BUDGET`] on each.
+const TOTAL_WORK_BUDGET: u64 = 200_000_000;
 /// The largest stamp table of one node (product of the key variables' class sizes).
 const MAX_STAMP_SLOTS: u64 = 1 << 12;
 /// All stamp tables together.
@@ -174,18 +178,64 @@ pub(crate) struct Visits {
     pub single_move: Vec<bool>,
 }
 
+/// The nodes of a search kind: all move-search nodes (a table over all nodes), or the nodes
+/// of one reachability search (a small set).
+#[derive(Clone, Copy)]
+enum Nodes<'a> {
+    All(&'a [bool]),
+    Set(&'a NodeSet),
+}
+
 /// A search kind: which edges its walks follow and where they start.
 struct Kind<'a> {
     /// Nodes with a function of this kind.
-    nodes: &'a [bool],
+    nodes: Nodes<'a>,
     /// Reachability target (its outgoing edges are never followed).
     target: Option<NodeId>,
     starts: Vec<NodeId>,
 }
 
-/// What the analysis of one search kind finds.
+impl Nodes<'_> {
+    fn local(&self, q: NodeId) -> Option<usize> {
+        match self {
+            Nodes::All(v) => v[q.index()].then_some(q.index()),
+            Nodes::Set(s) => s.position(q),
+        }
+    }
+}
+
+impl Kind<'_> {
+    /// The number of local indices (see [`Kind::local`]).
+    fn len(&self) -> usize {
+        match self.nodes {
+            Nodes::All(v) => v.len(),
+            Nodes::Set(s) => s.len(),
+        }
+    }
+
+    /// The local index of node `q` when it is a node of the kind: the node's own index for
+    /// move searches, its position in the set for a reachability search.
+    fn local(&self, q: NodeId) -> Option<usize> {
+        self.nodes.local(q)
+    }
+
+    fn has(&self, q: NodeId) -> bool {
+        self.local(q).is_some()
+    }
+
+    /// The nodes of the kind in increasing order.
+    fn members(&self) -> Vec<NodeId> {
+        match self.nodes {
+            Nodes::All(v) => (0..v.len()).filter(|&q| v[q]).map(NodeId::new).collect(),
+            Nodes::Set(s) => s.iter().collect(),
+        }
+    }
+}
+
+/// What the analysis of one search kind finds (indexed by [`Kind::local`] indices).
 struct KindResult {
-    single: Vec<bool>,
+    /// Starts from which a search finds at most one move.
+    single: Vec<NodeId>,
     acc: Vec<Acc>,
     nondet: Vec<bool>,
     collide: BTreeMap<EdgeId, Collide>,
@@ -418,14 +468,29 @@ struct Region {
     one_move: bool,
 }
 
-/// The tag-free graph a search kind follows.
-struct KindGraph {
+/// The tag-free graph a search kind follows (tables by [`Kind::local`] indices).
+struct KindGraph<'a> {
+    nodes: Nodes<'a>,
     /// The followed tag-free edges into each node.
     preds: Vec<Vec<EdgeId>>,
     /// Nodes on a cycle of followed tag-free edges.
     cyclic: Vec<bool>,
     /// Segment starts: search starts and tag targets.
     starts: Vec<NodeId>,
+}
+
+impl KindGraph<'_> {
+    /// The followed tag-free edges into `q` (none when `q` is not a node of the kind).
+    fn preds(&self, q: NodeId) -> &[EdgeId] {
+        self.nodes
+            .local(q)
+            .map_or(&[], |i| self.preds[i].as_slice())
+    }
+
+    /// Whether `q` is a node of the kind on a cycle of followed tag-free edges.
+    fn cyclic(&self, q: NodeId) -> bool {
+        self.nodes.local(q).is_some_and(|i| self.cyclic[i])
+    }
 }
 
 /// What the analysis of one search kind accumulates over its regions.
@@ -436,7 +501,8 @@ struct KindWalk {
     /// Pairs of scope starts whose events may have the same tags.
     partners: BTreeSet<(NodeId, NodeId)>,
     regions: BTreeMap<NodeId, Region>,
-    /// The varying variables at each node of the region being analysed (`None` outside it).
+    /// The varying variables at each node of the region being analysed (`None` outside it),
+    /// by node: one table for all kinds, left all `None` between regions.
     d: Vec<Option<Vec<u64>>>,
 }
 
@@ -907,17 +973,18 @@ impl<'a> Analysis<'a> {
     fn chain_to(
         &self,
         e: EdgeId,
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         w: &mut KindWalk,
     ) -> Option<Vec<(NodeId, Vec<EdgeId>)>> {
         let mut chain = vec![(self.game.edge(e).from, vec![e])];
         loop {
             w.spend(1)?;
             let x = chain.last().expect("not empty").0;
-            if graph.cyclic[x.index()] {
+            if graph.cyclic(x) {
                 return Some(chain);
             }
-            let ins: Vec<EdgeId> = graph.preds[x.index()]
+            let ins: Vec<EdgeId> = graph
+                .preds(x)
                 .iter()
                 .copied()
                 .filter(|&p| w.d[self.game.edge(p).from.index()].is_some())
@@ -1008,7 +1075,7 @@ impl<'a> Analysis<'a> {
         e2: EdgeId,
         c1: &[(NodeId, Vec<EdgeId>)],
         c2: &[(NodeId, Vec<EdgeId>)],
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         vary: &[Option<Vec<u64>>],
     ) -> bool {
         let Some((i1, i2)) = c2
@@ -1025,7 +1092,7 @@ impl<'a> Analysis<'a> {
         if c1[..i1]
             .iter()
             .chain(&c2[..i2])
-            .any(|(q, _)| graph.cyclic[q.index()])
+            .any(|(q, _)| graph.cyclic(*q))
         {
             return false;
         }
@@ -1137,7 +1204,7 @@ impl<'a> Analysis<'a> {
     /// Whether edge `e` is followed by walks of `kind` (tag edges included).
     fn followed(&self, kind: &Kind<'_>, e: EdgeId) -> bool {
         let d = self.game.edge(e);
-        if !kind.nodes[d.from.index()] || !kind.nodes[d.to.index()] {
+        if !kind.has(d.from) || !kind.has(d.to) {
             return false;
         }
         if kind.target == Some(d.from) {
@@ -1258,35 +1325,52 @@ impl<'a> Analysis<'a> {
         true
     }
 
-    /// Analyses one search kind; `None` when over budget.
-    fn kind(&self, kind: &Kind<'_>) -> Option<KindResult> {
+    /// Analyses one search kind; `None` when over budget. `d` is the table of varying
+    /// variables by node, all `None` on entry and on return; the steps taken are added to
+    /// `spent`.
+    fn kind(
+        &self,
+        kind: &Kind<'_>,
+        d: &mut Vec<Option<Vec<u64>>>,
+        spent: &mut u64,
+    ) -> Option<KindResult> {
         let graph = self.kind_graph(kind);
         let mut w = KindWalk {
             work: 0,
             collide: BTreeMap::new(),
             partners: BTreeSet::new(),
             regions: BTreeMap::new(),
-            d: vec![None; self.game.node_capacity()],
+            d: std::mem::take(d),
         };
-        for &t in &graph.starts {
-            self.region(kind, &graph, t, &mut w)?;
-        }
-        let inherit = self.inherit(&mut w)?;
+        let walked = (|| {
+            for &t in &graph.starts {
+                self.region(kind, &graph, t, &mut w)?;
+            }
+            self.inherit(&mut w)
+        })();
+        *spent += w.work;
+        let Some(inherit) = walked else {
+            // Over budget in the middle of a region: clear what it set.
+            for x in kind.members() {
+                w.d[x.index()] = None;
+            }
+            *d = w.d;
+            return None;
+        };
+        *d = std::mem::take(&mut w.d);
         Some(self.decide(kind, w, inherit))
     }
 
     /// The tag-free edges `kind` follows, the nodes on their cycles, and the segment starts.
-    fn kind_graph(&self, kind: &Kind<'_>) -> KindGraph {
-        let n = self.game.node_capacity();
+    fn kind_graph<'k>(&self, kind: &Kind<'k>) -> KindGraph<'k> {
+        let n = kind.len();
         // Tag-free followed edges, and cycles among them.
         let mut succ: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut tag_edges: Vec<EdgeId> = Vec::new();
         let mut preds: Vec<Vec<EdgeId>> = vec![Vec::new(); n];
-        for (q, out) in self.plan.out.iter().enumerate() {
-            if !kind.nodes[q] {
-                continue;
-            }
-            for &e in out {
+        for q in kind.members() {
+            let lq = kind.local(q).expect("a member");
+            for &e in &self.plan.out[q.index()] {
                 if !self.followed(kind, e) {
                     continue;
                 }
@@ -1294,8 +1378,9 @@ impl<'a> Analysis<'a> {
                 if d.label.is_tag() {
                     tag_edges.push(e);
                 } else {
-                    succ[q].push(d.to.index());
-                    preds[d.to.index()].push(e);
+                    let lt = kind.local(d.to).expect("followed edges stay in the kind");
+                    succ[lq].push(lt);
+                    preds[lt].push(e);
                 }
             }
         }
@@ -1306,6 +1391,7 @@ impl<'a> Analysis<'a> {
         starts.sort_unstable();
         starts.dedup();
         KindGraph {
+            nodes: kind.nodes,
             preds,
             cyclic,
             starts,
@@ -1317,7 +1403,7 @@ impl<'a> Analysis<'a> {
     fn region(
         &self,
         kind: &Kind<'_>,
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         t: NodeId,
         w: &mut KindWalk,
     ) -> Option<()> {
@@ -1394,8 +1480,9 @@ impl<'a> Analysis<'a> {
     }
 
     /// The number of followed tag-free edges into `q` from the current region.
-    fn single_in(&self, graph: &KindGraph, q: NodeId, d: &[Option<Vec<u64>>]) -> usize {
-        graph.preds[q.index()]
+    fn single_in(&self, graph: &KindGraph<'_>, q: NodeId, d: &[Option<Vec<u64>>]) -> usize {
+        graph
+            .preds(q)
             .iter()
             .filter(|&&e| d[self.game.edge(e).from.index()].is_some())
             .count()
@@ -1406,14 +1493,13 @@ impl<'a> Analysis<'a> {
     fn single_walks(
         &self,
         kind: &Kind<'_>,
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         t: NodeId,
         w: &mut KindWalk,
     ) -> Option<SingleWalks> {
         let mut facts: HashMap<NodeId, Facts> = HashMap::new();
         let mut parent: HashMap<NodeId, EdgeId> = HashMap::new();
-        let cyclic = &graph.cyclic;
-        if !cyclic[t.index()] && self.single_in(graph, t, &w.d) == 0 {
+        if !graph.cyclic(t) && self.single_in(graph, t, &w.d) == 0 {
             facts.insert(t, Facts::new());
             let mut stack = vec![t];
             while let Some(m) = stack.pop() {
@@ -1424,7 +1510,7 @@ impl<'a> Analysis<'a> {
                         continue;
                     }
                     let q = ed.to;
-                    if cyclic[q.index()]
+                    if graph.cyclic(q)
                         || facts.contains_key(&q)
                         || self.single_in(graph, q, &w.d) != 1
                     {
@@ -1583,7 +1669,7 @@ impl<'a> Analysis<'a> {
     fn region_nodes(
         &self,
         kind: &Kind<'_>,
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         t: NodeId,
         members: &[NodeId],
         (forked, multi): (&HashMap<NodeId, ()>, &HashMap<NodeId, ()>),
@@ -1597,14 +1683,14 @@ impl<'a> Analysis<'a> {
         };
         let mut work = w.work;
         for &q in members {
-            work += 1 + graph.preds[q.index()].len() as u64;
+            work += 1 + graph.preds(q).len() as u64;
             if work > WORK_BUDGET {
                 return None;
             }
             let dq = d[q.index()].clone().expect("in the region");
             // Routes into q within the region.
             let mut by_source: BTreeMap<NodeId, Vec<EdgeId>> = BTreeMap::new();
-            for &e in &graph.preds[q.index()] {
+            for &e in graph.preds(q) {
                 let m = self.game.edge(e).from;
                 if d[m.index()].is_some() {
                     by_source.entry(m).or_default().push(e);
@@ -1629,7 +1715,7 @@ impl<'a> Analysis<'a> {
             }
             // Both are sound: before any fork, or counted once.
             let single_walk = !forked.contains_key(&q) || !multi.contains_key(&q);
-            let local = if graph.cyclic[q.index()] {
+            let local = if graph.cyclic(q) {
                 if single_walk {
                     Local::Loop
                 } else {
@@ -1643,7 +1729,7 @@ impl<'a> Analysis<'a> {
             region.nodes.push((q, local, dq));
             // Finished moves (move searches): one walk before any fork ends at its first.
             if kind.target.is_none()
-                && !self.one_finished_move(q, forked.contains_key(&q) || graph.cyclic[q.index()])
+                && !self.one_finished_move(q, forked.contains_key(&q) || graph.cyclic(q))
             {
                 region.one_move = false;
             }
@@ -1799,7 +1885,7 @@ impl<'a> Analysis<'a> {
         rev: &HashMap<u32, (EdgeId, Vec<u32>)>,
         facts: &HashMap<NodeId, Facts>,
         parent: &HashMap<NodeId, EdgeId>,
-        graph: &KindGraph,
+        graph: &KindGraph<'_>,
         w: &mut KindWalk,
     ) -> Option<()> {
         let mut chains = Vec::with_capacity(emits.len());
@@ -1906,27 +1992,28 @@ impl<'a> Analysis<'a> {
     /// Combines the regions' findings per node: the check each node needs over all regions
     /// containing it, which nodes are in shared scopes, and the single-move starts.
     fn decide(&self, kind: &Kind<'_>, w: KindWalk, inherit: BTreeSet<EdgeId>) -> KindResult {
-        let n = self.game.node_capacity();
+        let n = kind.len();
         let shared: BTreeSet<NodeId> = w.partners.iter().flat_map(|&(a, b)| [a, b]).collect();
         let mut acc = vec![Acc::Unvisited; n];
-        let mut single = vec![false; n];
+        let mut single = Vec::new();
         let mut nondet = vec![false; n];
         let mut distinct = shared.is_empty();
         for (t, r) in &w.regions {
             distinct &= r.one_move;
             if kind.starts.contains(t) && r.one_move && r.tags.is_empty() {
-                single[t.index()] = true;
+                single.push(*t);
             }
             let is_shared = shared.contains(t);
             for (q, local, dq) in &r.nodes {
+                let q = kind.local(*q).expect("region nodes are nodes of the kind");
                 if is_shared {
-                    nondet[q.index()] = true;
+                    nondet[q] = true;
                 }
                 let union = |mut v: Vec<u64>| {
                     v.iter_mut().zip(dq).for_each(|(x, y)| *x |= y);
                     v
                 };
-                let a = &mut acc[q.index()];
+                let a = &mut acc[q];
                 *a = match (std::mem::replace(a, Acc::Unvisited), local) {
                     (Acc::Full, _) => Acc::Full,
                     (Acc::Unvisited | Acc::None, Local::Unique) => Acc::None,
@@ -2025,24 +2112,26 @@ pub(crate) fn analyse(
     starts.sort_unstable();
     starts.dedup();
     let kind = Kind {
-        nodes: &plan.moves,
+        nodes: Nodes::All(&plan.moves),
         target: None,
         starts,
     };
     let to_checks = |r: Option<KindResult>,
-                     nodes: &[bool],
+                     kind: &Kind<'_>,
                      slots: &mut u64,
                      reach: bool|
-     -> (KindChecks, bool, Vec<bool>) {
+     -> (KindChecks, bool, Vec<NodeId>) {
+        let members = kind.members();
         match r {
             Some(r) => (
                 KindChecks {
-                    det: (0..n)
-                        .filter(|&q| nodes[q])
-                        .map(|q| {
-                            let c = match a.check(q, &r.acc[q], slots) {
+                    det: members
+                        .iter()
+                        .map(|&node| {
+                            let (q, l) = (node.index(), kind.local(node).expect("a member"));
+                            let c = match a.check(q, &r.acc[l], slots) {
                                 // In reachability searches a costly key is counted first.
-                                Check::Scoped { .. } if reach => match &r.acc[q] {
+                                Check::Scoped { .. } if reach => match &r.acc[l] {
                                     Acc::Scoped(bits) => {
                                         a.check(q, &Acc::Loop(bits.clone()), slots)
                                     }
@@ -2053,7 +2142,11 @@ pub(crate) fn analyse(
                             (q, c)
                         })
                         .collect(),
-                    nondet: (0..n).filter(|&q| nodes[q] && r.nondet[q]).collect(),
+                    nondet: members
+                        .iter()
+                        .filter(|&&q| r.nondet[kind.local(q).expect("a member")])
+                        .map(|q| q.index())
+                        .collect(),
                     collide: r.collide,
                     inherit: r.inherit,
                 },
@@ -2062,21 +2155,28 @@ pub(crate) fn analyse(
             ),
             None => (
                 KindChecks {
-                    det: (0..n)
-                        .filter(|&q| nodes[q])
-                        .map(|q| (q, a.check(q, &Acc::Full, slots)))
+                    det: members
+                        .iter()
+                        .map(|q| (q.index(), a.check(q.index(), &Acc::Full, slots)))
                         .collect(),
                     nondet: BTreeSet::new(),
                     collide: BTreeMap::new(),
                     inherit: BTreeSet::new(),
                 },
                 false,
-                vec![false; n],
+                Vec::new(),
             ),
         }
     };
-    let (moves, distinct_move_tags, single_move) =
-        to_checks(a.kind(&kind), &plan.moves, &mut slots, false);
+    // The table of varying variables, shared by all kinds.
+    let mut d: Vec<Option<Vec<u64>>> = vec![None; n];
+    let mut spent = 0u64;
+    let (moves, distinct_move_tags, single) =
+        to_checks(a.kind(&kind, &mut d, &mut spent), &kind, &mut slots, false);
+    let mut single_move = vec![false; n];
+    for q in single {
+        single_move[q.index()] = true;
+    }
 
     // Reachability searches, per target.
     let mut froms: BTreeMap<NodeId, Vec<NodeId>> = BTreeMap::new();
@@ -2094,11 +2194,16 @@ pub(crate) fn analyse(
         starts.sort_unstable();
         starts.dedup();
         let kind = Kind {
-            nodes,
+            nodes: Nodes::Set(nodes),
             target: Some(*b),
             starts,
         };
-        reach.insert(*b, to_checks(a.kind(&kind), nodes, &mut slots, true).0);
+        let r = if spent <= TOTAL_WORK_BUDGET {
+            a.kind(&kind, &mut d, &mut spent)
+        } else {
+            None
+        };
+        reach.insert(*b, to_checks(r, &kind, &mut slots, true).0);
     }
     Visits {
         moves,

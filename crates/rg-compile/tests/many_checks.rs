@@ -1,0 +1,76 @@
+//! A game with many reachability checks over many nodes: the search analysis must be sparse
+//! (per check, only the nodes its search reaches). Before, it kept a table over all nodes per
+//! check target and refused such games (`rg::compile::too_large`) at 400 million cells; this one
+//! has 12 000 targets over 36 000 nodes (432 million).
+
+use rg_compile::{CompileError, Options, compile};
+
+const CHECKS: usize = 12_000;
+
+/// A move that passes `CHECKS` checks in a row, each `? a<i> -> b<i>` over its own comparison.
+fn game() -> rg_core::Game {
+    let mut text = String::from(
+        "type Player = { p };\ntype Score = { 0, 100 };\ntype Bit = { 0, 1 };\n\
+         var x: Bit = 0;\nbegin, n0: player = p;\n",
+    );
+    for i in 0..CHECKS {
+        text.push_str(&format!("n{i}, n{}: ? a{i} -> b{i};\n", i + 1));
+        text.push_str(&format!("a{i}, b{i}: x == 0;\n"));
+    }
+    text.push_str(&format!(
+        "n{CHECKS}, named: $ go;\nnamed, won: goals[p] = 100;\nwon, end: player = keeper;\n"
+    ));
+    let mut g = rg_core::parse(rg_core::FileId(0), &text).expect("the game parses");
+    rg_core::builtins::add_builtins(&mut g).expect("built-ins");
+    g
+}
+
+#[test]
+fn many_checks_compile() {
+    let g = game();
+    let targets = CHECKS as u64;
+    assert!(
+        targets * g.node_capacity() as u64 > 400_000_000,
+        "the old dense guard would refuse it"
+    );
+    let src = compile(&g, &Options::default()).expect("compiles");
+    let all: String = std::iter::once(src.game_cpp.as_str())
+        .chain(src.parts.iter().map(String::as_str))
+        .collect();
+    // Each check's search has exactly its two nodes.
+    let reach_fns = all
+        .lines()
+        .filter(|l| l.starts_with("bool R") || l.starts_with("static bool R"))
+        .filter(|l| l.ends_with('{') || l.contains(") {"))
+        .count();
+    assert_eq!(reach_fns, 2 * CHECKS);
+}
+
+#[test]
+fn too_large_is_a_diagnostic() {
+    // The guard still exists: a search walking far more than the limit is refused, not run
+    // out of memory. 3000 checks, each with its own target at the end of one chain of 20 000
+    // nodes: 60 million steps.
+    let mut text = String::from(
+        "type Player = { p };\ntype Score = { 0, 100 };\ntype Bit = { 0, 1 };\n\
+         var x: Bit = 0;\nbegin, n0: player = p;\n",
+    );
+    const N: usize = 3_000;
+    const CHAIN: usize = 20_000;
+    for i in 0..N {
+        text.push_str(&format!("n{i}, n{}: ? a{i} -> t{i};\n", i + 1));
+        text.push_str(&format!("a{i}, c0: x == 0;\nc{CHAIN}, t{i}: x == 0;\n"));
+    }
+    for j in 0..CHAIN {
+        text.push_str(&format!("c{j}, c{}: x == 0;\n", j + 1));
+    }
+    text.push_str(&format!(
+        "n{N}, named: $ go;\nnamed, won: goals[p] = 100;\nwon, end: player = keeper;\n"
+    ));
+    let mut g = rg_core::parse(rg_core::FileId(0), &text).expect("the game parses");
+    rg_core::builtins::add_builtins(&mut g).expect("built-ins");
+    match compile(&g, &Options::default()) {
+        Err(CompileError::TooLarge { .. }) => {}
+        other => panic!("expected too_large, got {:?}", other.map(|_| ())),
+    }
+}

@@ -227,6 +227,9 @@ impl Pass for CompactComparisons {
         }
         let mut fresh = FreshNodes::new(g);
         let mut changed = false;
+        // The replaced edges, removed together after the loop (one at a time is quadratic at a
+        // target entered by many of them; nothing below reads them).
+        let mut removed: Vec<EdgeId> = Vec::new();
         for p in plans {
             // Build the chain's labels first; give up on this node if one does not type check.
             let ty = p.cast.map(|t| g.type_name(t));
@@ -250,9 +253,7 @@ impl Pass for CompactComparisons {
             if !labels.iter().all(|l| label_well_typed(&env, l)) {
                 continue;
             }
-            for e in p.edges {
-                g.remove_edge(e);
-            }
+            removed.extend(p.edges);
             let mut at = p.from;
             for l in labels {
                 let next = fresh.node(g);
@@ -262,6 +263,7 @@ impl Pass for CompactComparisons {
             g.add_edge(at, p.to, Label::Skip);
             changed = true;
         }
+        g.remove_edges(&removed);
         Ok(changed)
     }
 }

@@ -102,9 +102,7 @@ fn obsolete_parallel(g: &mut Game) -> bool {
         }
     }
     let changed = !remove.is_empty();
-    for e in remove {
-        g.remove_edge(e);
-    }
+    g.remove_edges(&remove);
     changed
 }
 
@@ -146,14 +144,9 @@ fn backward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
         }
     }
     let changed = !retarget.is_empty() || !removal.is_empty();
-    for (e, z) in retarget {
-        g.set_target(e, z);
-    }
-    let mut removal: Vec<EdgeId> = removal.into_iter().collect();
-    removal.sort_unstable();
-    for e in removal {
-        g.remove_edge(e);
-    }
+    g.set_targets(&retarget);
+    let removal: Vec<EdgeId> = removal.into_iter().collect();
+    g.remove_edges(&removal);
     changed
 }
 
@@ -196,14 +189,9 @@ fn forward(g: &mut Game, protected: &NodeMap<bool>, order: &[NodeId]) -> bool {
         }
     }
     let changed = !resource.is_empty() || !removal.is_empty();
-    for (e, x) in resource {
-        g.set_source(e, x);
-    }
-    let mut removal: Vec<EdgeId> = removal.into_iter().collect();
-    removal.sort_unstable();
-    for e in removal {
-        g.remove_edge(e);
-    }
+    g.set_sources(&resource);
+    let removal: Vec<EdgeId> = removal.into_iter().collect();
+    g.remove_edges(&removal);
     changed
 }
 

@@ -265,8 +265,16 @@ fn existing_chain(
 }
 
 /// Replaces check edge `e` (`p → q`) by the chain of `conditions` from `p` to `q`; the edge
-/// itself carries the first condition, so it keeps its place in the edge list.
-fn splice(g: &mut Game, fresh: &mut FreshNodes, e: EdgeId, conditions: &[Label]) {
+/// itself carries the first condition, so it keeps its place in the edge list. The new targets
+/// of the chain's edges are pushed to `retarget` (moved in one batch: `q` may be entered by
+/// thousands of check edges).
+fn splice(
+    g: &mut Game,
+    fresh: &mut FreshNodes,
+    e: EdgeId,
+    conditions: &[Label],
+    retarget: &mut Vec<(EdgeId, NodeId)>,
+) {
     let q = g.edge(e).to;
     let Some((first, rest)) = conditions.split_first() else {
         g.set_label(e, Label::Skip);
@@ -276,7 +284,7 @@ fn splice(g: &mut Game, fresh: &mut FreshNodes, e: EdgeId, conditions: &[Label])
     let mut last = e;
     for &c in rest {
         let n = fresh.node(g);
-        g.set_target(last, n);
+        retarget.push((last, n));
         last = g.add_edge(n, q, c);
     }
 }
@@ -335,10 +343,14 @@ impl Pass for InlineReachability {
         // Made when the first chain is spliced in (finding the highest numbered node reads
         // every node's name, and most runs splice nothing).
         let mut fresh: Option<FreshNodes> = None;
+        // Removals and moved targets, applied together after the loop (one at a time is
+        // quadratic at a target entered by many check edges; nothing below reads them).
+        let mut removed: Vec<EdgeId> = Vec::new();
+        let mut retarget: Vec<(EdgeId, NodeId)> = Vec::new();
         for (e, a, b, negated) in checks {
             match (&outcomes[&(a, b)], negated) {
                 (Outcome::Refused, _) => continue,
-                (Outcome::Never, false) => g.remove_edge(e),
+                (Outcome::Never, false) => removed.push(e),
                 (Outcome::Never, true) => g.set_label(e, Label::Skip),
                 (Outcome::Conditions(c), false) => {
                     if blocked.contains(&(a, b)) {
@@ -346,10 +358,10 @@ impl Pass for InlineReachability {
                     }
                     let c = c.clone();
                     let fresh = fresh.get_or_insert_with(|| FreshNodes::new(g));
-                    splice(g, fresh, e, &c);
+                    splice(g, fresh, e, &c, &mut retarget);
                 }
                 (Outcome::Conditions(c), true) => match c.as_slice() {
-                    [] => g.remove_edge(e),
+                    [] => removed.push(e),
                     [c] => g.set_label(e, negate(c).expect("a condition")),
                     c => {
                         let Some(nodes) = exits.get(&e) else {
@@ -367,6 +379,8 @@ impl Pass for InlineReachability {
             }
             changed = true;
         }
+        g.set_targets(&retarget);
+        g.remove_edges(&removed);
         Ok(changed)
     }
 }

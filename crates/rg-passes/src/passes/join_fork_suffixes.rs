@@ -208,9 +208,18 @@ impl Twins {
             }
         }
         let mut next: Vec<NodeId> = Vec::new();
+        // The edges leaving the nodes merged away, removed together after the loop: their
+        // targets are often hubs, and one removal at a time cost a hub's list each. Until then
+        // they are skipped where the loop meets them (only as edges entering a later `y2`;
+        // no other edge is theirs or has their source).
+        let mut leaving: Vec<EdgeId> = Vec::new();
+        let mut pending = FxHashSet::default();
         for (y2, y1) in plan {
             next.push(y1);
             for p in g.incoming(y2).to_vec() {
+                if pending.contains(&p) {
+                    continue;
+                }
                 let from = g.edge(p).from;
                 if has_edge(g, p, y1) {
                     g.remove_edge(p);
@@ -223,12 +232,14 @@ impl Twins {
                 }
                 self.dirty.push(from);
             }
-            for e in g.outgoing(y2).to_vec() {
+            for &e in g.outgoing(y2) {
                 next.push(g.edge(e).to);
-                g.remove_edge(e);
+                leaving.push(e);
+                pending.insert(e);
             }
             self.dirty.push(y2);
         }
+        g.remove_edges(&leaving);
         next.sort_unstable();
         next.dedup();
         next

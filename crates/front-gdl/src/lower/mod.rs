@@ -91,6 +91,8 @@ struct Lowerer<'a> {
     held_of: HashMap<u32, ExprId>,
     /// The lowering of lifted relations.
     lf: lifted::LiftedState,
+    /// Per node name [`Lowerer::fresh`] was asked for twice or more: the next suffix to try.
+    fresh_next: HashMap<Symbol, u32>,
 }
 
 /// An atom read by several conditions is held in a variable (evaluated once per turn) when the
@@ -186,6 +188,7 @@ pub(crate) fn lower(p: &Program, g: &Grounding, net: &Net) -> (Game, Vec<GdlDiag
         held: Vec::new(),
         held_of: HashMap::new(),
         lf: lifted::LiftedState::default(),
+        fresh_next: HashMap::new(),
     };
     l.run();
     l.build_lifted();
@@ -276,12 +279,21 @@ impl Lowerer<'_> {
         if self.game.find_node(s).is_none() {
             return self.game.node(s);
         }
-        (2..)
+        // Every suffix below the last one handed out for this name is taken (lowering removes
+        // no node), so the search starts there: from 2 each time it was quadratic in the uses
+        // of a name (chess.kif names some sub-automaton nodes thousands of times).
+        let start = self.fresh_next.get(&s).copied().unwrap_or(2);
+        let (i, node) = (start..)
             .find_map(|i| {
                 let s = self.game.sym(&format!("{name}_x{i}"));
-                self.game.find_node(s).is_none().then(|| self.game.node(s))
+                self.game
+                    .find_node(s)
+                    .is_none()
+                    .then(|| (i, self.game.node(s)))
             })
-            .expect("some suffix is free")
+            .expect("some suffix is free");
+        self.fresh_next.insert(s, i + 1);
+        node
     }
 
     fn edge(&mut self, from: NodeId, to: NodeId, label: Label, span: Option<Span>) {

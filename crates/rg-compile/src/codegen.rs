@@ -61,6 +61,9 @@ pub(crate) struct Gen<'a> {
     dynamic_visibility: bool,
     /// Check targets whose searches can nest.
     self_nesting: std::collections::BTreeSet<NodeId>,
+    /// Per search kind (`None`: move searches, else the check target), the nodes whose loop
+    /// check is left out: see [`Gen::dropped_loops`].
+    dropped_loops: HashMap<Option<NodeId>, std::collections::HashSet<usize>>,
     /// Nodes where a listing may leave a move pending ([`crate::defer`]).
     deferred: Vec<bool>,
     /// Checks whose answers are remembered ([`crate::memo`]).
@@ -269,6 +272,7 @@ impl<'a> Gen<'a> {
             static_ids: HashMap::new(),
             dynamic_visibility,
             self_nesting: plan.self_nesting_targets(game),
+            dropped_loops: HashMap::new(),
             deferred,
             memo,
             scope_epochs: false,
@@ -928,10 +932,17 @@ impl<'a> Gen<'a> {
         &mut self,
         n: NodeId,
         checks: &KindChecks,
+        kind: Option<NodeId>,
         on_seen: &str,
         nested: bool,
     ) -> String {
         let det = checks.det(n.index());
+        if matches!(det, Check::Loop { .. })
+            && !checks.nondet(n.index())
+            && self.dropped_loops(kind, checks).contains(&n.index())
+        {
+            return String::new();
+        }
         if !checks.nondet(n.index()) || *det == Check::Full {
             return self.det_code(n, det, on_seen, nested);
         }
@@ -943,6 +954,68 @@ impl<'a> Gen<'a> {
         }
         let inner = self.det_code(n, det, on_seen, nested);
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
+    }
+
+    /// The nodes of a search kind whose loop check (a cycle of a single walk) can be left out:
+    /// the node has one edge, which neither emits a tag, nor ends the walk, nor forks it (an
+    /// any-assignment), and following such
+    /// edges leads to a node that keeps its check before coming back. A state repeated at the
+    /// node is then repeated along that chain (each edge a function of the state, nothing
+    /// listed or emitted on the way) and the loop check at its end counts the same rounds, one
+    /// node later.
+    fn dropped_loops(
+        &mut self,
+        kind: Option<NodeId>,
+        checks: &KindChecks,
+    ) -> &std::collections::HashSet<usize> {
+        if !self.dropped_loops.contains_key(&kind) {
+            let game = self.game;
+            let plan = self.plan;
+            let in_kind = |t: NodeId| match kind {
+                None => plan.moves[t.index()],
+                Some(b) => t != b && plan.in_reach(b, t),
+            };
+            // The one edge a node passes a walk along, if it is such a node.
+            let pass = |q: usize| -> Option<NodeId> {
+                let [e] = plan.out[q].as_slice() else {
+                    return None;
+                };
+                let ed = game.edge(*e);
+                let fork = matches!(ed.label, Label::AssignAny { .. });
+                (!fork && !ed.label.is_tag() && !assigns_player(game, &ed.label) && in_kind(ed.to))
+                    .then_some(ed.to)
+            };
+            let mut dropped = std::collections::HashSet::new();
+            for q in 0..game.node_capacity() {
+                if !matches!(checks.det(q), Check::Loop { .. })
+                    || checks.nondet(q)
+                    || !in_kind(NodeId::new(q))
+                {
+                    continue;
+                }
+                let mut cur = pass(q);
+                let mut steps = 0;
+                let keep = loop {
+                    let Some(t) = cur else { break true };
+                    let ti = t.index();
+                    steps += 1;
+                    if ti == q || steps > 64 {
+                        break true;
+                    }
+                    let kept = checks.nondet(ti)
+                        || (*checks.det(ti) != Check::None && !dropped.contains(&ti));
+                    if kept {
+                        break false;
+                    }
+                    cur = pass(ti);
+                };
+                if !keep {
+                    dropped.insert(q);
+                }
+            }
+            self.dropped_loops.insert(kind, dropped);
+        }
+        &self.dropped_loops[&kind]
     }
 
     /// An apply walk that takes the first move it finds (`c.first_only`) needs no scope-keyed
@@ -1247,7 +1320,7 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n))
         );
         let visits = self.visits;
-        let check = self.visit_code(n, &visits.moves, on_seen, false);
+        let check = self.visit_code(n, &visits.moves, None, on_seen, false);
         f.push_str(&self.first_only_check(n, check, apply));
         if apply {
             f.push_str(&self.simple_applies(n)?);
@@ -1431,7 +1504,7 @@ impl<'a> Gen<'a> {
         }
         let visits = self.visits;
         let nested = self.self_nesting.contains(&b);
-        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;", nested));
+        f.push_str(&self.visit_code(n, &visits.reach[&b], Some(b), "return false;", nested));
         f.push_str(&self.reach_cache(n));
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
@@ -1790,6 +1863,16 @@ impl<'a> Gen<'a> {
             if self.plain_check(b) {
                 // Nothing in its search reads the search's context: no new one is needed.
                 let _ = writeln!(checks, "  const bool r = {call};");
+            } else if self.stamp_only_check(b) {
+                // Its search reads only the epoch (stamps) and, when it can run inside
+                // itself, the nesting level.
+                let level = self.self_nesting.contains(&b);
+                let _ = writeln!(
+                    checks,
+                    "{}  const uint64_t se_ = c.epoch;\n  c.epoch = ++c.next_epoch;\n  const bool r = {call};\n  c.epoch = se_;{}",
+                    if level { "  ++c.level;\n" } else { "" },
+                    if level { "\n  --c.level;" } else { "" }
+                );
             } else {
                 let _ = writeln!(
                     checks,
@@ -1814,6 +1897,20 @@ impl<'a> Gen<'a> {
         };
         nodes.iter().enumerate().all(|(n, &on)| {
             !on || n == b.index() || (*checks.det(n) == Check::None && !checks.nondet(n))
+        })
+    }
+
+    /// Whether every node of the search of checks towards `b` has no visited-state check or a
+    /// stamp, in determined scopes only: then the search reads only the epoch of its context
+    /// (and the nesting level for the stamps of a search that runs inside itself).
+    fn stamp_only_check(&self, b: NodeId) -> bool {
+        let (Some(nodes), Some(checks)) = (self.plan.reach.get(&b), self.visits.reach.get(&b))
+        else {
+            return false;
+        };
+        nodes.iter().enumerate().all(|(n, &on)| {
+            !on || n == b.index()
+                || (matches!(checks.det(n), Check::None | Check::Stamp { .. }) && !checks.nondet(n))
         })
     }
 

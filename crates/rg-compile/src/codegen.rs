@@ -63,7 +63,9 @@ pub(crate) struct Gen<'a> {
     self_nesting: std::collections::BTreeSet<NodeId>,
     /// Per search kind (`None`: move searches, else the check target), the nodes whose loop
     /// check is left out: see [`Gen::dropped_loops`].
-    dropped_loops: HashMap<Option<NodeId>, std::collections::HashSet<usize>>,
+    /// With `true`: the move-search nodes whose check an apply walk that takes the first move
+    /// (`c.first_only`) leaves out as well.
+    dropped_loops: HashMap<(Option<NodeId>, bool), std::collections::HashSet<usize>>,
     /// Nodes where a listing may leave a move pending ([`crate::defer`]).
     deferred: Vec<bool>,
     /// Checks whose answers are remembered ([`crate::memo`]).
@@ -939,7 +941,7 @@ impl<'a> Gen<'a> {
         let det = checks.det(n.index());
         if matches!(det, Check::Loop { .. })
             && !checks.nondet(n.index())
-            && self.dropped_loops(kind, checks).contains(&n.index())
+            && self.dropped_loops(kind, checks, false).contains(&n.index())
         {
             return String::new();
         }
@@ -963,12 +965,22 @@ impl<'a> Gen<'a> {
     /// node is then repeated along that chain (each edge a function of the state, nothing
     /// listed or emitted on the way) and the loop check at its end counts the same rounds, one
     /// node later.
+    ///
+    /// With `first_only` (move searches), scope-keyed checks count too: an apply walk that
+    /// takes the first move it finds only counts visits there (see `first_only_check`).
     fn dropped_loops(
         &mut self,
         kind: Option<NodeId>,
         checks: &KindChecks,
+        first_only: bool,
     ) -> &std::collections::HashSet<usize> {
-        if !self.dropped_loops.contains_key(&kind) {
+        let key = (kind, first_only);
+        if !self.dropped_loops.contains_key(&key) {
+            let mut dropped = if first_only {
+                self.dropped_loops(kind, checks, false).clone()
+            } else {
+                std::collections::HashSet::new()
+            };
             let game = self.game;
             let plan = self.plan;
             let in_kind = |t: NodeId| match kind {
@@ -985,12 +997,13 @@ impl<'a> Gen<'a> {
                 (!fork && !ed.label.is_tag() && !assigns_player(game, &ed.label) && in_kind(ed.to))
                     .then_some(ed.to)
             };
-            let mut dropped = std::collections::HashSet::new();
             for q in 0..game.node_capacity() {
-                if !matches!(checks.det(q), Check::Loop { .. })
-                    || checks.nondet(q)
-                    || !in_kind(NodeId::new(q))
-                {
+                let counted = if first_only {
+                    matches!(checks.det(q), Check::Scoped { .. })
+                } else {
+                    matches!(checks.det(q), Check::Loop { .. })
+                };
+                if !counted || checks.nondet(q) || !in_kind(NodeId::new(q)) {
                     continue;
                 }
                 let mut cur = pass(q);
@@ -1013,9 +1026,9 @@ impl<'a> Gen<'a> {
                     dropped.insert(q);
                 }
             }
-            self.dropped_loops.insert(kind, dropped);
+            self.dropped_loops.insert(key, dropped);
         }
-        &self.dropped_loops[&kind]
+        &self.dropped_loops[&key]
     }
 
     /// An apply walk that takes the first move it finds (`c.first_only`) needs no scope-keyed
@@ -1029,6 +1042,13 @@ impl<'a> Gen<'a> {
         };
         if !apply || self.visits.moves.nondet(n.index()) {
             return check;
+        }
+        let visits = self.visits;
+        if self
+            .dropped_loops(None, &visits.moves, true)
+            .contains(&n.index())
+        {
+            return format!("  if (!c.first_only) {{\n    {}  }}\n", check.trim_start());
         }
         let base = self.visits.stamp_slots + self.extra_stamps;
         self.extra_stamps += 2;

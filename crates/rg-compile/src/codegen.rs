@@ -66,6 +66,10 @@ pub(crate) struct Gen<'a> {
     /// With `true`: the move-search nodes whose check an apply walk that takes the first move
     /// (`c.first_only`) leaves out as well.
     dropped_loops: HashMap<(Option<NodeId>, bool), std::collections::HashSet<usize>>,
+    /// The scalar variable node functions also take as their argument `x` (its value in
+    /// `c.s`, which stays up to date): the one the most edges assign (a board game's
+    /// cursor), whose reads then need no load through the state just stored.
+    hot: Option<usize>,
     /// Nodes where a listing may leave a move pending ([`crate::defer`]).
     deferred: Vec<bool>,
     /// Checks whose answers are remembered ([`crate::memo`]).
@@ -275,6 +279,7 @@ impl<'a> Gen<'a> {
             dynamic_visibility,
             self_nesting: plan.self_nesting_targets(game),
             dropped_loops: HashMap::new(),
+            hot: hot_var(game, layout),
             deferred,
             memo,
             scope_epochs: false,
@@ -282,6 +287,28 @@ impl<'a> Gen<'a> {
             reach_comp: None,
             extra_stamps: 0,
             uncounted_loop: false,
+        }
+    }
+
+    /// The extra argument of a call of a node function (`@X@` until the value is known).
+    fn xarg(&self) -> &'static str {
+        if self.hot.is_some() { ", @X@" } else { "" }
+    }
+
+    /// The extra parameter of a node function.
+    fn xparam(&self) -> &'static str {
+        if self.hot.is_some() {
+            ", [[maybe_unused]] uint32_t x"
+        } else {
+            ""
+        }
+    }
+
+    /// The hot variable's value in the working state (where `x` is not known to hold it).
+    fn xstate(&self) -> String {
+        match self.hot {
+            Some(v) => format!("G{v}(c.s, 0)"),
+            None => String::new(),
         }
     }
 
@@ -413,6 +440,21 @@ impl<'a> Gen<'a> {
     ) -> Result<(), CompileError> {
         let span = self.span(e);
         let label = self.game.edge(e).label;
+        // The hot variable's value after the edge.
+        let xval = match label {
+            Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+                if self.hot.is_some()
+                    && self.ex.location(lhs, "c.s", span)?.var == self.hot.unwrap_or(0) =>
+            {
+                if matches!(label, Label::Assign { .. }) {
+                    "v_"
+                } else {
+                    "m_"
+                }
+            }
+            _ => "x",
+        };
+        let cont = &cont.replace("@X@", xval);
         match label {
             Label::Skip | Label::Compare { .. } | Label::Reach { .. } => {
                 let _ = writeln!(out, "{ind}{cont}");
@@ -772,7 +814,7 @@ impl<'a> Gen<'a> {
         if !ended {
             return Ok(None);
         }
-        self.ex.subst = Some((v, "m_".to_string()));
+        let saved = self.ex.subst.replace((v, "m_".to_string()));
         self.ex.wide = true;
         let mut parts = Vec::new();
         for &c in &conds {
@@ -780,13 +822,13 @@ impl<'a> Gen<'a> {
                 Ok(Some(x)) => parts.push(format!("({x})")),
                 Ok(None) => {}
                 Err(err) => {
-                    self.ex.subst = None;
+                    self.ex.subst = saved;
                     self.ex.wide = false;
                     return Err(err);
                 }
             }
         }
-        self.ex.subst = None;
+        self.ex.subst = saved;
         self.ex.wide = false;
         Ok(Some(if parts.is_empty() {
             "true".to_string()
@@ -1299,12 +1341,13 @@ impl<'a> Gen<'a> {
             if ends {
                 let _ = writeln!(out, "      c.s.node = {}u;\n      return true;", to.index());
             } else if exhaustive {
-                let _ = writeln!(out, "      return A{}(c);", to.index());
+                let _ = writeln!(out, "      return A{}(c{});", to.index(), self.xarg());
             } else {
                 let _ = writeln!(
                     out,
-                    "      if (A{}(c)) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
-                    to.index()
+                    "      if (A{}(c{})) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
+                    to.index(),
+                    self.xarg()
                 );
             }
             out.push_str("    }\n");
@@ -1324,21 +1367,24 @@ impl<'a> Gen<'a> {
         } else {
             ("M", "void", "return;")
         };
+        let xa = self.xarg();
         let cont_of = |t: NodeId| {
             if apply {
-                format!("if (A{}(c)) return true;", t.index())
+                format!("if (A{}(c{xa})) return true;", t.index())
             } else {
-                format!("M{}(c);", t.index())
+                format!("M{}(c{xa});", t.index())
             }
         };
         let mut f = String::new();
         self.uncounted_loop = false;
         let _ = writeln!(
             f,
-            "static {ret} {prefix}{}(Cache& c) {{  // {}",
+            "static {ret} {prefix}{}(Cache& c{}) {{  // {}",
             n.index(),
+            self.xparam(),
             comment(self.game.node_name(n))
         );
+        self.ex.subst = self.hot.map(|v| (v, "x".to_string()));
         let visits = self.visits;
         let check = self.visit_code(n, &visits.moves, None, on_seen, false);
         f.push_str(&self.first_only_check(n, check, apply));
@@ -1399,6 +1445,9 @@ impl<'a> Gen<'a> {
             f.push_str("  return false;\n");
         }
         f.push_str("}\n\n");
+        self.ex.subst = None;
+        let f = f.replace("@X@", &self.xstate());
+        let mut f = f;
         if self.uncounted_loop {
             // A function that calls the next node once per member of a selection is kept out
             // of line: g++ then inlines the loop's body into it, which it stops doing once the
@@ -1512,9 +1561,10 @@ impl<'a> Gen<'a> {
         let mut f = String::new();
         let _ = writeln!(
             f,
-            "static bool R{}_{}(Cache& c) {{  // {} -> {}",
+            "static bool R{}_{}(Cache& c{}) {{  // {} -> {}",
             b.index(),
             n.index(),
+            self.xparam(),
             comment(self.game.node_name(n)),
             comment(self.game.node_name(b))
         );
@@ -1522,6 +1572,7 @@ impl<'a> Gen<'a> {
             f.push_str("  (void)c;\n  return true;\n}\n\n");
             return Ok(f);
         }
+        self.ex.subst = self.hot.map(|v| (v, "x".to_string()));
         let visits = self.visits;
         let nested = self.self_nesting.contains(&b);
         f.push_str(&self.visit_code(n, &visits.reach[&b], Some(b), "return false;", nested));
@@ -1537,7 +1588,7 @@ impl<'a> Gen<'a> {
                 f.push_str(&head);
                 let t = self.game.edge(e).to;
                 if self.plan.in_reach(b, t) {
-                    let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                    let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
                     self.action(&mut f, "    ", e, &cont, mode, false)?;
                     f.push_str("    return r;\n");
                 } else {
@@ -1562,7 +1613,7 @@ impl<'a> Gen<'a> {
                 if !self.plan.in_reach(b, t) {
                     continue;
                 }
-                let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
                 match self.condition(e, "c.s")? {
                     Some(cond) => {
                         let _ = writeln!(f, "  if ({cond}) {{");
@@ -1577,7 +1628,8 @@ impl<'a> Gen<'a> {
             }
         }
         f.push_str("  (void)r;\n  return false;\n}\n\n");
-        Ok(f)
+        self.ex.subst = None;
+        Ok(f.replace("@X@", &self.xstate()))
     }
 
     // ----- whole files -----------------------------------------------------------------
@@ -1822,8 +1874,13 @@ impl<'a> Gen<'a> {
         let mut body: Vec<String> = Vec::new();
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
-                let _ = writeln!(decls, "static void M{n}(Cache& c);");
-                let _ = writeln!(decls, "static bool A{n}(Cache& c);");
+                let xp = if self.hot.is_some() {
+                    ", uint32_t x"
+                } else {
+                    ""
+                };
+                let _ = writeln!(decls, "static void M{n}(Cache& c{xp});");
+                let _ = writeln!(decls, "static bool A{n}(Cache& c{xp});");
                 body.push(self.moves_fn(NodeId::new(n), Mode::Moves)?);
                 body.push(self.moves_fn(NodeId::new(n), Mode::Apply)?);
             }
@@ -1837,7 +1894,12 @@ impl<'a> Gen<'a> {
         for (b, nodes) in &targets {
             for (n, &on) in nodes.iter().enumerate() {
                 if on {
-                    let _ = writeln!(decls, "static bool R{}_{n}(Cache& c);", b.index());
+                    let xp = if self.hot.is_some() {
+                        ", uint32_t x"
+                    } else {
+                        ""
+                    };
+                    let _ = writeln!(decls, "static bool R{}_{n}(Cache& c{xp});", b.index());
                     body.push(self.reach_fn(*b, NodeId::new(n))?);
                 }
             }
@@ -1853,7 +1915,10 @@ impl<'a> Gen<'a> {
         for (&(a, b), k) in &self.pairs {
             let _ = writeln!(decls, "static bool Q{k}(Cache& c);");
             let call = if self.plan.in_reach(b, a) {
-                format!("R{}_{}(c)", b.index(), a.index())
+                match self.hot {
+                    Some(_) => format!("R{}_{}(c, {})", b.index(), a.index(), self.xstate()),
+                    None => format!("R{}_{}(c)", b.index(), a.index()),
+                }
             } else {
                 "false".to_string()
             };
@@ -2169,8 +2234,9 @@ impl<'a> Gen<'a> {
         for n in 0..self.plan.moves.len() {
             // Only where a state can be (and `end`, which has no move).
             if self.plan.moves[n] && (self.plan.starts[n] || n as u32 == end) {
-                let _ = writeln!(cases, "    case {n}u: M{n}(c); break;");
-                let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
+                let xa = self.xarg().replace("@X@", &self.xstate());
+                let _ = writeln!(cases, "    case {n}u: M{n}(c{xa}); break;");
+                let _ = writeln!(acases, "    case {n}u: found = A{n}(c{xa}); break;");
             }
         }
         cpp.push_str(&include_str!("cpp/search.inc").replace("@CASES@", &cases));
@@ -2206,7 +2272,8 @@ impl<'a> Gen<'a> {
         let mut plabels = String::new();
         for (n, &d) in self.deferred.iter().enumerate() {
             if d {
-                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c); break;");
+                let xa = self.xarg().replace("@X@", &self.xstate());
+                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c{xa}); break;");
                 let _ = writeln!(plabels, "    case {n}u:");
             }
         }
@@ -2522,4 +2589,29 @@ pub(crate) fn fingerprint(text: &str) -> u64 {
     text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// The scalar ordinary variable the most edges assign (see `Gen::hot`).
+fn hot_var(game: &Game, layout: &Layout) -> Option<usize> {
+    let mut count = vec![0usize; layout.vars.len()];
+    for (_, e) in game.edges() {
+        if let Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } = e.label
+            && let rg_core::ExprData::Ref(x) = game.expr(game.strip_casts(lhs))
+            && let Some(&v) = layout.var_by_name.get(&x)
+        {
+            count[v] += 1;
+        }
+    }
+    (0..layout.vars.len())
+        .filter(|&v| {
+            let f = &layout.vars[v];
+            f.ordinary
+                && f.width > 0
+                && v != layout.player
+                && Some(v) != layout.goals
+                && Some(v) != layout.visible
+                && matches!(f.shape, Shape::Scalar(_))
+                && count[v] > 0
+        })
+        .max_by_key(|&v| (count[v], std::cmp::Reverse(v)))
 }

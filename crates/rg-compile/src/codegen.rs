@@ -500,7 +500,11 @@ impl<'a> Gen<'a> {
                             out,
                             "{i2}if (c.counting) {{ for (size_t b_ = 0; b_ < {n}u; b_ += COUNT_CHUNK) {{ const size_t e_ = b_ + COUNT_CHUNK < {n}u ? b_ + COUNT_CHUNK : {n}u; uint8_t n_ = 0; for (size_t k_ = b_; k_ < e_; ++k_) {{ const size_t m_ = {member}; n_ += uint8_t({cond}); }} c.nmoves += n_; }} }} else {{"
                         );
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        // Members whose chain fails are skipped without walking it.
+                        let _ = writeln!(
+                            out,
+                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                        );
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Apply) => {
@@ -515,7 +519,10 @@ impl<'a> Gen<'a> {
                             out,
                             "{i2}if (c.any_tags) {{\n{i2}  uint32_t b_ = 0;\n{i2}  for (; b_ + SELECT_BLOCK <= {n}u; b_ += SELECT_BLOCK) {{ const size_t base_ = {base}; uint8_t n_ = 0; for (size_t j_ = 0; j_ < SELECT_BLOCK; ++j_) {{ const size_t m_ = {in_block}; n_ += uint8_t({cond}); }} if (c.goal_skip < n_) break; c.goal_skip -= n_; }}\n{i2}  for (uint32_t k_ = b_; k_ < {n}u; ++k_) {{ const uint32_t m_ = {member}; if ({cond}) {{ if (c.goal_skip) {{ --c.goal_skip; continue; }} S{v}(c.s, {idx}, m_); {cont} }} }}\n{i2}}} else {{"
                         );
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let _ = writeln!(
+                            out,
+                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                        );
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Reach(_)) => {
@@ -524,7 +531,25 @@ impl<'a> Gen<'a> {
                     }
                     _ => {
                         self.uncounted_loop |= mode == Mode::Moves;
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let prefix = match mode {
+                            _ if loc.index != "0" => None,
+                            Mode::Moves | Mode::Apply => self.prefix_cond(e, v, None)?,
+                            Mode::Reach(b) => self.prefix_cond(e, v, Some(b))?,
+                        };
+                        match prefix {
+                            Some(cond) => {
+                                let _ = writeln!(
+                                    out,
+                                    "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                                );
+                            }
+                            None => {
+                                let _ = writeln!(
+                                    out,
+                                    "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}"
+                                );
+                            }
+                        }
                     }
                 }
                 if trail.is_some() {
@@ -835,6 +860,67 @@ impl<'a> Gen<'a> {
         } else {
             parts.join(" && ")
         }))
+    }
+
+    /// The comparisons at the head of the chain that any-assignment `e` to scalar `v` leads
+    /// into (nodes with one edge, a skip or a comparison, and no visited-state check), with `v`
+    /// read as the loop variable `m_`: a member for which they fail walks no further, so the
+    /// loop skips it without storing it and calling the next node. `None` when there is none.
+    fn prefix_cond(
+        &mut self,
+        e: EdgeId,
+        v: usize,
+        target: Option<NodeId>,
+    ) -> Result<Option<String>, CompileError> {
+        const CHAIN_LIMIT: usize = 8;
+        let checks = match target {
+            Some(b) => &self.visits.reach[&b],
+            None => &self.visits.moves,
+        };
+        let mut q = self.game.edge(e).to;
+        let mut conds: Vec<EdgeId> = Vec::new();
+        for _ in 0..CHAIN_LIMIT {
+            let qi = q.index();
+            if Some(q) == target
+                || *checks.det(qi) != Check::None
+                || checks.nondet(qi)
+                || (target.is_none() && self.deferred[qi])
+            {
+                break;
+            }
+            let [f] = self.plan.out[qi].as_slice() else {
+                break;
+            };
+            let d = self.game.edge(*f);
+            match d.label {
+                Label::Skip => {}
+                Label::Compare { .. } => conds.push(*f),
+                _ => break,
+            }
+            if let Some(b) = target
+                && !self.plan.in_reach(b, d.to)
+            {
+                break;
+            }
+            q = d.to;
+        }
+        if conds.is_empty() {
+            return Ok(None);
+        }
+        let saved = self.ex.subst.replace((v, "m_".to_string()));
+        let mut parts = Vec::new();
+        for &c in &conds {
+            match self.condition(c, "c.s") {
+                Ok(Some(x)) => parts.push(format!("({x})")),
+                Ok(None) => {}
+                Err(err) => {
+                    self.ex.subst = saved;
+                    return Err(err);
+                }
+            }
+        }
+        self.ex.subst = saved;
+        Ok((!parts.is_empty()).then(|| parts.join(" && ")))
     }
 
     /// Member number `k` (a C++ expression) of `members`, in order or reversed (as

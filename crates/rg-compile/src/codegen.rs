@@ -1211,7 +1211,12 @@ impl<'a> Gen<'a> {
                 self.scope_epochs = true;
                 let mut idx = format!("{base}u");
                 for (v, r) in vars.iter().zip(radix) {
-                    let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                    // Node functions have the hot variable's value at hand.
+                    if Some(*v) == self.hot {
+                        let _ = write!(idx, " + x * {r}u");
+                    } else {
+                        let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                    }
                 }
                 format!(
                     "  {{ uint64_t& st_ = {stamps}[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"

@@ -373,3 +373,76 @@ pub(crate) fn progressive(game: &Game, layout: &Layout, stores: &Stores, cycle: 
     }
     false
 }
+
+/// Whether edges `es` (from one node, each `v = K[v]` for one scalar variable `v` and constant
+/// maps `K`) take a state to the same value of `v` only where every edge `out` (those of the
+/// node they enter) is a comparison that then fails: the walks that meet there end at once,
+/// having done nothing, so they need not be told apart.
+pub(crate) fn dead_collisions(
+    game: &Game,
+    layout: &Layout,
+    stores: &Stores,
+    out: &[EdgeId],
+    es: &[EdgeId],
+) -> bool {
+    let Some(&first) = es.first() else {
+        return false;
+    };
+    let Label::Assign { lhs, .. } = game.edge(first).label else {
+        return false;
+    };
+    let probe = Eval {
+        game,
+        layout,
+        stores,
+        var: usize::MAX,
+        class: 0,
+    };
+    let Some(v) = probe.var_of(lhs) else {
+        return false;
+    };
+    let Shape::Scalar(class) = layout.vars[v].shape else {
+        return false;
+    };
+    let n = layout.classes[class].len() as usize;
+    if out.is_empty() || n == 0 || n > 1 << 12 {
+        return false;
+    }
+    let ev = Eval {
+        game,
+        layout,
+        stores,
+        var: v,
+        class,
+    };
+    let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
+    for &e in es {
+        match game.edge(e).label {
+            Label::Assign { lhs, rhs } if ev.var_of(lhs) == Some(v) => match ev.self_map(rhs) {
+                Some(k) if k.len() == n => maps.push(k),
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    let dead = |y: u32| -> bool {
+        out.iter().all(|&e| match game.edge(e).label {
+            Label::Compare { lhs, rhs, negated } => match (ev.value(lhs, y), ev.value(rhs, y)) {
+                (Some(a), Some(b)) => (a == b) == negated,
+                _ => false,
+            },
+            _ => false,
+        })
+    };
+    for x in 0..n {
+        for i in 0..maps.len() {
+            for j in i + 1..maps.len() {
+                let y = maps[i][x];
+                if y == maps[j][x] && !dead(y) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}

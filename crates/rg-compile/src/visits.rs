@@ -1669,7 +1669,16 @@ impl<'a> Analysis<'a> {
                         Label::Skip | Label::Compare { .. } | Label::Reach { .. }
                     )
                 });
-                if es.len() == 1 || (identity && self.exclusive(m, es)) {
+                if es.len() == 1
+                    || (identity && self.exclusive(m, es))
+                    || crate::progress::dead_collisions(
+                        self.game,
+                        self.layout,
+                        &self.stores,
+                        &self.plan.out[q.index()],
+                        es,
+                    )
+                {
                     routes += 1;
                 } else {
                     routes += es.len();

@@ -61,6 +61,15 @@ pub(crate) struct Gen<'a> {
     dynamic_visibility: bool,
     /// Check targets whose searches can nest.
     self_nesting: std::collections::BTreeSet<NodeId>,
+    /// Per search kind (`None`: move searches, else the check target), the nodes whose loop
+    /// check is left out: see [`Gen::dropped_loops`].
+    /// With `true`: the move-search nodes whose check an apply walk that takes the first move
+    /// (`c.first_only`) leaves out as well.
+    dropped_loops: HashMap<(Option<NodeId>, bool), std::collections::HashSet<usize>>,
+    /// The scalar variable node functions also take as their argument `x` (its value in
+    /// `c.s`, which stays up to date): the one the most edges assign (a board game's
+    /// cursor), whose reads then need no load through the state just stored.
+    hot: Option<usize>,
     /// Nodes where a listing may leave a move pending ([`crate::defer`]).
     deferred: Vec<bool>,
     /// Checks whose answers are remembered ([`crate::memo`]).
@@ -269,6 +278,8 @@ impl<'a> Gen<'a> {
             static_ids: HashMap::new(),
             dynamic_visibility,
             self_nesting: plan.self_nesting_targets(game),
+            dropped_loops: HashMap::new(),
+            hot: hot_var(game, layout),
             deferred,
             memo,
             scope_epochs: false,
@@ -276,6 +287,28 @@ impl<'a> Gen<'a> {
             reach_comp: None,
             extra_stamps: 0,
             uncounted_loop: false,
+        }
+    }
+
+    /// The extra argument of a call of a node function (`@X@` until the value is known).
+    fn xarg(&self) -> &'static str {
+        if self.hot.is_some() { ", @X@" } else { "" }
+    }
+
+    /// The extra parameter of a node function.
+    fn xparam(&self) -> &'static str {
+        if self.hot.is_some() {
+            ", [[maybe_unused]] uint32_t x"
+        } else {
+            ""
+        }
+    }
+
+    /// The hot variable's value in the working state (where `x` is not known to hold it).
+    fn xstate(&self) -> String {
+        match self.hot {
+            Some(v) => format!("G{v}(c.s, 0)"),
+            None => String::new(),
         }
     }
 
@@ -407,6 +440,21 @@ impl<'a> Gen<'a> {
     ) -> Result<(), CompileError> {
         let span = self.span(e);
         let label = self.game.edge(e).label;
+        // The hot variable's value after the edge.
+        let xval = match label {
+            Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. }
+                if self.hot.is_some()
+                    && self.ex.location(lhs, "c.s", span)?.var == self.hot.unwrap_or(0) =>
+            {
+                if matches!(label, Label::Assign { .. }) {
+                    "v_"
+                } else {
+                    "m_"
+                }
+            }
+            _ => "x",
+        };
+        let cont = &cont.replace("@X@", xval);
         match label {
             Label::Skip | Label::Compare { .. } | Label::Reach { .. } => {
                 let _ = writeln!(out, "{ind}{cont}");
@@ -452,7 +500,11 @@ impl<'a> Gen<'a> {
                             out,
                             "{i2}if (c.counting) {{ for (size_t b_ = 0; b_ < {n}u; b_ += COUNT_CHUNK) {{ const size_t e_ = b_ + COUNT_CHUNK < {n}u ? b_ + COUNT_CHUNK : {n}u; uint8_t n_ = 0; for (size_t k_ = b_; k_ < e_; ++k_) {{ const size_t m_ = {member}; n_ += uint8_t({cond}); }} c.nmoves += n_; }} }} else {{"
                         );
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        // Members whose chain fails are skipped without walking it.
+                        let _ = writeln!(
+                            out,
+                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                        );
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Apply) => {
@@ -467,7 +519,10 @@ impl<'a> Gen<'a> {
                             out,
                             "{i2}if (c.any_tags) {{\n{i2}  uint32_t b_ = 0;\n{i2}  for (; b_ + SELECT_BLOCK <= {n}u; b_ += SELECT_BLOCK) {{ const size_t base_ = {base}; uint8_t n_ = 0; for (size_t j_ = 0; j_ < SELECT_BLOCK; ++j_) {{ const size_t m_ = {in_block}; n_ += uint8_t({cond}); }} if (c.goal_skip < n_) break; c.goal_skip -= n_; }}\n{i2}  for (uint32_t k_ = b_; k_ < {n}u; ++k_) {{ const uint32_t m_ = {member}; if ({cond}) {{ if (c.goal_skip) {{ --c.goal_skip; continue; }} S{v}(c.s, {idx}, m_); {cont} }} }}\n{i2}}} else {{"
                         );
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let _ = writeln!(
+                            out,
+                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                        );
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Reach(_)) => {
@@ -476,7 +531,25 @@ impl<'a> Gen<'a> {
                     }
                     _ => {
                         self.uncounted_loop |= mode == Mode::Moves;
-                        let _ = writeln!(out, "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}");
+                        let prefix = match mode {
+                            _ if loc.index != "0" => None,
+                            Mode::Moves | Mode::Apply => self.prefix_cond(e, v, None)?,
+                            Mode::Reach(b) => self.prefix_cond(e, v, Some(b))?,
+                        };
+                        match prefix {
+                            Some(cond) => {
+                                let _ = writeln!(
+                                    out,
+                                    "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                                );
+                            }
+                            None => {
+                                let _ = writeln!(
+                                    out,
+                                    "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}"
+                                );
+                            }
+                        }
                     }
                 }
                 if trail.is_some() {
@@ -766,7 +839,7 @@ impl<'a> Gen<'a> {
         if !ended {
             return Ok(None);
         }
-        self.ex.subst = Some((v, "m_".to_string()));
+        let saved = self.ex.subst.replace((v, "m_".to_string()));
         self.ex.wide = true;
         let mut parts = Vec::new();
         for &c in &conds {
@@ -774,19 +847,80 @@ impl<'a> Gen<'a> {
                 Ok(Some(x)) => parts.push(format!("({x})")),
                 Ok(None) => {}
                 Err(err) => {
-                    self.ex.subst = None;
+                    self.ex.subst = saved;
                     self.ex.wide = false;
                     return Err(err);
                 }
             }
         }
-        self.ex.subst = None;
+        self.ex.subst = saved;
         self.ex.wide = false;
         Ok(Some(if parts.is_empty() {
             "true".to_string()
         } else {
             parts.join(" && ")
         }))
+    }
+
+    /// The comparisons at the head of the chain that any-assignment `e` to scalar `v` leads
+    /// into (nodes with one edge, a skip or a comparison, and no visited-state check), with `v`
+    /// read as the loop variable `m_`: a member for which they fail walks no further, so the
+    /// loop skips it without storing it and calling the next node. `None` when there is none.
+    fn prefix_cond(
+        &mut self,
+        e: EdgeId,
+        v: usize,
+        target: Option<NodeId>,
+    ) -> Result<Option<String>, CompileError> {
+        const CHAIN_LIMIT: usize = 8;
+        let checks = match target {
+            Some(b) => &self.visits.reach[&b],
+            None => &self.visits.moves,
+        };
+        let mut q = self.game.edge(e).to;
+        let mut conds: Vec<EdgeId> = Vec::new();
+        for _ in 0..CHAIN_LIMIT {
+            let qi = q.index();
+            if Some(q) == target
+                || *checks.det(qi) != Check::None
+                || checks.nondet(qi)
+                || (target.is_none() && self.deferred[qi])
+            {
+                break;
+            }
+            let [f] = self.plan.out[qi].as_slice() else {
+                break;
+            };
+            let d = self.game.edge(*f);
+            match d.label {
+                Label::Skip => {}
+                Label::Compare { .. } => conds.push(*f),
+                _ => break,
+            }
+            if let Some(b) = target
+                && !self.plan.in_reach(b, d.to)
+            {
+                break;
+            }
+            q = d.to;
+        }
+        if conds.is_empty() {
+            return Ok(None);
+        }
+        let saved = self.ex.subst.replace((v, "m_".to_string()));
+        let mut parts = Vec::new();
+        for &c in &conds {
+            match self.condition(c, "c.s") {
+                Ok(Some(x)) => parts.push(format!("({x})")),
+                Ok(None) => {}
+                Err(err) => {
+                    self.ex.subst = saved;
+                    return Err(err);
+                }
+            }
+        }
+        self.ex.subst = saved;
+        Ok((!parts.is_empty()).then(|| parts.join(" && ")))
     }
 
     /// Member number `k` (a C++ expression) of `members`, in order or reversed (as
@@ -928,10 +1062,17 @@ impl<'a> Gen<'a> {
         &mut self,
         n: NodeId,
         checks: &KindChecks,
+        kind: Option<NodeId>,
         on_seen: &str,
         nested: bool,
     ) -> String {
         let det = checks.det(n.index());
+        if matches!(det, Check::Loop { .. })
+            && !checks.nondet(n.index())
+            && self.dropped_loops(kind, checks, false).contains(&n.index())
+        {
+            return String::new();
+        }
         if !checks.nondet(n.index()) || *det == Check::Full {
             return self.det_code(n, det, on_seen, nested);
         }
@@ -945,6 +1086,79 @@ impl<'a> Gen<'a> {
         format!("  if (c.nondet) {{\n    if ({full}\n  }} else {{\n{inner}  }}\n")
     }
 
+    /// The nodes of a search kind whose loop check (a cycle of a single walk) can be left out:
+    /// the node has one edge, which neither emits a tag, nor ends the walk, nor forks it (an
+    /// any-assignment), and following such
+    /// edges leads to a node that keeps its check before coming back. A state repeated at the
+    /// node is then repeated along that chain (each edge a function of the state, nothing
+    /// listed or emitted on the way) and the loop check at its end counts the same rounds, one
+    /// node later.
+    ///
+    /// With `first_only` (move searches), scope-keyed checks count too: an apply walk that
+    /// takes the first move it finds only counts visits there (see `first_only_check`).
+    fn dropped_loops(
+        &mut self,
+        kind: Option<NodeId>,
+        checks: &KindChecks,
+        first_only: bool,
+    ) -> &std::collections::HashSet<usize> {
+        let key = (kind, first_only);
+        if !self.dropped_loops.contains_key(&key) {
+            let mut dropped = if first_only {
+                self.dropped_loops(kind, checks, false).clone()
+            } else {
+                std::collections::HashSet::new()
+            };
+            let game = self.game;
+            let plan = self.plan;
+            let in_kind = |t: NodeId| match kind {
+                None => plan.moves[t.index()],
+                Some(b) => t != b && plan.in_reach(b, t),
+            };
+            // The one edge a node passes a walk along, if it is such a node.
+            let pass = |q: usize| -> Option<NodeId> {
+                let [e] = plan.out[q].as_slice() else {
+                    return None;
+                };
+                let ed = game.edge(*e);
+                let fork = matches!(ed.label, Label::AssignAny { .. });
+                (!fork && !ed.label.is_tag() && !assigns_player(game, &ed.label) && in_kind(ed.to))
+                    .then_some(ed.to)
+            };
+            for q in 0..game.node_capacity() {
+                let counted = if first_only {
+                    matches!(checks.det(q), Check::Scoped { .. })
+                } else {
+                    matches!(checks.det(q), Check::Loop { .. })
+                };
+                if !counted || checks.nondet(q) || !in_kind(NodeId::new(q)) {
+                    continue;
+                }
+                let mut cur = pass(q);
+                let mut steps = 0;
+                let keep = loop {
+                    let Some(t) = cur else { break true };
+                    let ti = t.index();
+                    steps += 1;
+                    if ti == q || steps > 64 {
+                        break true;
+                    }
+                    let kept = checks.nondet(ti)
+                        || (*checks.det(ti) != Check::None && !dropped.contains(&ti));
+                    if kept {
+                        break false;
+                    }
+                    cur = pass(ti);
+                };
+                if !keep {
+                    dropped.insert(q);
+                }
+            }
+            self.dropped_loops.insert(key, dropped);
+        }
+        &self.dropped_loops[&key]
+    }
+
     /// An apply walk that takes the first move it finds (`c.first_only`) needs no scope-keyed
     /// check for its result: a state expanded again finds no move the first expansion did not
     /// find (else the walk would have stopped), so it only counts the visits, as a loop
@@ -956,6 +1170,13 @@ impl<'a> Gen<'a> {
         };
         if !apply || self.visits.moves.nondet(n.index()) {
             return check;
+        }
+        let visits = self.visits;
+        if self
+            .dropped_loops(None, &visits.moves, true)
+            .contains(&n.index())
+        {
+            return format!("  if (!c.first_only) {{\n    {}  }}\n", check.trim_start());
         }
         let base = self.visits.stamp_slots + self.extra_stamps;
         self.extra_stamps += 2;
@@ -990,7 +1211,12 @@ impl<'a> Gen<'a> {
                 self.scope_epochs = true;
                 let mut idx = format!("{base}u");
                 for (v, r) in vars.iter().zip(radix) {
-                    let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                    // Node functions have the hot variable's value at hand.
+                    if Some(*v) == self.hot {
+                        let _ = write!(idx, " + x * {r}u");
+                    } else {
+                        let _ = write!(idx, " + G{v}(c.s, 0) * {r}u");
+                    }
                 }
                 format!(
                     "  {{ uint64_t& st_ = {stamps}[{idx}]; if (st_ == c.epoch) {on_seen} st_ = c.epoch; }}\n"
@@ -1206,12 +1432,13 @@ impl<'a> Gen<'a> {
             if ends {
                 let _ = writeln!(out, "      c.s.node = {}u;\n      return true;", to.index());
             } else if exhaustive {
-                let _ = writeln!(out, "      return A{}(c);", to.index());
+                let _ = writeln!(out, "      return A{}(c{});", to.index(), self.xarg());
             } else {
                 let _ = writeln!(
                     out,
-                    "      if (A{}(c)) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
-                    to.index()
+                    "      if (A{}(c{})) return true;\n      c.s = sv_;\n      c.ntags = n0_;\n      c.epoch = ep_;\n      c.nondet = nd_;",
+                    to.index(),
+                    self.xarg()
                 );
             }
             out.push_str("    }\n");
@@ -1231,23 +1458,26 @@ impl<'a> Gen<'a> {
         } else {
             ("M", "void", "return;")
         };
+        let xa = self.xarg();
         let cont_of = |t: NodeId| {
             if apply {
-                format!("if (A{}(c)) return true;", t.index())
+                format!("if (A{}(c{xa})) return true;", t.index())
             } else {
-                format!("M{}(c);", t.index())
+                format!("M{}(c{xa});", t.index())
             }
         };
         let mut f = String::new();
         self.uncounted_loop = false;
         let _ = writeln!(
             f,
-            "static {ret} {prefix}{}(Cache& c) {{  // {}",
+            "static {ret} {prefix}{}(Cache& c{}) {{  // {}",
             n.index(),
+            self.xparam(),
             comment(self.game.node_name(n))
         );
+        self.ex.subst = self.hot.map(|v| (v, "x".to_string()));
         let visits = self.visits;
-        let check = self.visit_code(n, &visits.moves, on_seen, false);
+        let check = self.visit_code(n, &visits.moves, None, on_seen, false);
         f.push_str(&self.first_only_check(n, check, apply));
         if apply {
             f.push_str(&self.simple_applies(n)?);
@@ -1306,6 +1536,9 @@ impl<'a> Gen<'a> {
             f.push_str("  return false;\n");
         }
         f.push_str("}\n\n");
+        self.ex.subst = None;
+        let f = f.replace("@X@", &self.xstate());
+        let mut f = f;
         if self.uncounted_loop {
             // A function that calls the next node once per member of a selection is kept out
             // of line: g++ then inlines the loop's body into it, which it stops doing once the
@@ -1416,9 +1649,10 @@ impl<'a> Gen<'a> {
         let mut f = String::new();
         let _ = writeln!(
             f,
-            "static bool R{}_{}(Cache& c) {{  // {} -> {}",
+            "static bool R{}_{}(Cache& c{}) {{  // {} -> {}",
             b.index(),
             n.index(),
+            self.xparam(),
             comment(self.game.node_name(n)),
             comment(self.game.node_name(b))
         );
@@ -1426,9 +1660,10 @@ impl<'a> Gen<'a> {
             f.push_str("  (void)c;\n  return true;\n}\n\n");
             return Ok(f);
         }
+        self.ex.subst = self.hot.map(|v| (v, "x".to_string()));
         let visits = self.visits;
         let nested = self.self_nesting.contains(&b);
-        f.push_str(&self.visit_code(n, &visits.reach[&b], "return false;", nested));
+        f.push_str(&self.visit_code(n, &visits.reach[&b], Some(b), "return false;", nested));
         f.push_str(&self.reach_cache(n));
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
@@ -1441,7 +1676,7 @@ impl<'a> Gen<'a> {
                 f.push_str(&head);
                 let t = self.game.edge(e).to;
                 if self.plan.in_reach(b, t) {
-                    let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                    let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
                     self.action(&mut f, "    ", e, &cont, mode, false)?;
                     f.push_str("    return r;\n");
                 } else {
@@ -1470,7 +1705,7 @@ impl<'a> Gen<'a> {
                 if !self.plan.in_reach(b, t) {
                     continue;
                 }
-                let cont = format!("r = R{}_{}(c);", b.index(), t.index());
+                let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
                 match self.condition(e, "c.s")? {
                     Some(cond) => {
                         let _ = writeln!(f, "  if ({cond}) {{");
@@ -1485,7 +1720,8 @@ impl<'a> Gen<'a> {
             }
         }
         f.push_str("  (void)r;\n  return false;\n}\n\n");
-        Ok(f)
+        self.ex.subst = None;
+        Ok(f.replace("@X@", &self.xstate()))
     }
 
     // ----- whole files -----------------------------------------------------------------
@@ -1728,8 +1964,13 @@ impl<'a> Gen<'a> {
         let mut body: Vec<String> = Vec::new();
         for n in 0..self.plan.moves.len() {
             if self.plan.moves[n] {
-                let _ = writeln!(decls, "static void M{n}(Cache& c);");
-                let _ = writeln!(decls, "static bool A{n}(Cache& c);");
+                let xp = if self.hot.is_some() {
+                    ", uint32_t x"
+                } else {
+                    ""
+                };
+                let _ = writeln!(decls, "static void M{n}(Cache& c{xp});");
+                let _ = writeln!(decls, "static bool A{n}(Cache& c{xp});");
                 body.push(self.moves_fn(NodeId::new(n), Mode::Moves)?);
                 body.push(self.moves_fn(NodeId::new(n), Mode::Apply)?);
             }
@@ -1737,7 +1978,17 @@ impl<'a> Gen<'a> {
         let plan = self.plan;
         for (b, nodes) in &plan.reach {
             for n in nodes.iter() {
-                let _ = writeln!(decls, "static bool R{}_{}(Cache& c);", b.index(), n.index());
+                let xp = if self.hot.is_some() {
+                    ", uint32_t x"
+                } else {
+                    ""
+                };
+                let _ = writeln!(
+                    decls,
+                    "static bool R{}_{}(Cache& c{xp});",
+                    b.index(),
+                    n.index()
+                );
                 body.push(self.reach_fn(*b, n)?);
             }
         }
@@ -1752,7 +2003,10 @@ impl<'a> Gen<'a> {
         for (&(a, b), k) in &self.pairs {
             let _ = writeln!(decls, "static bool Q{k}(Cache& c);");
             let call = if self.plan.in_reach(b, a) {
-                format!("R{}_{}(c)", b.index(), a.index())
+                match self.hot {
+                    Some(_) => format!("R{}_{}(c, {})", b.index(), a.index(), self.xstate()),
+                    None => format!("R{}_{}(c)", b.index(), a.index()),
+                }
             } else {
                 "false".to_string()
             };
@@ -1782,6 +2036,16 @@ impl<'a> Gen<'a> {
             if self.plain_check(b) {
                 // Nothing in its search reads the search's context: no new one is needed.
                 let _ = writeln!(checks, "  const bool r = {call};");
+            } else if self.stamp_only_check(b) {
+                // Its search reads only the epoch (stamps) and, when it can run inside
+                // itself, the nesting level.
+                let level = self.self_nesting.contains(&b);
+                let _ = writeln!(
+                    checks,
+                    "{}  const uint64_t se_ = c.epoch;\n  c.epoch = ++c.next_epoch;\n  const bool r = {call};\n  c.epoch = se_;{}",
+                    if level { "  ++c.level;\n" } else { "" },
+                    if level { "\n  --c.level;" } else { "" }
+                );
             } else {
                 let _ = writeln!(
                     checks,
@@ -1807,6 +2071,21 @@ impl<'a> Gen<'a> {
         nodes
             .iter()
             .all(|n| n == b || (*checks.det(n.index()) == Check::None && !checks.nondet(n.index())))
+    }
+
+    /// Whether every node of the search of checks towards `b` has no visited-state check or a
+    /// stamp, in determined scopes only: then the search reads only the epoch of its context
+    /// (and the nesting level for the stamps of a search that runs inside itself).
+    fn stamp_only_check(&self, b: NodeId) -> bool {
+        let (Some(nodes), Some(checks)) = (self.plan.reach.get(&b), self.visits.reach.get(&b))
+        else {
+            return false;
+        };
+        nodes.iter().all(|n| {
+            n == b
+                || (matches!(checks.det(n.index()), Check::None | Check::Stamp { .. })
+                    && !checks.nondet(n.index()))
+        })
     }
 
     /// One function `E<i>` per check edge, calling its pair's `Q<k>`; a check whose search can
@@ -2044,8 +2323,9 @@ impl<'a> Gen<'a> {
         for n in 0..self.plan.moves.len() {
             // Only where a state can be (and `end`, which has no move).
             if self.plan.moves[n] && (self.plan.starts[n] || n as u32 == end) {
-                let _ = writeln!(cases, "    case {n}u: M{n}(c); break;");
-                let _ = writeln!(acases, "    case {n}u: found = A{n}(c); break;");
+                let xa = self.xarg().replace("@X@", &self.xstate());
+                let _ = writeln!(cases, "    case {n}u: M{n}(c{xa}); break;");
+                let _ = writeln!(acases, "    case {n}u: found = A{n}(c{xa}); break;");
             }
         }
         cpp.push_str(&include_str!("cpp/search.inc").replace("@CASES@", &cases));
@@ -2081,7 +2361,8 @@ impl<'a> Gen<'a> {
         let mut plabels = String::new();
         for (n, &d) in self.deferred.iter().enumerate() {
             if d {
-                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c); break;");
+                let xa = self.xarg().replace("@X@", &self.xstate());
+                let _ = writeln!(pcases, "    case {n}u: found = A{n}(c{xa}); break;");
                 let _ = writeln!(plabels, "    case {n}u:");
             }
         }
@@ -2403,4 +2684,29 @@ fn fingerprint_from(h: u64, text: &str) -> u64 {
     text.bytes().fold(h, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// The scalar ordinary variable the most edges assign (see `Gen::hot`).
+fn hot_var(game: &Game, layout: &Layout) -> Option<usize> {
+    let mut count = vec![0usize; layout.vars.len()];
+    for (_, e) in game.edges() {
+        if let Label::Assign { lhs, .. } | Label::AssignAny { lhs, .. } = e.label
+            && let rg_core::ExprData::Ref(x) = game.expr(game.strip_casts(lhs))
+            && let Some(&v) = layout.var_by_name.get(&x)
+        {
+            count[v] += 1;
+        }
+    }
+    (0..layout.vars.len())
+        .filter(|&v| {
+            let f = &layout.vars[v];
+            f.ordinary
+                && f.width > 0
+                && v != layout.player
+                && Some(v) != layout.goals
+                && Some(v) != layout.visible
+                && matches!(f.shape, Shape::Scalar(_))
+                && count[v] > 0
+        })
+        .max_by_key(|&v| (count[v], std::cmp::Reverse(v)))
 }

@@ -20,6 +20,7 @@ mod error;
 mod expr;
 mod layout;
 mod memo;
+mod progress;
 mod search;
 mod visits;
 

@@ -45,7 +45,7 @@
 use crate::layout::{Layout, Shape};
 use crate::search::{NodeSet, SearchPlan, Visit, assigns_player};
 use rg_core::{EdgeId, EntityId, ExprData, Game, Label, NodeId, Symbol};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 /// Region node visits allowed per search kind before giving up (keeping the interpreter's key).
 const WORK_BUDGET: u64 = 4_000_000;
@@ -271,6 +271,7 @@ struct Analysis<'a> {
     bit_of: Vec<Option<usize>>,
     var_of_bit: Vec<usize>,
     words: usize,
+    stores: crate::progress::Stores,
 }
 
 fn set(bits: &mut [u64], i: usize) {
@@ -1198,6 +1199,7 @@ impl<'a> Analysis<'a> {
             bit_of,
             var_of_bit,
             words,
+            stores: Default::default(),
         }
     }
 
@@ -1419,8 +1421,15 @@ impl<'a> Analysis<'a> {
         }
         let (facts, parent) = self.single_walks(kind, graph, t, w)?;
         let forked = self.forked(kind, &flow.members, w)?;
-        let multi = self.walk_counts(kind, t, &flow.members, w)?;
-        let region = self.region_nodes(kind, graph, t, &flow.members, (&forked, &multi), w)?;
+        let (multi, progressive) = self.walk_counts(kind, t, &flow.members, w)?;
+        let region = self.region_nodes(
+            kind,
+            graph,
+            t,
+            &flow.members,
+            (&forked, &multi, &progressive),
+            w,
+        )?;
         let emits = self.tag_emissions(&region, &flow, &facts, w);
         let rev: HashMap<u32, (EdgeId, Vec<u32>)> =
             flow.terms.iter().map(|(k, &v)| (v, k.clone())).collect();
@@ -1599,7 +1608,7 @@ impl<'a> Analysis<'a> {
         t: NodeId,
         members: &[NodeId],
         w: &mut KindWalk,
-    ) -> Option<HashMap<NodeId, ()>> {
+    ) -> Option<(HashMap<NodeId, ()>, HashSet<NodeId>)> {
         let local: HashMap<NodeId, usize> =
             members.iter().enumerate().map(|(i, &q)| (q, i)).collect();
         let k = members.len();
@@ -1634,12 +1643,22 @@ impl<'a> Analysis<'a> {
             incoming[comp[ti]] = 1;
         }
         let mut multi = HashMap::new();
+        let mut progressive = HashSet::new();
         // Components complete successors first: sources come last.
         for c in (0..ncomp).rev() {
             let nodes = &by_comp[c];
             let mut n = incoming[c];
+            // What each edge leaving the component passes on.
+            let mut leave = n;
             if cyclic[nodes[0]] && nodes.iter().any(|&i| !deterministic[i]) && n > 0 {
-                n = 2;
+                // One walk entering a ray once stays one walk, but may leave it every round.
+                if n == 1 && self.progressive_cycle(nodes, &comp, &out) {
+                    progressive.extend(nodes.iter().map(|&i| members[i]));
+                    leave = 2;
+                } else {
+                    n = 2;
+                    leave = 2;
+                }
             }
             if n > 1 {
                 multi.extend(nodes.iter().map(|&i| (members[i], ())));
@@ -1654,13 +1673,39 @@ impl<'a> Analysis<'a> {
                     let m = if n > 0 && (es.iter().any(|&e| self.many_members(e)) || !one_way) {
                         2
                     } else {
-                        n
+                        leave
                     };
                     incoming[comp[j]] = incoming[comp[j]].saturating_add(m).min(2);
                 }
             }
         }
-        Some(multi)
+        Some((multi, progressive))
+    }
+
+    /// Whether component `nodes` is a simple cycle (one edge from each member to the next)
+    /// whose walk never comes back to a state ([`crate::progress`]).
+    fn progressive_cycle(
+        &self,
+        nodes: &[usize],
+        comp: &[usize],
+        out: &[BTreeMap<usize, Vec<EdgeId>>],
+    ) -> bool {
+        let c = comp[nodes[0]];
+        let mut cycle = Vec::with_capacity(nodes.len());
+        let mut i = nodes[0];
+        for _ in 0..nodes.len() {
+            let inner: Vec<(&usize, &Vec<EdgeId>)> =
+                out[i].iter().filter(|(j, _)| comp[**j] == c).collect();
+            let [(j, es)] = inner.as_slice() else {
+                return false;
+            };
+            let [e] = es.as_slice() else {
+                return false;
+            };
+            cycle.push(*e);
+            i = **j;
+        }
+        i == nodes[0] && crate::progress::progressive(self.game, self.layout, &self.stores, &cycle)
     }
 
     /// The region of `t`: each member's need (a single route into it with an injective action,
@@ -1672,7 +1717,11 @@ impl<'a> Analysis<'a> {
         graph: &KindGraph<'_>,
         t: NodeId,
         members: &[NodeId],
-        (forked, multi): (&HashMap<NodeId, ()>, &HashMap<NodeId, ()>),
+        (forked, multi, progressive): (
+            &HashMap<NodeId, ()>,
+            &HashMap<NodeId, ()>,
+            &HashSet<NodeId>,
+        ),
         w: &mut KindWalk,
     ) -> Option<Region> {
         let d = &w.d;
@@ -1706,7 +1755,16 @@ impl<'a> Analysis<'a> {
                         Label::Skip | Label::Compare { .. } | Label::Reach { .. }
                     )
                 });
-                if es.len() == 1 || (identity && self.exclusive(m, es)) {
+                if es.len() == 1
+                    || (identity && self.exclusive(m, es))
+                    || crate::progress::dead_collisions(
+                        self.game,
+                        self.layout,
+                        &self.stores,
+                        &self.plan.out[q.index()],
+                        es,
+                    )
+                {
                     routes += 1;
                 } else {
                     routes += es.len();
@@ -1715,7 +1773,9 @@ impl<'a> Analysis<'a> {
             }
             // Both are sound: before any fork, or counted once.
             let single_walk = !forked.contains_key(&q) || !multi.contains_key(&q);
-            let local = if graph.cyclic(q) {
+            let local = if progressive.contains(&q) {
+                Local::Unique // states on a ray are pairwise different
+            } else if graph.cyclic(q) {
                 if single_walk {
                     Local::Loop
                 } else {

@@ -1,0 +1,448 @@
+//! Cycles whose walk never comes back to a state: rays such as `(dir {e})*`.
+//!
+//! A *simple* cycle (every member has one edge to the next member; other edges leave it) that
+//! one walk of a scope event enters once goes round deterministically, each round taking the
+//! state at a member `q` to the next one. If some scalar variable `v` is assigned on the cycle
+//! only as `v = K[v]` (a constant map of `v`'s class), a round starting at `q` maps `v` by the
+//! composition `f` of those maps, and it can run on only when the comparisons on the cycle that
+//! are decided by `v` alone hold (`live`). Were a state at `q` repeated, its values of `v` would
+//! run round a cycle of `f` made of live values; so when `f` has no such cycle, for every
+//! member, the states at each member are pairwise different and none needs a visited-state
+//! check (and the walk ends: the values cannot repeat).
+//!
+//! Comparisons decided by `v` alone: `v`, literals, constants and constant maps indexed by such
+//! operands, and elements of a map variable at keys outside its declared domain — a store there
+//! fails (as in the interpreter), so the element keeps its initial value, provided no edge
+//! assigns the whole map; and elements no store can change: every store into the map either
+//! writes the element's initial value or comes right after a comparison that the element
+//! being stored into holds another symbol (`{w} [b]`), which by induction never holds at that
+//! element.
+
+use crate::layout::{Layout, NameRef, Shape};
+use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// A store into a map variable: the symbol the element must hold for it to run (a comparison
+/// right before it), and the symbol it writes (when a literal).
+type Store = (Option<Symbol>, Option<Symbol>);
+
+/// What the analysis remembers across cycles of one game.
+#[derive(Default)]
+pub(crate) struct Stores {
+    /// Per map variable, its stores (`None`: one of them is neither guarded nor a literal, or
+    /// the map is assigned whole).
+    by_var: RefCell<HashMap<usize, Option<Vec<Store>>>>,
+}
+
+/// Reads `width` bits at bit `bit` of `bytes` (the layout's packing).
+fn read_bits(bytes: &[u8], bit: u64, width: u32) -> Option<u32> {
+    let byte = (bit / 8) as usize;
+    match width {
+        1 | 2 | 4 => {
+            let shift = (bit % 8) as u32;
+            Some(u32::from(*bytes.get(byte)? >> shift) & ((1u32 << width) - 1))
+        }
+        8 | 16 | 32 => {
+            let n = (width / 8) as usize;
+            let mut b = [0u8; 4];
+            b[..n].copy_from_slice(bytes.get(byte..byte + n)?);
+            Some(u32::from_le_bytes(b))
+        }
+        _ => None,
+    }
+}
+
+struct Eval<'a> {
+    game: &'a Game,
+    layout: &'a Layout,
+    stores: &'a Stores,
+    /// The variable and its class.
+    var: usize,
+    class: usize,
+}
+
+impl Eval<'_> {
+    fn var_of(&self, e: ExprId) -> Option<usize> {
+        match self.game.expr(self.game.strip_casts(e)) {
+            ExprData::Ref(x) => match self.layout.name_ref(self.game, x) {
+                NameRef::Var(v) => Some(v),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The symbol a literal (or scalar constant) expression stands for.
+    fn literal(&self, e: ExprId) -> Option<Symbol> {
+        match self.game.expr(self.game.strip_casts(e)) {
+            ExprData::Ref(r) => match self.layout.name_ref(self.game, r) {
+                NameRef::Literal(s) => Some(s),
+                NameRef::Const(k) => match self.layout.consts[k].shape {
+                    Shape::Scalar(c) => {
+                        let i = *self.layout.consts[k].elements.first()?;
+                        self.layout.classes[c].members.get(i as usize).copied()
+                    }
+                    Shape::Map { .. } => None,
+                },
+                NameRef::Var(_) => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// Whether `a` and `b` are the same expression.
+    fn same(&self, a: ExprId, b: ExprId) -> bool {
+        let (a, b) = (self.game.strip_casts(a), self.game.strip_casts(b));
+        match (self.game.expr(a), self.game.expr(b)) {
+            (ExprData::Ref(x), ExprData::Ref(y)) => x == y,
+            (ExprData::Access(m1, k1), ExprData::Access(m2, k2)) => {
+                self.same(m1, m2) && self.same(k1, k2)
+            }
+            _ => false,
+        }
+    }
+
+    /// The stores into map variable `m` (see [`Stores`]).
+    fn stores_of(&self, m: usize) -> Option<Vec<Store>> {
+        if let Some(r) = self.stores.by_var.borrow().get(&m) {
+            return r.clone();
+        }
+        let game = self.game;
+        let mut preds: HashMap<rg_core::NodeId, Vec<EdgeId>> = HashMap::new();
+        for (e, ed) in game.edges() {
+            preds.entry(ed.to).or_default().push(e);
+        }
+        let mut out = Some(Vec::new());
+        for (_, ed) in game.edges() {
+            let (lhs, rhs) = match ed.label {
+                Label::Assign { lhs, rhs } => (lhs, Some(rhs)),
+                Label::AssignAny { lhs, .. } => (lhs, None),
+                _ => continue,
+            };
+            let mut root = self.game.strip_casts(lhs);
+            let mut key = None;
+            while let ExprData::Access(mm, k) = self.game.expr(root) {
+                key = Some(k);
+                root = self.game.strip_casts(mm);
+            }
+            if self.var_of(root) != Some(m) {
+                continue;
+            }
+            let (Some(k), ExprData::Access(..)) = (key, self.game.expr(self.game.strip_casts(lhs)))
+            else {
+                out = None; // assigned whole
+                break;
+            };
+            let written = rhs.and_then(|r| self.literal(r));
+            // A comparison `m[k] == s` on every edge into the store's node.
+            let ins = preds.get(&ed.from).map(Vec::as_slice).unwrap_or(&[]);
+            let mut guard: Option<Symbol> = None;
+            let mut guarded = !ins.is_empty();
+            for &pe in ins {
+                let g = match game.edge(pe).label {
+                    Label::Compare {
+                        lhs: a,
+                        rhs: b,
+                        negated: false,
+                    } => {
+                        if self.same(a, lhs) {
+                            self.literal(b)
+                        } else if self.same(b, lhs) {
+                            self.literal(a)
+                        } else {
+                            None
+                        }
+                    }
+                    _ => None,
+                };
+                match (g, guard) {
+                    (Some(s), None) => guard = Some(s),
+                    (Some(s), Some(t)) if s == t => {}
+                    _ => guarded = false,
+                }
+            }
+            let _ = k;
+            let guard = if guarded { guard } else { None };
+            if guard.is_none() && written.is_none() {
+                out = None;
+                break;
+            }
+            if let Some(v) = out.as_mut() {
+                v.push((guard, written));
+            }
+        }
+        self.stores.by_var.borrow_mut().insert(m, out.clone());
+        out
+    }
+
+    /// Whether element `i` of map variable `m` (one map level) always holds its initial value
+    /// `init`.
+    fn invariant(&self, m: usize, i: u32, init: Symbol) -> bool {
+        let f = &self.layout.vars[m];
+        if let Some(Some(dom)) = f.domains.first()
+            && !dom.get(i as usize).copied().unwrap_or(true)
+            && self.stores_of(m).is_some()
+        {
+            return true; // stores there fail
+        }
+        let _ = i;
+        match self.stores_of(m) {
+            Some(stores) => stores
+                .iter()
+                .all(|&(guard, written)| written == Some(init) || guard.is_some_and(|g| g != init)),
+            None => false,
+        }
+    }
+
+    /// `e`'s value as a symbol when the variable holds class-local value `x`, if it depends
+    /// on nothing else.
+    fn value(&self, e: ExprId, x: u32) -> Option<Symbol> {
+        let classes = &self.layout.classes;
+        match self.game.expr(self.game.strip_casts(e)) {
+            ExprData::Cast(..) => None,
+            ExprData::Ref(r) => match self.layout.name_ref(self.game, r) {
+                NameRef::Literal(s) => Some(s),
+                NameRef::Var(v) if v == self.var => {
+                    classes[self.class].members.get(x as usize).copied()
+                }
+                NameRef::Var(_) => None,
+                NameRef::Const(k) => match &self.layout.consts[k].shape {
+                    Shape::Scalar(c) => {
+                        let i = *self.layout.consts[k].elements.first()?;
+                        classes[*c].members.get(i as usize).copied()
+                    }
+                    Shape::Map { .. } => None,
+                },
+            },
+            ExprData::Access(m, k) => {
+                let key = self.value(k, x)?;
+                let ExprData::Ref(mr) = self.game.expr(self.game.strip_casts(m)) else {
+                    return None;
+                };
+                match self.layout.name_ref(self.game, mr) {
+                    NameRef::Const(c) => {
+                        let data = &self.layout.consts[c];
+                        let Shape::Map { key: kc, val } = &data.shape else {
+                            return None;
+                        };
+                        let Shape::Scalar(vc) = **val else {
+                            return None;
+                        };
+                        let i = classes[*kc].local(key)?;
+                        let v = *data.elements.get(i as usize)?;
+                        classes[vc].members.get(v as usize).copied()
+                    }
+                    NameRef::Var(mv) => {
+                        let f = &self.layout.vars[mv];
+                        let Shape::Map { key: kc, val } = &f.shape else {
+                            return None;
+                        };
+                        let Shape::Scalar(vc) = **val else {
+                            return None;
+                        };
+                        let i = classes[*kc].local(key)?;
+                        let v = read_bits(
+                            &self.layout.init,
+                            f.bit + u64::from(i) * u64::from(f.width),
+                            f.width,
+                        )?;
+                        let init = classes[vc].members.get(v as usize).copied()?;
+                        self.invariant(mv, i, init).then_some(init)
+                    }
+                    NameRef::Literal(_) => None,
+                }
+            }
+        }
+    }
+
+    /// The constant map `rhs` applies to the variable (`v = K[v]`), as class-local values.
+    fn self_map(&self, rhs: ExprId) -> Option<&[u32]> {
+        let ExprData::Access(m, k) = self.game.expr(self.game.strip_casts(rhs)) else {
+            return None;
+        };
+        if self.var_of(k) != Some(self.var) {
+            return None;
+        }
+        let ExprData::Ref(mr) = self.game.expr(self.game.strip_casts(m)) else {
+            return None;
+        };
+        let NameRef::Const(c) = self.layout.name_ref(self.game, mr) else {
+            return None;
+        };
+        let data = &self.layout.consts[c];
+        match &data.shape {
+            Shape::Map { key, val } if *key == self.class && **val == Shape::Scalar(self.class) => {
+                Some(&data.elements)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether the walk round the simple cycle `cycle` (its edges in order, each from the node the
+/// previous one enters) never comes back to a state (see the module doc).
+pub(crate) fn progressive(game: &Game, layout: &Layout, stores: &Stores, cycle: &[EdgeId]) -> bool {
+    let assigned: Vec<usize> = (0..layout.vars.len())
+        .filter(|&v| layout.vars[v].ordinary && layout.vars[v].width > 0)
+        .filter(|&v| matches!(layout.vars[v].shape, Shape::Scalar(_)))
+        .collect();
+    'vars: for v in assigned {
+        let Shape::Scalar(class) = layout.vars[v].shape else {
+            continue;
+        };
+        let n = layout.classes[class].len() as usize;
+        if n == 0 || n > 1 << 12 {
+            continue;
+        }
+        let ev = Eval {
+            game,
+            layout,
+            stores,
+            var: v,
+            class,
+        };
+        // Per edge: Some(map) for `v = K[v]`, None for an edge that leaves `v` alone.
+        let mut steps: Vec<Option<&[u32]>> = Vec::with_capacity(cycle.len());
+        for &e in cycle {
+            match game.edge(e).label {
+                Label::Assign { lhs, rhs } if ev.var_of(lhs) == Some(v) => match ev.self_map(rhs) {
+                    Some(k) if k.len() == n => steps.push(Some(k)),
+                    _ => continue 'vars,
+                },
+                Label::AssignAny { lhs, .. } if ev.var_of(lhs) == Some(v) => continue 'vars,
+                _ => steps.push(None),
+            }
+        }
+        if steps.iter().all(Option::is_none) {
+            continue;
+        }
+        // Whether comparison edge `e` can hold when `v` is `x`.
+        let holds = |e: EdgeId, x: u32| -> bool {
+            let Label::Compare { lhs, rhs, negated } = game.edge(e).label else {
+                return true;
+            };
+            match (ev.value(lhs, x), ev.value(rhs, x)) {
+                (Some(a), Some(b)) => (a == b) != negated,
+                _ => true,
+            }
+        };
+        for start in 0..cycle.len() {
+            // One round from member `start`: where each live value goes.
+            let mut next: Vec<Option<u32>> = Vec::with_capacity(n);
+            for x0 in 0..n as u32 {
+                let mut x = x0;
+                let mut live = true;
+                for i in 0..cycle.len() {
+                    let j = (start + i) % cycle.len();
+                    if !holds(cycle[j], x) {
+                        live = false;
+                        break;
+                    }
+                    if let Some(k) = steps[j] {
+                        x = k[x as usize];
+                        if x as usize >= n {
+                            continue 'vars;
+                        }
+                    }
+                }
+                next.push(live.then_some(x));
+            }
+            // A cycle of live values? (0: unseen, 1: on the current path, 2: done)
+            let mut mark = vec![0u8; n];
+            for s in 0..n {
+                let mut path = Vec::new();
+                let mut x = s;
+                while mark[x] == 0 {
+                    mark[x] = 1;
+                    path.push(x);
+                    match next[x] {
+                        Some(y) => x = y as usize,
+                        None => break,
+                    }
+                }
+                if mark[x] == 1 && next[x].is_some() {
+                    continue 'vars; // back on the current path: a live cycle
+                }
+                for p in path {
+                    mark[p] = 2;
+                }
+            }
+        }
+        return true;
+    }
+    false
+}
+
+/// Whether edges `es` (from one node, each `v = K[v]` for one scalar variable `v` and constant
+/// maps `K`) take a state to the same value of `v` only where every edge `out` (those of the
+/// node they enter) is a comparison that then fails: the walks that meet there end at once,
+/// having done nothing, so they need not be told apart.
+pub(crate) fn dead_collisions(
+    game: &Game,
+    layout: &Layout,
+    stores: &Stores,
+    out: &[EdgeId],
+    es: &[EdgeId],
+) -> bool {
+    let Some(&first) = es.first() else {
+        return false;
+    };
+    let Label::Assign { lhs, .. } = game.edge(first).label else {
+        return false;
+    };
+    let probe = Eval {
+        game,
+        layout,
+        stores,
+        var: usize::MAX,
+        class: 0,
+    };
+    let Some(v) = probe.var_of(lhs) else {
+        return false;
+    };
+    let Shape::Scalar(class) = layout.vars[v].shape else {
+        return false;
+    };
+    let n = layout.classes[class].len() as usize;
+    if out.is_empty() || n == 0 || n > 1 << 12 {
+        return false;
+    }
+    let ev = Eval {
+        game,
+        layout,
+        stores,
+        var: v,
+        class,
+    };
+    let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
+    for &e in es {
+        match game.edge(e).label {
+            Label::Assign { lhs, rhs } if ev.var_of(lhs) == Some(v) => match ev.self_map(rhs) {
+                Some(k) if k.len() == n => maps.push(k),
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    let dead = |y: u32| -> bool {
+        out.iter().all(|&e| match game.edge(e).label {
+            Label::Compare { lhs, rhs, negated } => match (ev.value(lhs, y), ev.value(rhs, y)) {
+                (Some(a), Some(b)) => (a == b) == negated,
+                _ => false,
+            },
+            _ => false,
+        })
+    };
+    for x in 0..n {
+        for i in 0..maps.len() {
+            for j in i + 1..maps.len() {
+                let y = maps[i][x];
+                if y == maps[j][x] && !dead(y) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}

@@ -87,6 +87,17 @@ pub(crate) enum Shape {
 }
 
 impl Shape {
+    /// The key and value classes of a map from scalars to scalars.
+    pub fn scalar_map(&self) -> Option<(usize, usize)> {
+        match self {
+            Shape::Map { key, val } => match **val {
+                Shape::Scalar(v) => Some((*key, v)),
+                Shape::Map { .. } => None,
+            },
+            Shape::Scalar(_) => None,
+        }
+    }
+
     /// The class of the scalars at the leaves.
     pub fn leaf(&self) -> usize {
         let mut s = self;

@@ -223,25 +223,15 @@ impl Eval<'_> {
                 match self.layout.name_ref(self.game, mr) {
                     NameRef::Const(c) => {
                         let data = &self.layout.consts[c];
-                        let Shape::Map { key: kc, val } = &data.shape else {
-                            return None;
-                        };
-                        let Shape::Scalar(vc) = **val else {
-                            return None;
-                        };
-                        let i = classes[*kc].local(key)?;
+                        let (kc, vc) = data.shape.scalar_map()?;
+                        let i = classes[kc].local(key)?;
                         let v = *data.elements.get(i as usize)?;
                         classes[vc].members.get(v as usize).copied()
                     }
                     NameRef::Var(mv) => {
                         let f = &self.layout.vars[mv];
-                        let Shape::Map { key: kc, val } = &f.shape else {
-                            return None;
-                        };
-                        let Shape::Scalar(vc) = **val else {
-                            return None;
-                        };
-                        let i = classes[*kc].local(key)?;
+                        let (kc, vc) = f.shape.scalar_map()?;
+                        let i = classes[kc].local(key)?;
                         let v = read_bits(
                             &self.layout.init,
                             f.bit + u64::from(i) * u64::from(f.width),

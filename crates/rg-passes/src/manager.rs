@@ -26,9 +26,9 @@ pub enum Schedule {
     /// Run every enabled loop pass once per sweep, repeat sweeps until one changes nothing; a
     /// pass that already ran on the current game version is not run again. After an iteration
     /// in which only some passes changed the game, the next iteration runs only those, until
-    /// one changes nothing; then a whole sweep runs again. The
-    /// default: on the largest corpus games it reaches the same or smaller games several times
-    /// faster than `Restart`, which re-runs the cheap early passes after every change.
+    /// one changes nothing; then a whole sweep runs again. The default: on the largest corpus
+    /// games it reaches the same or smaller games several times faster than `Restart`, which
+    /// re-runs the cheap early passes after every change.
     #[default]
     Sweep,
 }
@@ -344,8 +344,8 @@ impl Manager<'_> {
                 iteration -= 1;
                 break;
             }
-            // The loop passes this iteration runs: all of them, or (sweep scheduling, after a
-            // sweep in which only some changed the game) only those.
+            // The loop passes this iteration runs: all of them, or (sweep scheduling, after an
+            // iteration in which only some changed the game) only those.
             let subset = focus.take();
             let members: Vec<usize> = match &subset {
                 Some(s) => s.clone(),

@@ -793,10 +793,7 @@ impl<'a> Gen<'a> {
         target: Option<NodeId>,
     ) -> Result<Option<String>, CompileError> {
         const CHAIN_LIMIT: usize = 16;
-        let checks = match target {
-            Some(b) => &self.visits.reach[&b],
-            None => &self.visits.moves,
-        };
+        let checks = self.scope_checks(target);
         let mut q = self.game.edge(e).to;
         let mut conds: Vec<EdgeId> = Vec::new();
         let mut ended = false;
@@ -839,22 +836,7 @@ impl<'a> Gen<'a> {
         if !ended {
             return Ok(None);
         }
-        let saved = self.ex.subst.replace((v, "m_".to_string()));
-        self.ex.wide = true;
-        let mut parts = Vec::new();
-        for &c in &conds {
-            match self.condition(c, "c.s") {
-                Ok(Some(x)) => parts.push(format!("({x})")),
-                Ok(None) => {}
-                Err(err) => {
-                    self.ex.subst = saved;
-                    self.ex.wide = false;
-                    return Err(err);
-                }
-            }
-        }
-        self.ex.subst = saved;
-        self.ex.wide = false;
+        let parts = self.member_conditions(v, &conds, true)?;
         Ok(Some(if parts.is_empty() {
             "true".to_string()
         } else {
@@ -873,10 +855,7 @@ impl<'a> Gen<'a> {
         target: Option<NodeId>,
     ) -> Result<Option<String>, CompileError> {
         const CHAIN_LIMIT: usize = 8;
-        let checks = match target {
-            Some(b) => &self.visits.reach[&b],
-            None => &self.visits.moves,
-        };
+        let checks = self.scope_checks(target);
         let mut q = self.game.edge(e).to;
         let mut conds: Vec<EdgeId> = Vec::new();
         for _ in 0..CHAIN_LIMIT {
@@ -907,20 +886,40 @@ impl<'a> Gen<'a> {
         if conds.is_empty() {
             return Ok(None);
         }
-        let saved = self.ex.subst.replace((v, "m_".to_string()));
-        let mut parts = Vec::new();
-        for &c in &conds {
-            match self.condition(c, "c.s") {
-                Ok(Some(x)) => parts.push(format!("({x})")),
-                Ok(None) => {}
-                Err(err) => {
-                    self.ex.subst = saved;
-                    return Err(err);
-                }
-            }
-        }
-        self.ex.subst = saved;
+        let parts = self.member_conditions(v, &conds, false)?;
         Ok((!parts.is_empty()).then(|| parts.join(" && ")))
+    }
+
+    /// The visited-state checks of the scope a walk belongs to: the searches of the check
+    /// towards `target`, or the move searches.
+    fn scope_checks(&self, target: Option<NodeId>) -> &'a KindChecks {
+        match target {
+            Some(b) => &self.visits.reach[&b],
+            None => &self.visits.moves,
+        }
+    }
+
+    /// The C++ of comparisons `conds`, each parenthesised, with scalar `v` read as the member
+    /// loop's variable `m_` (and, when `wide`, every variable through its wide accessor).
+    fn member_conditions(
+        &mut self,
+        v: usize,
+        conds: &[EdgeId],
+        wide: bool,
+    ) -> Result<Vec<String>, CompileError> {
+        let saved = self.ex.subst.replace((v, "m_".to_string()));
+        let saved_wide = std::mem::replace(&mut self.ex.wide, wide);
+        let parts: Result<Vec<String>, CompileError> = conds
+            .iter()
+            .filter_map(|&c| {
+                self.condition(c, "c.s")
+                    .transpose()
+                    .map(|r| r.map(|x| format!("({x})")))
+            })
+            .collect();
+        self.ex.subst = saved;
+        self.ex.wide = saved_wide;
+        parts
     }
 
     /// Member number `k` (a C++ expression) of `members`, in order or reversed (as

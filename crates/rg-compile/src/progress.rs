@@ -62,6 +62,36 @@ struct Eval<'a> {
     class: usize,
 }
 
+/// The most members a variable's class may have for the proof (it tabulates maps over them).
+const MAX_CLASS: usize = 1 << 12;
+
+impl<'a> Eval<'a> {
+    /// The evaluator for scalar variable `v` and the number of members of its class; `None`
+    /// when `v` is not a scalar or its class is empty or larger than [`MAX_CLASS`].
+    fn of_scalar(
+        game: &'a Game,
+        layout: &'a Layout,
+        stores: &'a Stores,
+        v: usize,
+    ) -> Option<(Self, usize)> {
+        let Shape::Scalar(class) = layout.vars[v].shape else {
+            return None;
+        };
+        let n = layout.classes[class].len() as usize;
+        if n == 0 || n > MAX_CLASS {
+            return None;
+        }
+        let ev = Eval {
+            game,
+            layout,
+            stores,
+            var: v,
+            class,
+        };
+        Some((ev, n))
+    }
+}
+
 impl Eval<'_> {
     fn var_of(&self, e: ExprId) -> Option<usize> {
         match self.game.expr(self.game.strip_casts(e)) {
@@ -278,19 +308,8 @@ pub(crate) fn progressive(game: &Game, layout: &Layout, stores: &Stores, cycle: 
         .filter(|&v| matches!(layout.vars[v].shape, Shape::Scalar(_)))
         .collect();
     'vars: for v in assigned {
-        let Shape::Scalar(class) = layout.vars[v].shape else {
+        let Some((ev, n)) = Eval::of_scalar(game, layout, stores, v) else {
             continue;
-        };
-        let n = layout.classes[class].len() as usize;
-        if n == 0 || n > 1 << 12 {
-            continue;
-        }
-        let ev = Eval {
-            game,
-            layout,
-            stores,
-            var: v,
-            class,
         };
         // Per edge: Some(map) for `v = K[v]`, None for an edge that leaves `v` alone.
         let mut steps: Vec<Option<&[u32]>> = Vec::with_capacity(cycle.len());
@@ -391,19 +410,11 @@ pub(crate) fn dead_collisions(
     let Some(v) = probe.var_of(lhs) else {
         return false;
     };
-    let Shape::Scalar(class) = layout.vars[v].shape else {
-        return false;
-    };
-    let n = layout.classes[class].len() as usize;
-    if out.is_empty() || n == 0 || n > 1 << 12 {
+    if out.is_empty() {
         return false;
     }
-    let ev = Eval {
-        game,
-        layout,
-        stores,
-        var: v,
-        class,
+    let Some((ev, n)) = Eval::of_scalar(game, layout, stores, v) else {
+        return false;
     };
     let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
     for &e in es {

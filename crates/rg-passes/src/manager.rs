@@ -346,11 +346,10 @@ impl Manager<'_> {
             }
             // The loop passes this iteration runs: all of them, or (sweep scheduling, after an
             // iteration in which only some changed the game) only those.
-            let subset = focus.take();
-            let members: Vec<usize> = match &subset {
-                Some(s) => s.clone(),
-                None => (0..loop_passes.len()).collect(),
-            };
+            let focused = focus.is_some();
+            let members: Vec<usize> = focus
+                .take()
+                .unwrap_or_else(|| (0..loop_passes.len()).collect());
             let mut changed_passes: Vec<usize> = Vec::new();
             for i in members {
                 if !changed_passes.is_empty() && self.opts.schedule == Schedule::Restart {
@@ -375,11 +374,11 @@ impl Manager<'_> {
                 }
             }
             any_change |= !changed_passes.is_empty();
-            match (self.opts.schedule, subset) {
+            match (self.opts.schedule, focused) {
                 // A fixed point needs a whole sweep that changes nothing.
-                (_, None) if changed_passes.is_empty() => break,
+                (_, false) if changed_passes.is_empty() => break,
                 // The focused passes settled: a whole sweep looks at the game again.
-                (_, Some(_)) if changed_passes.is_empty() => {}
+                (_, true) if changed_passes.is_empty() => {}
                 // Repeat the passes that changed the game, alone, until they settle: on large games
                 // the same two or three passes often enable each other for many rounds (a shared
                 // prefix joined one level per round on amazons.kif), and sweeping all the others in

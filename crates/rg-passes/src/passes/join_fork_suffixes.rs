@@ -212,12 +212,11 @@ impl Twins {
         // targets are often hubs, and one removal at a time cost a hub's list each. Until then
         // they are skipped where the loop meets them (only as edges entering a later `y2`;
         // no other edge is theirs or has their source).
-        let mut leaving: Vec<EdgeId> = Vec::new();
-        let mut pending = FxHashSet::default();
+        let mut leaving: FxHashSet<EdgeId> = FxHashSet::default();
         for (y2, y1) in plan {
             next.push(y1);
             for p in g.incoming(y2).to_vec() {
-                if pending.contains(&p) {
+                if leaving.contains(&p) {
                     continue;
                 }
                 let from = g.edge(p).from;
@@ -234,12 +233,12 @@ impl Twins {
             }
             for &e in g.outgoing(y2) {
                 next.push(g.edge(e).to);
-                leaving.push(e);
-                pending.insert(e);
+                leaving.insert(e);
             }
             self.dirty.push(y2);
         }
-        g.remove_edges(&leaving);
+        // Removal does not depend on the order of the edges.
+        g.remove_edges(&leaving.into_iter().collect::<Vec<_>>());
         next.sort_unstable();
         next.dedup();
         next

@@ -59,6 +59,11 @@ const GAMES: &[(&str, usize, &[OptLevel])] = &[
         4,
         &[OptLevel::O0, OptLevel::O2],
     ),
+    (
+        "tests/fixtures/compile/check_chains.rg",
+        4,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
     ("tests/fixtures/hrg/valid/dice.hrg", 4, &[OptLevel::O2]),
     ("tests/fixtures/hrg/valid/loops.hrg", 3, &[OptLevel::O2]),
     (

@@ -83,6 +83,10 @@ pub(crate) struct Gen<'a> {
     /// component of each node of its search (one target at a time: they are written target
     /// by target).
     reach_comp: Option<(NodeId, Vec<usize>)>,
+    /// For the check target whose functions are being written, whether each node of its
+    /// search (by position) is folded into its only caller's function (see
+    /// [`Gen::reach_folded`]).
+    reach_folded: Option<(NodeId, Vec<bool>)>,
     /// Stamp slots after the analysis's: visit counters of apply walks that take the first
     /// move they find (`c.first_only`).
     extra_stamps: u64,
@@ -213,6 +217,35 @@ pub(crate) fn c_string(x: &str) -> String {
     s
 }
 
+/// `{prefix}_TEXT`, the names one after the other, each ended by a NUL (adjacent literals,
+/// a few per line), and `{prefix}_AT`, where each name starts in it.
+fn name_table<'n>(out: &mut String, prefix: &str, names: impl Iterator<Item = &'n str>) {
+    let mut at: Vec<String> = Vec::new();
+    let mut offset = 0usize;
+    let _ = write!(out, "const char {prefix}_TEXT[] =");
+    for (i, name) in names.enumerate() {
+        at.push(offset.to_string());
+        offset += name.len() + 1;
+        let lit = c_string(name);
+        if i % 16 == 0 {
+            out.push_str("\n    ");
+        } else {
+            out.push(' ');
+        }
+        // A three-digit octal escape, so that no digit after it can extend it.
+        let _ = write!(out, "{}\\000\"", &lit[..lit.len() - 1]);
+    }
+    if at.is_empty() {
+        out.push_str(" \"\"");
+    }
+    out.push_str(";\n");
+    let _ = writeln!(
+        out,
+        "const uint32_t {prefix}_AT[] = {{{}}};",
+        array_items(&at)
+    );
+}
+
 /// A C++ comment-safe rendering of a name.
 fn comment(x: &str) -> String {
     x.replace("*/", "* /").replace('\n', " ")
@@ -285,6 +318,7 @@ impl<'a> Gen<'a> {
             scope_epochs: false,
             scope_nondet: false,
             reach_comp: None,
+            reach_folded: None,
             extra_stamps: 0,
             uncounted_loop: false,
         }
@@ -1644,6 +1678,78 @@ impl<'a> Gen<'a> {
         &self.reach_comp.as_ref().expect("just set").1
     }
 
+    /// The only edge that the search towards `b` follows from `n`, when `n` has no covering
+    /// `@disjoint` and the edge only tests (a skip, a comparison or a check): the search goes
+    /// on from its target exactly when the test holds.
+    fn chain_edge(&self, b: NodeId, n: NodeId) -> Option<EdgeId> {
+        if n == b || self.plan.disjoint[n.index()].is_some() {
+            return None;
+        }
+        let mut inside = self.plan.out[n.index()]
+            .iter()
+            .filter(|&&e| self.plan.in_reach(b, self.game.edge(e).to));
+        let e = *inside.next()?;
+        let testing = matches!(
+            self.game.edge(e).label,
+            Label::Skip | Label::Compare { .. } | Label::Reach { .. }
+        );
+        (inside.next().is_none() && testing).then_some(e)
+    }
+
+    /// Per node of the search towards `b` (by position in its set), whether its function is
+    /// folded into its only caller's: the node is entered only through one [`Gen::chain_edge`],
+    /// is not where a check starts, needs no visited check and caches no check of its own.
+    /// Then the caller's function tests the edge and goes on with the node's code instead of
+    /// calling it, so a chain of tests (a GDL translation's long `x != …` chains) is one
+    /// function instead of one per node.
+    fn reach_folded(&mut self, b: NodeId) -> &[bool] {
+        if !matches!(&self.reach_folded, Some((x, _)) if *x == b) {
+            let nodes = &self.plan.reach[&b];
+            let checks = &self.visits.reach[&b];
+            let mut incoming = vec![0u32; nodes.len()];
+            let mut via: Vec<Option<NodeId>> = vec![None; nodes.len()];
+            for n in nodes.iter().filter(|&n| n != b) {
+                for &e in &self.plan.out[n.index()] {
+                    if let Some(j) = nodes.position(self.game.edge(e).to) {
+                        incoming[j] += 1;
+                        via[j] = Some(n);
+                    }
+                }
+            }
+            let mut folded: Vec<bool> = nodes
+                .iter()
+                .enumerate()
+                .map(|(j, t)| {
+                    t != b
+                        && incoming[j] == 1
+                        && via[j].is_some_and(|n| self.chain_edge(b, n).is_some())
+                        && matches!(checks.det(t.index()), Check::None)
+                        && !checks.nondet(t.index())
+                        && !self.plan.out[t.index()].iter().any(|&e| {
+                            matches!(self.game.edge(e).label, Label::Reach { from, to, .. } if from != to)
+                        })
+                })
+                .collect();
+            for &(a, to) in self.pairs.keys() {
+                if to == b
+                    && let Some(j) = nodes.position(a)
+                {
+                    folded[j] = false;
+                }
+            }
+            self.reach_folded = Some((b, folded));
+        }
+        &self.reach_folded.as_ref().expect("just set").1
+    }
+
+    /// Whether the function of node `q` in the search towards `b` is folded into its caller's.
+    fn is_folded(&mut self, b: NodeId, q: NodeId) -> bool {
+        match self.plan.reach[&b].position(q) {
+            Some(j) => self.reach_folded(b)[j],
+            None => false,
+        }
+    }
+
     fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
         let mut f = String::new();
         let _ = writeln!(
@@ -1664,6 +1770,23 @@ impl<'a> Gen<'a> {
         let nested = self.self_nesting.contains(&b);
         f.push_str(&self.visit_code(n, &visits.reach[&b], Some(b), "return false;", nested));
         f.push_str(&self.reach_cache(n));
+        // Folded nodes: the chain's tests one after the other, then the code of its last node.
+        let mut n = n;
+        while let Some(e) = self.chain_edge(b, n) {
+            let t = self.game.edge(e).to;
+            if t != b && !self.is_folded(b, t) {
+                break;
+            }
+            if let Some(cond) = self.condition(e, "c.s")? {
+                let _ = writeln!(f, "  if (!({cond})) return false;");
+            }
+            if t == b {
+                f.push_str("  return true;\n}\n\n");
+                self.ex.subst = None;
+                return Ok(f.replace("@X@", &self.xstate()));
+            }
+            n = t;
+        }
         f.push_str("  bool r = false;\n");
         let edges = self.plan.out[n.index()].clone();
         let mode = Mode::Reach(b);
@@ -1843,7 +1966,7 @@ impl<'a> Gen<'a> {
         match shape {
             Shape::Scalar(c) => {
                 let t = self.class_table(*c);
-                let _ = writeln!(out, "{ind}o += SYMBOLS[{t}[G{v}(s, {idx})]];");
+                let _ = writeln!(out, "{ind}o += symbol_name({t}[G{v}(s, {idx})]);");
             }
             Shape::Map { key, val } => {
                 let default = self.layout.vars[v].init.uniform_default(depth).cloned();
@@ -1886,7 +2009,7 @@ impl<'a> Gen<'a> {
                 }
                 let _ = writeln!(
                     out,
-                    "{ind}  o += \", \"; o += SYMBOLS[{keys}[k{depth}_]]; o += \": \";"
+                    "{ind}  o += \", \"; o += symbol_name({keys}[k{depth}_]); o += \": \";"
                 );
                 let inner = format!("b{depth}_");
                 let i2 = format!("{ind}  ");
@@ -1977,6 +2100,9 @@ impl<'a> Gen<'a> {
         let plan = self.plan;
         for (b, nodes) in &plan.reach {
             for n in nodes.iter() {
+                if self.is_folded(*b, n) {
+                    continue;
+                }
                 let xp = if self.hot.is_some() {
                     ", uint32_t x"
                 } else {
@@ -2246,31 +2372,25 @@ impl<'a> Gen<'a> {
         hpp
     }
 
-    /// The name tables `SYMBOLS` and `NODES` and the initial state's bytes `INIT`.
+    /// The name tables and the initial state's bytes `INIT`. The names of the symbols are one
+    /// string `SYMBOL_TEXT` (each name ended by a NUL) with the start of each in `SYMBOL_AT`,
+    /// and likewise `NODE_TEXT` and `NODE_AT`: a large GDL translation has hundreds of
+    /// thousands of names, which as an array of pointers to literals take the C++ compiler
+    /// far longer than one literal and an array of numbers.
     fn names(&self) -> String {
         let game = self.game;
-        let syms: Vec<String> = (0..game.symbols().len())
-            .map(|i| c_string(game.name(Symbol::new(i))))
-            .collect();
-        let nodes: Vec<String> = (0..game.node_capacity())
-            .map(|i| c_string(game.node_name(NodeId::new(i))))
-            .collect();
-        let init: Vec<String> = self.layout.init.iter().map(|b| b.to_string()).collect();
         let mut names = String::new();
-        let _ = writeln!(
-            names,
-            "const char* const SYMBOLS[] = {{{}}};",
-            syms.join(", ")
+        name_table(
+            &mut names,
+            "SYMBOL",
+            (0..game.symbols().len()).map(|i| game.name(Symbol::new(i))),
         );
-        let _ = writeln!(
-            names,
-            "const char* const NODES[] = {{{}}};",
-            if nodes.is_empty() {
-                "\"\"".to_string()
-            } else {
-                nodes.join(", ")
-            }
+        name_table(
+            &mut names,
+            "NODE",
+            (0..game.node_capacity()).map(|i| game.node_name(NodeId::new(i))),
         );
+        let init: Vec<String> = self.layout.init.iter().map(|b| b.to_string()).collect();
         let _ = writeln!(
             names,
             "const uint8_t INIT[STATE_BYTES] = {{{}}};\n",

@@ -53,6 +53,9 @@ pub(crate) struct Gen<'a> {
     pairs: BTreeMap<(NodeId, NodeId), usize>,
     /// Check edges, numbered (for the recursion guard).
     check_edges: BTreeMap<EdgeId, usize>,
+    /// `(node, (a, b))` where more than one edge of the node checks `? a -> b`: only there is
+    /// the answer kept in a local (`rc<k>`) so that the node's expansion evaluates it once.
+    shared_checks: std::collections::HashSet<(NodeId, (NodeId, NodeId))>,
     /// Static arrays the functions refer to.
     statics: String,
     n_statics: usize,
@@ -217,6 +220,15 @@ pub(crate) fn c_string(x: &str) -> String {
     s
 }
 
+/// Whether an edge with this label only tests the state (the search goes on from its target
+/// exactly when the test holds), changing nothing.
+fn is_test(label: Label) -> bool {
+    matches!(
+        label,
+        Label::Skip | Label::Compare { .. } | Label::Reach { .. }
+    )
+}
+
 /// `{prefix}_TEXT`, the names one after the other, each ended by a NUL (adjacent literals,
 /// a few per line), and `{prefix}_AT`, where each name starts in it.
 fn name_table<'n>(out: &mut String, prefix: &str, names: impl Iterator<Item = &'n str>) {
@@ -272,6 +284,7 @@ impl<'a> Gen<'a> {
         let mut check_edges = BTreeMap::new();
         let mut edges: Vec<_> = game.edges().collect();
         edges.sort_by_key(|(id, _)| *id);
+        let mut uses: HashMap<(NodeId, (NodeId, NodeId)), u32> = HashMap::new();
         for (id, e) in &edges {
             if let Label::Reach { from, to, .. } = e.label
                 && from != to
@@ -280,8 +293,14 @@ impl<'a> Gen<'a> {
                 pairs.entry((from, to)).or_insert(n);
                 let n = check_edges.len();
                 check_edges.insert(*id, n);
+                *uses.entry((e.from, (from, to))).or_default() += 1;
             }
         }
+        let shared_checks = uses
+            .into_iter()
+            .filter(|&(_, n)| n > 1)
+            .map(|(k, _)| k)
+            .collect();
         let dynamic_visibility = layout.visible.is_some_and(|v| {
             let name = layout.vars[v].name;
             edges.iter().any(|(_, e)| match e.label {
@@ -306,6 +325,7 @@ impl<'a> Gen<'a> {
             },
             pairs,
             check_edges,
+            shared_checks,
             statics: String::new(),
             n_statics: 0,
             static_ids: HashMap::new(),
@@ -393,10 +413,15 @@ impl<'a> Gen<'a> {
                     return Ok(Some(if negated { "false" } else { "true" }.into()));
                 }
                 let k = self.pairs[&(from, to)];
-                let r = format!(
-                    "(rc{k} < 0 ? (rc{k} = E{}(c)) : rc{k})",
-                    self.check_edges[&e]
-                );
+                let check = self.check_edges[&e];
+                let r = if self
+                    .shared_checks
+                    .contains(&(self.game.edge(e).from, (from, to)))
+                {
+                    format!("(rc{k} < 0 ? (rc{k} = E{check}(c)) : rc{k})")
+                } else {
+                    format!("E{check}(c)")
+                };
                 Ok(Some(if negated { format!("!{r}") } else { r }))
             }
             _ => Ok(None),
@@ -1309,12 +1334,14 @@ impl<'a> Gen<'a> {
         }
     }
 
-    /// Declarations of the per-expansion reach results of node `n`.
+    /// Declarations of the per-expansion reach results of node `n` (of the checks that more
+    /// than one of its edges make).
     fn reach_cache(&self, n: NodeId) -> String {
         let mut ks: Vec<usize> = Vec::new();
         for &e in &self.plan.out[n.index()] {
             if let Label::Reach { from, to, .. } = self.game.edge(e).label
                 && from != to
+                && self.shared_checks.contains(&(n, (from, to)))
             {
                 ks.push(self.pairs[&(from, to)]);
             }
@@ -1689,54 +1716,83 @@ impl<'a> Gen<'a> {
             .iter()
             .filter(|&&e| self.plan.in_reach(b, self.game.edge(e).to));
         let e = *inside.next()?;
-        let testing = matches!(
-            self.game.edge(e).label,
-            Label::Skip | Label::Compare { .. } | Label::Reach { .. }
-        );
-        (inside.next().is_none() && testing).then_some(e)
+        (inside.next().is_none() && is_test(self.game.edge(e).label)).then_some(e)
     }
 
     /// Per node of the search towards `b` (by position in its set), whether its function is
-    /// folded into its only caller's: the node is entered only through one [`Gen::chain_edge`],
-    /// is not where a check starts, needs no visited check and caches no check of its own.
-    /// Then the caller's function tests the edge and goes on with the node's code instead of
-    /// calling it, so a chain of tests (a GDL translation's long `x != …` chains) is one
-    /// function instead of one per node.
+    /// folded into its only caller's. Such a node is entered only through one test edge (a
+    /// skip, a comparison or a check) of a node without a covering `@disjoint`, is not where a
+    /// check starts, needs no visited check and keeps no check's answer in a local; and either
+    /// that edge is the only one its caller follows ([`Gen::chain_edge`]: the caller goes on
+    /// with the node's code, whatever it is), or the node's code is itself a chain of tests
+    /// ending at `b` or at a node with a function of its own (the caller tests the whole chain
+    /// in one condition). A GDL translation's checks are mostly such chains and disjunctions of
+    /// them: one function each instead of one per node.
     fn reach_folded(&mut self, b: NodeId) -> &[bool] {
         if !matches!(&self.reach_folded, Some((x, _)) if *x == b) {
-            let nodes = &self.plan.reach[&b];
+            let nodes: Vec<NodeId> = self.plan.reach[&b].iter().collect();
+            let set = &self.plan.reach[&b];
             let checks = &self.visits.reach[&b];
+            let game = self.game;
             let mut incoming = vec![0u32; nodes.len()];
-            let mut via: Vec<Option<NodeId>> = vec![None; nodes.len()];
-            for n in nodes.iter().filter(|&n| n != b) {
+            let mut via: Vec<Option<EdgeId>> = vec![None; nodes.len()];
+            for &n in nodes.iter().filter(|&&n| n != b) {
                 for &e in &self.plan.out[n.index()] {
-                    if let Some(j) = nodes.position(self.game.edge(e).to) {
+                    if let Some(j) = set.position(game.edge(e).to) {
                         incoming[j] += 1;
-                        via[j] = Some(n);
+                        via[j] = Some(e);
                     }
                 }
             }
-            let mut folded: Vec<bool> = nodes
+            let starts: std::collections::HashSet<NodeId> = self
+                .pairs
+                .keys()
+                .filter(|&&(_, to)| to == b)
+                .map(|&(a, _)| a)
+                .collect();
+            let base: Vec<bool> = nodes
                 .iter()
                 .enumerate()
-                .map(|(j, t)| {
+                .map(|(j, &t)| {
                     t != b
                         && incoming[j] == 1
-                        && via[j].is_some_and(|n| self.chain_edge(b, n).is_some())
+                        && via[j].is_some_and(|e| {
+                            self.plan.disjoint[game.edge(e).from.index()].is_none()
+                                && is_test(game.edge(e).label)
+                        })
                         && matches!(checks.det(t.index()), Check::None)
                         && !checks.nondet(t.index())
+                        && !starts.contains(&t)
                         && !self.plan.out[t.index()].iter().any(|&e| {
-                            matches!(self.game.edge(e).label, Label::Reach { from, to, .. } if from != to)
+                            matches!(game.edge(e).label, Label::Reach { from, to, .. } if self.shared_checks.contains(&(t, (from, to))))
                         })
                 })
                 .collect();
-            for &(a, to) in self.pairs.keys() {
-                if to == b
-                    && let Some(j) = nodes.position(a)
-                {
-                    folded[j] = false;
+            let tail: Vec<bool> = (0..nodes.len())
+                .map(|j| {
+                    base[j]
+                        && via[j].is_some_and(|e| self.chain_edge(b, game.edge(e).from).is_some())
+                })
+                .collect();
+            // A chain of tests from `t`: through nodes folded in tail position, to `b` or to a
+            // node with a function of its own (at most one step per node: no cycle).
+            let test_chain = |t: NodeId| {
+                let mut cur = t;
+                for _ in 0..nodes.len() {
+                    let Some(e) = self.chain_edge(b, cur) else {
+                        return false;
+                    };
+                    let u = game.edge(e).to;
+                    match set.position(u) {
+                        Some(k) if u != b && tail[k] => cur = u,
+                        _ => return true,
+                    }
                 }
-            }
+                false
+            };
+            let folded = (0..nodes.len())
+                .map(|j| tail[j] || (base[j] && test_chain(nodes[j])))
+                .collect();
             self.reach_folded = Some((b, folded));
         }
         &self.reach_folded.as_ref().expect("just set").1
@@ -1825,6 +1881,39 @@ impl<'a> Gen<'a> {
             for &e in &edges {
                 let t = self.game.edge(e).to;
                 if !self.plan.in_reach(b, t) {
+                    continue;
+                }
+                if is_test(self.game.edge(e).label) && (t == b || self.is_folded(b, t)) {
+                    // The edge and the chain of tests after it in one condition.
+                    let mut conds: Vec<String> = Vec::new();
+                    conds.extend(self.condition(e, "c.s")?.map(|c| format!("({c})")));
+                    let mut end = t;
+                    while end != b && self.is_folded(b, end) {
+                        let Some(next) = self.chain_edge(b, end) else {
+                            return Err(CompileError::at(
+                                "internal: a folded check node without its test chain",
+                                None,
+                            ));
+                        };
+                        conds.extend(self.condition(next, "c.s")?.map(|c| format!("({c})")));
+                        end = self.game.edge(next).to;
+                    }
+                    let test = if conds.is_empty() {
+                        "true".to_string()
+                    } else {
+                        conds.join(" && ")
+                    };
+                    if end == b {
+                        let _ = writeln!(f, "  if ({test}) return true;");
+                    } else {
+                        let call = self.xarg().replace("@X@", "x");
+                        let _ = writeln!(
+                            f,
+                            "  if ({test}) {{\n    r = R{}_{}(c{call});\n    if (r) return true;\n  }}",
+                            b.index(),
+                            end.index()
+                        );
+                    }
                     continue;
                 }
                 let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());

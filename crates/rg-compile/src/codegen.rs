@@ -1806,6 +1806,16 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The continuation of a search towards `b` into node `t`: the target itself holds at once
+    /// (it has no function), any other node's function is called.
+    fn reach_call(&self, b: NodeId, t: NodeId) -> String {
+        if t == b {
+            "r = true;".to_string()
+        } else {
+            format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg())
+        }
+    }
+
     fn reach_fn(&mut self, b: NodeId, n: NodeId) -> Result<String, CompileError> {
         let mut f = String::new();
         let _ = writeln!(
@@ -1817,10 +1827,6 @@ impl<'a> Gen<'a> {
             comment(self.game.node_name(n)),
             comment(self.game.node_name(b))
         );
-        if n == b {
-            f.push_str("  (void)c;\n  return true;\n}\n\n");
-            return Ok(f);
-        }
         self.ex.subst = self.hot.map(|v| (v, "x".to_string()));
         let visits = self.visits;
         let nested = self.self_nesting.contains(&b);
@@ -1854,7 +1860,7 @@ impl<'a> Gen<'a> {
                 f.push_str(&head);
                 let t = self.game.edge(e).to;
                 if self.plan.in_reach(b, t) {
-                    let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
+                    let cont = self.reach_call(b, t);
                     self.action(&mut f, "    ", e, &cont, mode, false)?;
                     f.push_str("    return r;\n");
                 } else {
@@ -1916,7 +1922,7 @@ impl<'a> Gen<'a> {
                     }
                     continue;
                 }
-                let cont = format!("r = R{}_{}(c{});", b.index(), t.index(), self.xarg());
+                let cont = self.reach_call(b, t);
                 match self.condition(e, "c.s")? {
                     Some(cond) => {
                         let _ = writeln!(f, "  if ({cond}) {{");
@@ -2189,7 +2195,8 @@ impl<'a> Gen<'a> {
         let plan = self.plan;
         for (b, nodes) in &plan.reach {
             for n in nodes.iter() {
-                if self.is_folded(*b, n) {
+                // The target has no function: reaching it is `true` where it is reached.
+                if n == *b || self.is_folded(*b, n) {
                     continue;
                 }
                 let xp = if self.hot.is_some() {

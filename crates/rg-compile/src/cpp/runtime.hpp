@@ -351,7 +351,7 @@ void grow_tags(Cache& c);
 
 /// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
 /// The scope's epoch and `nondet` are kept only when some check of the game reads them.
-inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
+[[gnu::always_inline]] inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
   if (c.ntags == c.tags_cap) grow_tags(c);
   if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
   c.tags[c.ntags++] = t;

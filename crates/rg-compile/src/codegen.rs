@@ -28,7 +28,7 @@ use crate::layout::{Layout, RtVal, Shape};
 use crate::search::{SearchPlan, Visit, assigns_player};
 use crate::visits::{Check, Collide, KindChecks, Visits};
 use rg_core::{EdgeId, EntityId, Game, Label, NodeId, Span, Symbol};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
 /// How the continuation after an edge is written.
@@ -63,7 +63,7 @@ pub(crate) struct Gen<'a> {
     static_ids: HashMap<String, String>,
     dynamic_visibility: bool,
     /// Check targets whose searches can nest.
-    self_nesting: std::collections::BTreeSet<NodeId>,
+    self_nesting: BTreeSet<NodeId>,
     /// Per search kind (`None`: move searches, else the check target), the nodes whose loop
     /// check is left out: see [`Gen::dropped_loops`].
     /// With `true`: the move-search nodes whose check an apply walk that takes the first move
@@ -82,6 +82,9 @@ pub(crate) struct Gen<'a> {
     /// `SCOPE_NONDET`).
     scope_epochs: bool,
     scope_nondet: bool,
+    /// The tag edges of move searches whose emissions are compared at run time, when the
+    /// optimistic check is used (see [`KindChecks::optimistic`]; `OPTIMISTIC` in the header).
+    optimistic: Option<&'a BTreeSet<EdgeId>>,
     /// For the check target whose functions are being written, the strongly connected
     /// component of each node of its search (one target at a time: they are written target
     /// by target).
@@ -271,6 +274,21 @@ fn int_type(width: u32) -> &'static str {
     }
 }
 
+/// The tag edges of the optimistic check, when it applies: some move-search tag edge may emit
+/// a symbol another emission of its scope event can, and the table of emissions (one word per
+/// tag position and symbol) is small.
+fn optimistic_edges<'v>(
+    game: &Game,
+    plan: &SearchPlan,
+    visits: &'v Visits,
+) -> Option<&'v BTreeSet<EdgeId>> {
+    const MAX_EMITTED: u64 = 1 << 16;
+    let edges = visits.moves.optimistic.as_ref()?;
+    let depth = crate::visits::max_move_tags(game, plan).filter(|&k| k > 0 && k <= 64)?;
+    let slots = u64::from(depth) * game.symbols().len() as u64;
+    (!edges.is_empty() && slots <= MAX_EMITTED).then_some(edges)
+}
+
 impl<'a> Gen<'a> {
     pub fn new(
         game: &'a Game,
@@ -337,6 +355,7 @@ impl<'a> Gen<'a> {
             memo,
             scope_epochs: false,
             scope_nondet: false,
+            optimistic: optimistic_edges(game, plan, visits),
             reach_comp: None,
             reach_folded: None,
             extra_stamps: 0,
@@ -670,20 +689,32 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        let shared = if alts.is_empty() {
+        let mut shared = if alts.is_empty() {
             "false".to_string()
         } else {
             alts.join(" || ")
         };
+        // With the optimistic check, scopes are shared only in the search run again after an
+        // equal emission, and the emissions that may be equal are compared.
+        let mut note = "";
+        if let (Some(edges), Mode::Moves | Mode::Apply) = (self.optimistic, mode) {
+            if !alts.is_empty() {
+                shared = format!("c.pessimistic && ({shared})");
+            }
+            if edges.contains(&e) {
+                note = "note_tag(c, tv_); ";
+                self.scope_epochs = true;
+            }
+        }
         if mode == Mode::Apply {
             let _ = writeln!(
                 out,
-                "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ {note}const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
             );
         } else {
             let _ = writeln!(
                 out,
-                "{ind}{{ const uint32_t tv_ = {value}; const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
+                "{ind}{{ const uint32_t tv_ = {value}; {note}const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
             );
         }
         Ok(())
@@ -1201,7 +1232,9 @@ impl<'a> Gen<'a> {
                     if ti == q || steps > 64 {
                         break true;
                     }
-                    let kept = checks.nondet(ti)
+                    // A node of a shared scope has the interpreter's check there, but with the
+                    // optimistic check its scopes are shared only in a search run again.
+                    let kept = (checks.nondet(ti) && (kind.is_some() || self.optimistic.is_none()))
                         || (*checks.det(ti) != Check::None && !dropped.contains(&ti));
                     if kept {
                         break false;
@@ -2456,6 +2489,11 @@ impl<'a> Gen<'a> {
             hpp,
             "constexpr bool SCOPE_NONDET = {};  // some check reads whether the scope is shared",
             self.scope_nondet
+        );
+        let _ = writeln!(
+            hpp,
+            "constexpr bool OPTIMISTIC = {};  // move searches compare some tag emissions (`note_tag`)",
+            self.optimistic.is_some()
         );
         let _ = writeln!(
             hpp,

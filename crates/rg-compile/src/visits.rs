@@ -148,6 +148,13 @@ pub(crate) struct KindChecks {
     pub collide: BTreeMap<EdgeId, Collide>,
     /// Tag edges that enter a shared scope when the scope they leave is shared.
     pub inherit: BTreeSet<EdgeId>,
+    /// The optimistic check (move searches only; `None` when it does not apply): the tag edges
+    /// whose emissions are compared at run time with their scope event's earlier emissions.
+    /// While no two emissions of one scope event are equal, every scope event has tags of its
+    /// own, so every scope is determined and `collide`, `inherit` and `nondet` can be ignored;
+    /// the first equal emission abandons the search, which runs again with them (see
+    /// [`Analysis::optimistic_edges`]).
+    pub optimistic: Option<BTreeSet<EdgeId>>,
 }
 
 impl KindChecks {
@@ -241,6 +248,7 @@ struct KindResult {
     collide: BTreeMap<EdgeId, Collide>,
     inherit: BTreeSet<EdgeId>,
     distinct: bool,
+    optimistic: Option<BTreeSet<EdgeId>>,
 }
 
 /// Per-node accumulation over the regions containing it.
@@ -501,6 +509,10 @@ struct KindWalk {
     collide: BTreeMap<EdgeId, Collide>,
     /// Pairs of scope starts whose events may have the same tags.
     partners: BTreeSet<(NodeId, NodeId)>,
+    /// Pairs of tag edges (smaller first; an edge with itself) that may emit one symbol in one
+    /// scope event, and whether some region was too large to compare its emissions pairwise.
+    edge_pairs: BTreeSet<(EdgeId, EdgeId)>,
+    coarse: bool,
     regions: BTreeMap<NodeId, Region>,
     /// The varying variables at each node of the region being analysed (`None` outside it),
     /// by node: one table for all kinds, left all `None` between regions.
@@ -526,6 +538,19 @@ struct RegionFlow {
 /// The nodes reached by a single walk with the facts of their variables, and the edge each
 /// is entered by.
 type SingleWalks = (HashMap<NodeId, Facts>, HashMap<NodeId, EdgeId>);
+
+/// Whether two sorted lists have a common element.
+fn sorted_meet(a: &[Symbol], b: &[Symbol]) -> bool {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => return true,
+        }
+    }
+    false
+}
 
 /// An unordered pair of scope starts, smaller first.
 fn pair(a: NodeId, b: NodeId) -> (NodeId, NodeId) {
@@ -1341,6 +1366,8 @@ impl<'a> Analysis<'a> {
             work: 0,
             collide: BTreeMap::new(),
             partners: BTreeSet::new(),
+            edge_pairs: BTreeSet::new(),
+            coarse: false,
             regions: BTreeMap::new(),
             d: std::mem::take(d),
         };
@@ -1348,10 +1375,14 @@ impl<'a> Analysis<'a> {
             for &t in &graph.starts {
                 self.region(kind, &graph, t, &mut w)?;
             }
-            self.inherit(&mut w)
+            let optimistic = match kind.target {
+                None => self.optimistic_edges(&mut w)?,
+                Some(_) => None,
+            };
+            Some((self.inherit(&mut w)?, optimistic))
         })();
         *spent += w.work;
-        let Some(inherit) = walked else {
+        let Some((inherit, optimistic)) = walked else {
             // Over budget in the middle of a region: clear what it set.
             for x in kind.members() {
                 w.d[x.index()] = None;
@@ -1360,7 +1391,7 @@ impl<'a> Analysis<'a> {
             return None;
         };
         *d = std::mem::take(&mut w.d);
-        Some(self.decide(kind, w, inherit))
+        Some(self.decide(kind, w, inherit, optimistic))
     }
 
     /// The tag-free edges `kind` follows, the nodes on their cycles, and the segment starts.
@@ -1862,6 +1893,7 @@ impl<'a> Analysis<'a> {
                 _ => dm.iter().all(|&b| b == 0),
             };
             if !ok_a {
+                w.edge_pairs.insert((e, e));
                 w.partners.insert(pair(ed.to, ed.to));
                 w.collide
                     .entry(e)
@@ -1912,6 +1944,7 @@ impl<'a> Analysis<'a> {
 
     /// Too many emissions to compare pairwise: only symbol tags are told apart.
     fn coarse_emissions(&self, emits: &[(EdgeId, Emit)], w: &mut KindWalk) {
+        w.coarse = true;
         let mut count: HashMap<Symbol, usize> = HashMap::new();
         for (_, em) in emits {
             if let Emit::Sym(s) = em {
@@ -1971,6 +2004,8 @@ impl<'a> Analysis<'a> {
                     .unwrap_or_default();
                 let (ca, cb) = self.collision(&emits[i].1, &emits[j].1, rev, &va, &vb);
                 if ca != Collide::Never || cb != Collide::Never {
+                    w.edge_pairs
+                        .insert((emits[i].0.min(emits[j].0), emits[i].0.max(emits[j].0)));
                     w.partners.insert(pair(
                         self.game.edge(emits[i].0).to,
                         self.game.edge(emits[j].0).to,
@@ -1995,33 +2030,8 @@ impl<'a> Analysis<'a> {
     /// `w.partners` under the second rule and returns the tag edges that inherit the
     /// nondeterminism of their scope.
     fn inherit(&self, w: &mut KindWalk) -> Option<BTreeSet<EdgeId>> {
-        let symbols = |e: EdgeId| -> Vec<Symbol> {
-            match self.game.edge(e).label {
-                Label::Tag(s) => vec![s],
-                Label::TagVar(v) => match self.layout.var_by_name.get(&v) {
-                    Some(&i) => {
-                        let mut m = self.layout.classes[self.layout.vars[i].shape.leaf()]
-                            .members
-                            .clone();
-                        m.sort_unstable();
-                        m
-                    }
-                    None => Vec::new(),
-                },
-                _ => Vec::new(),
-            }
-        };
-        let meet = |a: &[Symbol], b: &[Symbol]| {
-            let (mut i, mut j) = (0, 0);
-            while i < a.len() && j < b.len() {
-                match a[i].cmp(&b[j]) {
-                    std::cmp::Ordering::Less => i += 1,
-                    std::cmp::Ordering::Greater => j += 1,
-                    std::cmp::Ordering::Equal => return true,
-                }
-            }
-            false
-        };
+        let symbols = |e: EdgeId| self.tag_symbols(e);
+        let meet = |a: &[Symbol], b: &[Symbol]| sorted_meet(a, b);
         let mut inherit: BTreeSet<EdgeId> = BTreeSet::new();
         let mut queue: Vec<(NodeId, NodeId)> = w.partners.iter().copied().collect();
         while let Some((t1, t2)) = queue.pop() {
@@ -2049,9 +2059,93 @@ impl<'a> Analysis<'a> {
         Some(inherit)
     }
 
+    /// The symbols tag edge `e` can emit, sorted (none for other edges).
+    fn tag_symbols(&self, e: EdgeId) -> Vec<Symbol> {
+        match self.game.edge(e).label {
+            Label::Tag(s) => vec![s],
+            Label::TagVar(v) => match self.layout.var_by_name.get(&v) {
+                Some(&i) => {
+                    let mut m = self.layout.classes[self.layout.vars[i].shape.leaf()]
+                        .members
+                        .clone();
+                    m.sort_unstable();
+                    m
+                }
+                None => Vec::new(),
+            },
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether two scope events that tag edges `e1` and `e2` of one scope event begin with
+    /// the same tags can never meet, so neither needs the other's visited states: they start
+    /// at different nodes whose regions share no node (no state of one is at a node of the
+    /// other), neither region finishes a move (no move of one can equal a move of the other),
+    /// and no tag edge leaving one region can emit a symbol one leaving the other can (their
+    /// scope events below have different tags).
+    fn apart(&self, e1: EdgeId, e2: EdgeId, w: &mut KindWalk) -> Option<bool> {
+        let (t1, t2) = (self.game.edge(e1).to, self.game.edge(e2).to);
+        if t1 == t2 {
+            return Some(false);
+        }
+        let (Some(r1), Some(r2)) = (w.regions.get(&t1), w.regions.get(&t2)) else {
+            return Some(false);
+        };
+        let finishes = |r: &Region| {
+            r.nodes.iter().any(|(q, _, _)| {
+                self.plan.out[q.index()]
+                    .iter()
+                    .any(|&o| assigns_player(self.game, &self.game.edge(o).label))
+            })
+        };
+        if finishes(r1) || finishes(r2) {
+            return Some(false);
+        }
+        let n1: HashSet<NodeId> = r1.nodes.iter().map(|(q, _, _)| *q).collect();
+        if r2.nodes.iter().any(|(q, _, _)| n1.contains(q)) {
+            return Some(false);
+        }
+        let (tags1, tags2) = (r1.tags.clone(), r2.tags.clone());
+        for &f in &tags1 {
+            let sf = self.tag_symbols(f);
+            for &g in &tags2 {
+                w.spend(1)?;
+                if sorted_meet(&sf, &self.tag_symbols(g)) {
+                    return Some(false);
+                }
+            }
+        }
+        Some(true)
+    }
+
+    /// The tag edges of a move search whose emissions are compared at run time (see
+    /// [`KindChecks::optimistic`]): both edges of every pair that may emit one symbol in one
+    /// scope event, except pairs whose scope events, when they do, never meet ([`Self::apart`]).
+    /// `None` when some region's emissions were not compared pairwise.
+    fn optimistic_edges(&self, w: &mut KindWalk) -> Option<Option<BTreeSet<EdgeId>>> {
+        if w.coarse {
+            return Some(None);
+        }
+        let mut edges = BTreeSet::new();
+        for (e1, e2) in w.edge_pairs.clone() {
+            if e1 != e2 && self.apart(e1, e2, w)? {
+                continue;
+            }
+            edges.insert(e1);
+            edges.insert(e2);
+        }
+        Some(Some(edges))
+    }
+
     /// Combines the regions' findings per node: the check each node needs over all regions
     /// containing it, which nodes are in shared scopes, and the single-move starts.
-    fn decide(&self, kind: &Kind<'_>, w: KindWalk, inherit: BTreeSet<EdgeId>) -> KindResult {
+    fn decide(
+        &self,
+        kind: &Kind<'_>,
+        w: KindWalk,
+        inherit: BTreeSet<EdgeId>,
+        optimistic: Option<BTreeSet<EdgeId>>,
+    ) -> KindResult {
         let n = kind.len();
         let shared: BTreeSet<NodeId> = w.partners.iter().flat_map(|&(a, b)| [a, b]).collect();
         let mut acc = vec![Acc::Unvisited; n];
@@ -2094,6 +2188,7 @@ impl<'a> Analysis<'a> {
             collide: w.collide,
             inherit,
             distinct,
+            optimistic,
         }
     }
 
@@ -2209,6 +2304,7 @@ pub(crate) fn analyse(
                         .collect(),
                     collide: r.collide,
                     inherit: r.inherit,
+                    optimistic: r.optimistic,
                 },
                 r.distinct,
                 r.single,
@@ -2222,6 +2318,7 @@ pub(crate) fn analyse(
                     nondet: BTreeSet::new(),
                     collide: BTreeMap::new(),
                     inherit: BTreeSet::new(),
+                    optimistic: None,
                 },
                 false,
                 Vec::new(),

@@ -317,6 +317,12 @@ class Cache {
   uint32_t ntrail = 0;
   bool trail_on = false;
   bool ready = false;  // `stamps`, `memo` and `active` have their sizes
+  // The optimistic check (`OPTIMISTIC`): per tag position and symbol, the scope event that last
+  // emitted it there; whether this search runs with shared scopes (after an equal emission), and
+  // for how many more searches it does so from the start.
+  std::vector<uint64_t> emitted;
+  bool pessimistic = false;
+  uint32_t pessimistic_left = 0;
 };
 
 namespace detail {
@@ -345,7 +351,7 @@ void grow_tags(Cache& c);
 
 /// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
 /// The scope's epoch and `nondet` are kept only when some check of the game reads them.
-inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
+[[gnu::always_inline]] inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
   if (c.ntags == c.tags_cap) grow_tags(c);
   if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
   c.tags[c.ntags++] = t;
@@ -365,6 +371,44 @@ inline void pop_tag(Cache& c, Scope scope) {
   --c.ntags;
   if (SCOPE_EPOCHS) c.epoch = scope.epoch;
   if (SCOPE_NONDET) c.nondet = scope.nondet;
+}
+
+/// Thrown when a scope event emits a symbol it emitted before (see `note_tag`).
+struct TagCollision {};
+
+/// The optimistic check, before a tag edge that may emit what another emission of the same scope
+/// event did: while no scope event emits one symbol twice, every scope event has tags of its
+/// own, so every scope-keyed visited-state check is the interpreter's; the first repeated
+/// emission abandons the search, which runs again with the scopes that may be shared checked by
+/// the interpreter's key (`c.pessimistic`). The scope event is the current epoch (a fresh
+/// number per tag taken and per search), so one table entry per tag position and symbol tells.
+inline void note_tag(Cache& c, uint32_t t) {
+  if (c.pessimistic) return;
+  uint64_t& r = c.emitted[size_t(c.ntags) * NUM_SYMBOLS + t];
+  if (r == c.epoch) throw TagCollision{};
+  r = c.epoch;
+}
+
+/// Runs a move search (`run`) optimistically, and again with shared scopes when it finds a
+/// repeated emission; after one, the next searches of this cache start with shared scopes for a
+/// while (the results are the same either way, only the time differs).
+template <class F>
+inline void optimistic_run(Cache& c, F run) {
+  if constexpr (OPTIMISTIC) {
+    c.pessimistic = c.pessimistic_left > 0;
+    if (c.pessimistic) {
+      --c.pessimistic_left;
+    } else {
+      try {
+        run();
+        return;
+      } catch (const TagCollision&) {
+      }
+      c.pessimistic = true;
+      c.pessimistic_left = 64;
+    }
+  }
+  run();
 }
 
 /// Notes that the walk has assigned `width` bits at `bit` (undone with `pop_trail`), when the

@@ -56,6 +56,8 @@ pub(crate) struct Gen<'a> {
     /// `(node, (a, b))` where more than one edge of the node checks `? a -> b`: only there is
     /// the answer kept in a local (`rc<k>`) so that the node's expansion evaluates it once.
     shared_checks: std::collections::HashSet<(NodeId, (NodeId, NodeId))>,
+    /// Per check target `b`, the nodes `a` of its checks `? a -> b` (where its searches start).
+    check_starts: HashMap<NodeId, Vec<NodeId>>,
     /// Static arrays the functions refer to.
     statics: String,
     n_statics: usize,
@@ -314,6 +316,10 @@ impl<'a> Gen<'a> {
                 *uses.entry((e.from, (from, to))).or_default() += 1;
             }
         }
+        let mut check_starts: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+        for &(a, b) in pairs.keys() {
+            check_starts.entry(b).or_default().push(a);
+        }
         let shared_checks = uses
             .into_iter()
             .filter(|&(_, n)| n > 1)
@@ -344,6 +350,7 @@ impl<'a> Gen<'a> {
             pairs,
             check_edges,
             shared_checks,
+            check_starts,
             statics: String::new(),
             n_statics: 0,
             static_ids: HashMap::new(),
@@ -1777,12 +1784,7 @@ impl<'a> Gen<'a> {
                     }
                 }
             }
-            let starts: std::collections::HashSet<NodeId> = self
-                .pairs
-                .keys()
-                .filter(|&&(_, to)| to == b)
-                .map(|&(a, _)| a)
-                .collect();
+            let starts = self.check_starts.get(&b).map_or(&[][..], Vec::as_slice);
             let base: Vec<bool> = nodes
                 .iter()
                 .enumerate()

@@ -2105,12 +2105,13 @@ impl<'a> Analysis<'a> {
         if r2.nodes.iter().any(|(q, _, _)| n1.contains(q)) {
             return Some(false);
         }
-        let (tags1, tags2) = (r1.tags.clone(), r2.tags.clone());
+        let tags1 = r1.tags.clone();
+        let syms2: Vec<Vec<Symbol>> = r2.tags.iter().map(|&g| self.tag_symbols(g)).collect();
         for &f in &tags1 {
             let sf = self.tag_symbols(f);
-            for &g in &tags2 {
+            for sg in &syms2 {
                 w.spend(1)?;
-                if sorted_meet(&sf, &self.tag_symbols(g)) {
+                if sorted_meet(&sf, sg) {
                     return Some(false);
                 }
             }

@@ -60,6 +60,12 @@ bool apply_only_move(State& s, Cache& cache);
 /// without listing the others (whether there are others only listing tells).
 bool apply_first_move(State& s, Cache& cache);
 
+/// Applies the keeper's moves from `s` as `apply_first_move` does, one after another while the
+/// keeper moves, at most `limit` of them; returns how many it applied (0 when `s` is not the
+/// keeper's or has no move). Cheaper than a call per move: the search buffers hold the state
+/// between the moves.
+uint64_t apply_keeper_moves(State& s, uint64_t limit, Cache& cache);
+
 /// Applies the first legal move, in the interpreter's order, whose tags are `tags`; false (and
 /// `s` unchanged) when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);

@@ -318,14 +318,20 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       // The keeper's move is applied without listing moves: the first one the search finds,
       // which in a proper game is its only one (the keeper is deterministic). `--check` lists
       // them and fails, as `rgt run` does, when the keeper has another number of moves.
+      // Its moves in a row are applied in one call, up to the first past either limit (so a
+      // play fails where it failed move by move).
       if (!check && is_keeper(s)) {
-        if (apply_first_move(s, cache)) {
-          rng.below(1);  // as the general path draws for the keeper's single move
-          picked += 1;
+        const uint64_t limit =
+            std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
+        if (const uint64_t n = apply_keeper_moves(s, limit, cache)) {
+          // As the general path draws for each of the keeper's single moves.
+          for (uint64_t i = 0; i < n; ++i) rng.below(1);
+          picked += n;
+          keeper_run += n;
           if (picked > PLAY_LIMIT)
             throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
                           " moves (it was at `" + node_name(s.node) + "`)"};
-          if (++keeper_run > KEEPER_LIMIT)
+          if (keeper_run > KEEPER_LIMIT)
             throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
                           " times in a row (a keeper cycle)"};
           continue;
@@ -507,6 +513,17 @@ int selftest_main(uint64_t plays, uint64_t seed) {
           throw Failure{"applying move `" + tags_text(changes, i) + "` in `" + node_name(s.node) +
                         "` gives another state than the one recorded"};
         checked += 1;
+      }
+      // The keeper's moves in a row, applied in one call, end where they do one by one.
+      if (is_keeper(s) && with_states.size() == 1) {
+        State one = s, run = s;
+        const uint64_t n = apply_keeper_moves(run, KEEPER_LIMIT, other);
+        for (uint64_t i = 0; i < n; ++i) apply_first_move(one, other);
+        State first = s;
+        if (n == 0 || apply_keeper_moves(first, 1, other) != 1 ||
+            !same_state(first, with_states.state(0)) || !same_state(one, run))
+          throw Failure{std::string("the keeper's moves in a row from `") + node_name(s.node) +
+                        "` give another state than one by one"};
       }
       if (with_states.empty()) break;
       s = with_states.state(rng.below(with_states.size()));

@@ -137,119 +137,158 @@ fn compiled_models_count_and_play_as_the_interpreter() {
     let cache = std::env::temp_dir().join(format!("rgt-compile-test-{}", std::process::id()));
     let mut checked = 0;
     for &(file, depth, levels) in GAMES {
-        let path = root().join(file);
-        let text = std::fs::read_to_string(&path).expect("fixture");
-        let lang = Lang::detect(file, None).expect("known extension");
         for &level in levels {
-            let game = rgt_tests::load_at(lang, file, &text, level)
-                .unwrap_or_else(|f| panic!("{file}: {f}"));
-            let sources = rg_compile::compile(
-                &game,
-                &rg_compile::Options {
-                    name: file.to_owned(),
-                    ignore_pragmas: false,
-                    unit_bytes: None,
-                },
-            )
-            .unwrap_or_else(|e| panic!("{file} {level:?}: {e}"));
-            let built = build(&sources, &tc, &cache)
-                .unwrap_or_else(|f| panic!("{file} {level:?}: build failed: {f:?}"));
-
-            let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
-            let mut m = Machine::new(&program);
-            let start = m.initial();
-            let want = interpreter_perft(&mut m, depth);
-            assert_eq!(
-                driver_perft(&built.driver, depth),
-                want,
-                "{file} {level:?}: perft"
-            );
-
-            let plays = PLAYS.to_string();
-            let seed = SEED.to_string();
-            let got = try_driver(
-                &built.driver,
-                &[
-                    "play", "--plays", &plays, "--seed", &seed, "--check", "--json",
-                ],
-            );
-            let stats = match m.playouts(&start, PLAYS, SEED) {
-                Ok(stats) => stats,
-                Err(e) => {
-                    // An improper game: the compiled model must stop too, for the same reason.
-                    let why = got.expect_err("the interpreter stopped, the compiled model did not");
-                    let same = match e {
-                        rg_interp::PlayError::Ambiguous { .. } => why.contains("different states"),
-                        rg_interp::PlayError::DeadEnd { .. } => why.contains("unexpectedly ended"),
-                        rg_interp::PlayError::KeeperMoves { .. } => why.contains("keeper had"),
-                        rg_interp::PlayError::Runtime(_) => true,
-                        rg_interp::PlayError::TooLong { .. } => why.contains("longer than"),
-                    };
-                    assert!(same, "{file} {level:?}: interpreter: {e}; compiled: {why}");
-                    checked += 1;
-                    continue;
-                }
-            };
-            let got = got.unwrap_or_else(|e| panic!("{file} {level:?}: driver play failed: {e}"));
-            assert_eq!(got["plays"].as_u64(), Some(PLAYS), "{file}");
-            assert_eq!(
-                summary(&got["branching"]),
-                stats.branching,
-                "{file} {level:?}: branching"
-            );
-            assert_eq!(
-                summary(&got["turns"]),
-                stats.turns,
-                "{file} {level:?}: turns"
-            );
-            assert_eq!(
-                summary(&got["length"]),
-                stats.length,
-                "{file} {level:?}: length"
-            );
-            let goals: Vec<(String, u64)> = got["goals"]
-                .as_array()
-                .expect("goals")
-                .iter()
-                .map(|g| {
-                    let text = g["goals"].as_str().expect("text").to_owned();
-                    (text, g["plays"].as_u64().expect("n"))
-                })
-                .collect();
-            let want: Vec<(String, u64)> =
-                stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
-            assert_eq!(goals, want, "{file} {level:?}: goals");
-            // The fast paths play the same games: moves listed as cheaply as possible (some
-            // left pending), only their tags listed or only their number counted and the
-            // chosen one searched again, and the default that measures them; and every move
-            // found any other way gives the state recorded for it (selftest).
-            for way in [
-                None,
-                Some("--by-list"),
-                Some("--by-tags"),
-                Some("--by-count"),
-            ] {
-                let mut args = vec!["play", "--plays", &plays, "--seed", &seed, "--json"];
-                args.extend(way);
-                let fast = driver(&built.driver, &args);
-                for key in ["branching", "turns", "length", "goals"] {
-                    assert_eq!(fast[key], got[key], "{file} {level:?}: {way:?}, {key}");
-                }
-            }
-            let out = Command::new(&built.driver)
-                .args(["selftest", "--plays", "5", "--seed", &seed])
-                .output()
-                .expect("driver runs");
-            assert!(
-                out.status.success(),
-                "{file} {level:?}: selftest: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
+            check_game(&tc, &cache, file, depth, level, rg_compile::Model::Auto);
             checked += 1;
         }
     }
     let _ = std::fs::remove_dir_all(&cache);
     assert_eq!(checked, GAMES.iter().map(|g| g.2.len()).sum::<usize>());
+}
+
+/// Games of our own the table model is forced on: every game of [`GAMES`] at its first
+/// level, and games that use what the others do not (`@repeat`, whole-map stores and
+/// comparisons, dynamic visibility).
+const TABLE_GAMES: &[(&str, usize)] = &[("tests/fixtures/compile/table_engine.rg", 4)];
+
+#[test]
+fn table_models_count_and_play_as_the_interpreter() {
+    let Some(tc) = toolchain() else { return };
+    let cache = std::env::temp_dir().join(format!("rgt-tables-test-{}", std::process::id()));
+    let games = GAMES
+        .iter()
+        .map(|&(file, depth, levels)| (file, depth, levels[0]))
+        .chain(TABLE_GAMES.iter().map(|&(f, d)| (f, d, OptLevel::O0)));
+    for (file, depth, level) in games {
+        check_game(&tc, &cache, file, depth, level, rg_compile::Model::Tables);
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+}
+
+/// Builds the `model` forward model of `file` at `level` and checks it against the
+/// interpreter: perft to `depth`, the statistics of seeded playouts (every way the driver
+/// finds moves), and the driver's self-test.
+fn check_game(
+    tc: &Toolchain,
+    cache: &Path,
+    file: &str,
+    depth: usize,
+    level: OptLevel,
+    model: rg_compile::Model,
+) {
+    let path = root().join(file);
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let lang = Lang::detect(file, None).expect("known extension");
+    let game =
+        rgt_tests::load_at(lang, file, &text, level).unwrap_or_else(|f| panic!("{file}: {f}"));
+    let sources = rg_compile::compile(
+        &game,
+        &rg_compile::Options {
+            name: file.to_owned(),
+            ignore_pragmas: false,
+            unit_bytes: None,
+            model,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{file} {level:?}: {e}"));
+    let tables = sources.game_cpp.contains("The table model");
+    assert_eq!(
+        tables,
+        model == rg_compile::Model::Tables,
+        "{file} {level:?}: the model written"
+    );
+    let built = build(&sources, tc, cache)
+        .unwrap_or_else(|f| panic!("{file} {level:?} {model:?}: build failed: {f:?}"));
+    let level = (level, model);
+
+    let program = Program::new(&game, CompileOptions::default()).expect("interpretable");
+    let mut m = Machine::new(&program);
+    let start = m.initial();
+    let want = interpreter_perft(&mut m, depth);
+    assert_eq!(
+        driver_perft(&built.driver, depth),
+        want,
+        "{file} {level:?}: perft"
+    );
+
+    let plays = PLAYS.to_string();
+    let seed = SEED.to_string();
+    let got = try_driver(
+        &built.driver,
+        &[
+            "play", "--plays", &plays, "--seed", &seed, "--check", "--json",
+        ],
+    );
+    let stats = match m.playouts(&start, PLAYS, SEED) {
+        Ok(stats) => stats,
+        Err(e) => {
+            // An improper game: the compiled model must stop too, for the same reason.
+            let why = got.expect_err("the interpreter stopped, the compiled model did not");
+            let same = match e {
+                rg_interp::PlayError::Ambiguous { .. } => why.contains("different states"),
+                rg_interp::PlayError::DeadEnd { .. } => why.contains("unexpectedly ended"),
+                rg_interp::PlayError::KeeperMoves { .. } => why.contains("keeper had"),
+                rg_interp::PlayError::Runtime(_) => true,
+                rg_interp::PlayError::TooLong { .. } => why.contains("longer than"),
+            };
+            assert!(same, "{file} {level:?}: interpreter: {e}; compiled: {why}");
+            return;
+        }
+    };
+    let got = got.unwrap_or_else(|e| panic!("{file} {level:?}: driver play failed: {e}"));
+    assert_eq!(got["plays"].as_u64(), Some(PLAYS), "{file}");
+    assert_eq!(
+        summary(&got["branching"]),
+        stats.branching,
+        "{file} {level:?}: branching"
+    );
+    assert_eq!(
+        summary(&got["turns"]),
+        stats.turns,
+        "{file} {level:?}: turns"
+    );
+    assert_eq!(
+        summary(&got["length"]),
+        stats.length,
+        "{file} {level:?}: length"
+    );
+    let goals: Vec<(String, u64)> = got["goals"]
+        .as_array()
+        .expect("goals")
+        .iter()
+        .map(|g| {
+            let text = g["goals"].as_str().expect("text").to_owned();
+            (text, g["plays"].as_u64().expect("n"))
+        })
+        .collect();
+    let want: Vec<(String, u64)> = stats.goals.iter().map(|(k, v)| (k.clone(), *v)).collect();
+    assert_eq!(goals, want, "{file} {level:?}: goals");
+    // The fast paths play the same games: moves listed as cheaply as possible (some
+    // left pending), only their tags listed or only their number counted and the
+    // chosen one searched again, and the default that measures them; and every move
+    // found any other way gives the state recorded for it (selftest).
+    for way in [
+        None,
+        Some("--by-list"),
+        Some("--by-tags"),
+        Some("--by-count"),
+    ] {
+        let mut args = vec!["play", "--plays", &plays, "--seed", &seed, "--json"];
+        args.extend(way);
+        let fast = driver(&built.driver, &args);
+        for key in ["branching", "turns", "length", "goals"] {
+            assert_eq!(fast[key], got[key], "{file} {level:?}: {way:?}, {key}");
+        }
+    }
+    let out = Command::new(&built.driver)
+        .args(["selftest", "--plays", "5", "--seed", &seed])
+        .output()
+        .expect("driver runs");
+    assert!(
+        out.status.success(),
+        "{file} {level:?}: selftest: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -297,6 +336,7 @@ fn sources_in_several_units_count_as_the_interpreter() {
         let game = rgt_tests::load_at(Lang::Rg, file, &text, OptLevel::O2).expect("loads");
         let opts = rg_compile::Options {
             unit_bytes: Some(2048),
+            model: rg_compile::Model::Functions,
             ..Default::default()
         };
         let sources = rg_compile::compile(&game, &opts).expect("compiles");

@@ -55,6 +55,9 @@ pub struct Args {
     #[arg(long)]
     pub check: bool,
 
+    #[command(flatten)]
+    pub model: crate::cmd::compile::ModelArg,
+
     /// The C++ compiler (default: $CXX, else `c++`).
     #[arg(long, value_name = "PROG")]
     pub cxx: Option<String>,
@@ -97,7 +100,12 @@ fn run_driver(driver: &std::path::Path, args: &[String]) -> Result<String, Failu
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let tc = Toolchain::find(args.cxx.as_deref(), args.cxxflags.as_deref())?;
     let game = load(session, &args.game)?;
-    let sources = generate(&game, &args.game.input, args.interp.ignore_pragmas)?;
+    let sources = generate(
+        &game,
+        &args.game.input,
+        args.interp.ignore_pragmas,
+        args.model.get(),
+    )?;
     let cache = cache_dir(args.cache_dir.as_deref());
     let built = build(&sources, &tc, &cache)?;
     let mut err = std::io::stderr().lock();

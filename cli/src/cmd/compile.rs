@@ -25,6 +25,41 @@ pub struct Args {
     /// Ignore the @disjoint, @unique and @repeat pragmas, as `rgt perft --ignore-pragmas` does.
     #[arg(long)]
     pub ignore_pragmas: bool,
+
+    #[command(flatten)]
+    pub model: ModelArg,
+}
+
+/// The form of the generated forward model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelKind {
+    /// Functions for small and medium games, tables for games whose functions would take
+    /// the C++ compiler too long.
+    Auto,
+    /// One C++ function per node and search kind (fastest to run, slowest to build).
+    Functions,
+    /// The automaton as constant arrays walked by a fixed engine (builds in seconds).
+    Tables,
+}
+
+/// `--model`, shared by `rgt compile` and `rgt bench`.
+#[derive(Debug, clap::Args)]
+pub struct ModelArg {
+    /// The form of the forward model: `auto` writes functions unless the game's automaton is
+    /// so large that they would take the C++ compiler more than about a minute.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub model: ModelKind,
+}
+
+impl ModelArg {
+    /// The library's option.
+    pub fn get(&self) -> rg_compile::Model {
+        match self.model {
+            ModelKind::Auto => rg_compile::Model::Auto,
+            ModelKind::Functions => rg_compile::Model::Functions,
+            ModelKind::Tables => rg_compile::Model::Tables,
+        }
+    }
 }
 
 /// The game's name for the generated sources: the input's file stem.
@@ -42,11 +77,13 @@ pub fn generate(
     game: &Game,
     input: &str,
     ignore_pragmas: bool,
+    model: rg_compile::Model,
 ) -> Result<rg_compile::Sources, Failure> {
     let opts = rg_compile::Options {
         name: game_name(input),
         ignore_pragmas,
         unit_bytes: None,
+        model,
     };
     rg_compile::compile(game, &opts).map_err(|e| {
         let file = e.span().map(|s| s.file);
@@ -71,7 +108,12 @@ pub fn write_sources(
 /// Runs `rgt compile`.
 pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     let game = load(session, &args.game)?;
-    let sources = generate(&game, &args.game.input, args.ignore_pragmas)?;
+    let sources = generate(
+        &game,
+        &args.game.input,
+        args.ignore_pragmas,
+        args.model.get(),
+    )?;
     write_sources(&args.out, &sources, &args.game.input)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -71,6 +71,8 @@ pub(crate) struct SearchPlan {
     pub starts: Vec<bool>,
     /// Per check target `b`: the nodes that get a function `R<b>_<n>`.
     pub reach: BTreeMap<NodeId, NodeSet>,
+    /// Node and edge visits of the walks that found `reach` (see [`MAX_ANALYSIS_CELLS`]).
+    pub cells: u64,
     pub visit: Vec<Visit>,
     /// A covering `@disjoint` (and whether one of them is exhaustive).
     pub disjoint: Vec<Option<bool>>,
@@ -91,6 +93,20 @@ impl SearchPlan {
     /// The plan, or [`CompileError::TooLarge`] when the reachability searches would take
     /// more than [`MAX_ANALYSIS_CELLS`] node visits.
     pub fn new(game: &Game, ignore_pragmas: bool) -> Result<SearchPlan, CompileError> {
+        Self::build(game, ignore_pragmas, true)
+    }
+
+    /// The plan without the reachability searches' node sets (`reach` empty, `cells` 0): what
+    /// the table model needs, which has no functions per node.
+    pub fn without_reach(game: &Game, ignore_pragmas: bool) -> SearchPlan {
+        Self::build(game, ignore_pragmas, false).expect("only the reach analysis can fail")
+    }
+
+    fn build(
+        game: &Game,
+        ignore_pragmas: bool,
+        with_reach: bool,
+    ) -> Result<SearchPlan, CompileError> {
         let n = game.node_capacity();
         let mut out: Vec<Vec<EdgeId>> = vec![Vec::new(); n];
         for (i, o) in out.iter_mut().enumerate() {
@@ -137,6 +153,9 @@ impl SearchPlan {
             {
                 by_target.entry(to).or_default().push(from);
             }
+        }
+        if !with_reach {
+            by_target.clear();
         }
         // Each search is walked only over what it reaches: the marks are generation numbers
         // shared by all targets, so no target costs more than its own nodes and edges.
@@ -254,6 +273,7 @@ impl SearchPlan {
             moves,
             starts,
             reach,
+            cells,
             visit,
             disjoint,
             ignore_pragmas,

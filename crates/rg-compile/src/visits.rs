@@ -185,6 +185,19 @@ pub(crate) struct Visits {
     pub single_move: Vec<bool>,
 }
 
+impl Visits {
+    /// No analysis: what the table model's generator (which has no node functions) passes.
+    pub fn none(nodes: usize) -> Visits {
+        Visits {
+            moves: KindChecks::default(),
+            reach: BTreeMap::new(),
+            stamp_slots: 0,
+            distinct_move_tags: false,
+            single_move: vec![false; nodes],
+        }
+    }
+}
+
 /// The nodes of a search kind: all move-search nodes (a table over all nodes), or the nodes
 /// of one reachability search (a small set).
 #[derive(Clone, Copy)]

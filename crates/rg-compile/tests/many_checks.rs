@@ -3,7 +3,7 @@
 //! check target and refused such games (`rg::compile::too_large`) at 400 million cells; this one
 //! has 12 000 targets over 36 000 nodes (432 million).
 
-use rg_compile::{CompileError, Options, compile};
+use rg_compile::{CompileError, Model, Options, compile};
 
 const CHECKS: usize = 12_000;
 
@@ -33,7 +33,11 @@ fn many_checks_compile() {
         targets * g.node_capacity() as u64 > 400_000_000,
         "the old dense guard would refuse it"
     );
-    let src = compile(&g, &Options::default()).expect("compiles");
+    let functions = Options {
+        model: Model::Functions,
+        ..Options::default()
+    };
+    let src = compile(&g, &functions).expect("compiles");
     let all: String = std::iter::once(src.game_cpp.as_str())
         .chain(src.parts.iter().map(String::as_str))
         .collect();
@@ -70,8 +74,54 @@ fn too_large_is_a_diagnostic() {
     ));
     let mut g = rg_core::parse(rg_core::FileId(0), &text).expect("the game parses");
     rg_core::builtins::add_builtins(&mut g).expect("built-ins");
-    match compile(&g, &Options::default()) {
+    let functions = Options {
+        model: Model::Functions,
+        ..Options::default()
+    };
+    match compile(&g, &functions) {
         Err(CompileError::TooLarge { .. }) => {}
         other => panic!("expected too_large, got {:?}", other.map(|_| ())),
     }
+    // By default such a game gets the table model, whose size is the automaton's.
+    let src = compile(&g, &Options::default()).expect("the table model");
+    assert!(src.game_cpp.contains("The table model"));
+    assert!(src.parts.is_empty());
+    assert!(
+        src.game_cpp.len() < 8_000_000,
+        "{} bytes",
+        src.game_cpp.len()
+    );
+}
+
+#[test]
+fn the_default_model_follows_the_size_of_the_node_functions() {
+    // Below the limit the function model, above it the table model; either can be forced.
+    let g = game();
+    assert_eq!(
+        rg_compile::chosen_model(&g, &Options::default()).expect("plan"),
+        Model::Tables,
+        "{CHECKS} checks are over rg_compile::MAX_FUNCTION_WORK"
+    );
+    let text = "type Player = { p };\ntype Score = { 0 };\nbegin, m: player = p;\nm, t: $ go;\nt, end: player = keeper;\n";
+    let mut small = rg_core::parse(rg_core::FileId(0), text).expect("the game parses");
+    rg_core::builtins::add_builtins(&mut small).expect("built-ins");
+    assert_eq!(
+        rg_compile::chosen_model(&small, &Options::default()).expect("plan"),
+        Model::Functions
+    );
+    let tables = Options {
+        model: Model::Tables,
+        ..Options::default()
+    };
+    assert_eq!(
+        rg_compile::chosen_model(&small, &tables).expect("plan"),
+        Model::Tables
+    );
+    let src = compile(&small, &tables).expect("compiles");
+    assert!(src.game_cpp.contains("The table model"));
+    assert_eq!(
+        src,
+        compile(&small, &tables).expect("compiles"),
+        "deterministic"
+    );
 }

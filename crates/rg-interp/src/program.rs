@@ -148,6 +148,9 @@ pub(crate) enum Action {
         from: u32,
         to: u32,
         negated: bool,
+        /// Another edge of the same node checks the same pair (`? from -> to` or its
+        /// negation): the search keeps the answer for it ([`shared_checks`]).
+        shared: bool,
     },
 }
 
@@ -170,6 +173,124 @@ pub(crate) struct Node {
     pub repeat: Option<u32>,
     /// A covering `@disjoint`: stop after the first edge that succeeds.
     pub disjoint: bool,
+    /// When every edge compares the same variable with a value (`x == a`): an index into
+    /// `Program::switches`, so the search goes straight to the edges whose value the variable
+    /// holds instead of evaluating every comparison.
+    pub switch: Option<u32>,
+}
+
+/// The edges of a node that only compares one variable with values ([`Node::switch`]): the
+/// slot of the variable and `(value, edge)` for every edge, sorted (so the edges of one value
+/// are in their order in the node).
+#[derive(Clone, Debug)]
+pub(crate) struct Switch {
+    pub slot: u32,
+    pub cases: Vec<(u32, u32)>,
+}
+
+/// Marks the reachability checks of a node that another of its edges checks too (`shared`):
+/// only their answers need keeping for the node's other edges, the others are asked once.
+fn shared_checks(nodes: &[Node], edges: &mut [Edge]) {
+    let mut pairs: Vec<(u32, u32, u32)> = Vec::new();
+    for nd in nodes {
+        pairs.clear();
+        for ei in nd.first_edge..nd.end_edge {
+            if let Action::Reach { from, to, .. } = edges[ei as usize].action {
+                pairs.push((from, to, ei));
+            }
+        }
+        if pairs.len() < 2 {
+            continue;
+        }
+        pairs.sort_unstable();
+        for w in pairs.windows(2) {
+            if (w[0].0, w[0].1) == (w[1].0, w[1].1) {
+                for ei in [w[0].2, w[1].2] {
+                    if let Action::Reach { shared, .. } = &mut edges[ei as usize].action {
+                        *shared = true;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Slot ranges `(start, length)` sorted by start, overlapping or adjacent ones merged, empty
+/// ones dropped: the same slots, so membership is a binary search ([`in_ranges`]).
+fn merge_ranges(mut ranges: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    ranges.retain(|r| r.1 > 0);
+    ranges.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(ranges.len());
+    for (o, n) in ranges {
+        match out.last_mut() {
+            Some(last) if o <= last.0 + last.1 => last.1 = last.1.max(o + n - last.0),
+            _ => out.push((o, n)),
+        }
+    }
+    out
+}
+
+/// Whether `slot` is in one of `ranges` (sorted and disjoint, as [`merge_ranges`] makes them).
+#[inline]
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], slot: u32) -> bool {
+    let i = ranges.partition_point(|&(o, _)| o <= slot);
+    i > 0 && slot - ranges[i - 1].0 < ranges[i - 1].1
+}
+
+/// Nodes with fewer edges than this are searched edge by edge (an index does not pay).
+const SWITCH_MIN_EDGES: u32 = 4;
+
+/// `(slot, value)` when `a` is `x == v` with `x` a variable and `v` a symbol or a constant
+/// holding one (either way round).
+fn case_of(a: &Action, consts: &[u32]) -> Option<(u32, u32)> {
+    let Action::Compare {
+        lhs: Expr::Place(l),
+        rhs: Expr::Place(r),
+        size: Some(1),
+        negated: false,
+    } = a
+    else {
+        return None;
+    };
+    let value = |pl: &Place| match *pl {
+        Place::Sym(s) => Some(s),
+        Place::Const(o) => consts.get(o as usize).copied(),
+        Place::State(_) => None,
+    };
+    match (l, r) {
+        (Place::State(s), v) | (v, Place::State(s)) => Some((*s, value(v)?)),
+        _ => None,
+    }
+}
+
+/// Indexes the nodes whose edges all compare one variable with values ([`Node::switch`]).
+fn switches(nodes: &mut [Node], edges: &[Edge], consts: &[u32]) -> Vec<Switch> {
+    let mut out = Vec::new();
+    for nd in nodes.iter_mut() {
+        if nd.end_edge - nd.first_edge < SWITCH_MIN_EDGES {
+            continue;
+        }
+        let mut slot = None;
+        let mut cases = Vec::with_capacity((nd.end_edge - nd.first_edge) as usize);
+        for ei in nd.first_edge..nd.end_edge {
+            match case_of(&edges[ei as usize].action, consts) {
+                Some((s, v)) if slot.is_none_or(|x| x == s) => {
+                    slot = Some(s);
+                    cases.push((v, ei));
+                }
+                _ => {
+                    slot = None;
+                    break;
+                }
+            }
+        }
+        if let Some(slot) = slot {
+            cases.sort_unstable();
+            nd.switch = Some(out.len() as u32);
+            out.push(Switch { slot, cases });
+        }
+    }
+    out
 }
 
 /// Options of compilation.
@@ -240,7 +361,10 @@ pub struct Program {
     pub(crate) random: u32,
     pub(crate) nodes: Vec<Node>,
     pub(crate) edges: Vec<Edge>,
+    /// The slots each `@repeat` compares: `(start, length)` ranges, sorted and disjoint.
     pub(crate) repeats: Vec<Vec<(u32, u32)>>,
+    /// The indexed nodes' edges ([`Node::switch`]).
+    pub(crate) switches: Vec<Switch>,
     /// Flat code of the expressions that are not simple ([`Expr::Code`]).
     pub(crate) code: Vec<Op>,
     /// Entry offsets of map layouts ([`Shifts`]).
@@ -865,6 +989,7 @@ impl Builder<'_> {
                 from: from.0,
                 to: to.0,
                 negated,
+                shared: false,
             },
         })
     }
@@ -893,7 +1018,7 @@ impl Builder<'_> {
                         .map(|&(off, l)| (off, self.sizes[l as usize]))
                         .collect();
                     let id = repeats.len() as u32;
-                    repeats.push(ranges);
+                    repeats.push(merge_ranges(ranges));
                     for n in ns {
                         nodes[n.index()].repeat = Some(id);
                     }
@@ -958,13 +1083,15 @@ impl Program {
         };
         let goals = b.vars.get(&wk.goals).map(|&(off, l)| (off, l));
         let begin = game.begin().ok_or(CompileError::NoBegin)?;
-        let (mut nodes, edges, edge_texts) = b.graph(player)?;
+        let (mut nodes, mut edges, edge_texts) = b.graph(player)?;
         let repeats = if opts.ignore_pragmas || opts.compare_every_variable {
             Vec::new()
         } else {
             b.pragmas(&mut nodes)
         };
 
+        shared_checks(&nodes, &mut edges);
+        let switches = switches(&mut nodes, &edges, &b.const_slots);
         let names: Vec<String> = (0..game.symbols().len())
             .map(|i| game.name(Symbol::new(i)).to_string())
             .collect();
@@ -990,6 +1117,7 @@ impl Program {
             nodes,
             edges,
             repeats,
+            switches,
             code: b.code,
             shifts: b.shifts,
             begin: begin.0,

@@ -24,7 +24,9 @@
 //! buffers grow.
 
 use crate::error::{Fault, RuntimeError, SearchBudget};
-use crate::program::{Action, Expr, LPath, NONE, Op, Place, Program, SearchLimit, Shifts};
+use crate::program::{
+    Action, Expr, LPath, NONE, Op, Place, Program, SearchLimit, Shifts, in_ranges,
+};
 use crate::seen::{KeyTable, SeenSet, hash_slot};
 
 /// Walks with more tags than this are treated as a cycle through tag edges (never a real move).
@@ -557,6 +559,23 @@ impl<'p> Machine<'p> {
                 return Ok(true);
             }
             f.reach_cache.clear();
+            if let Some(sw) = nd.switch {
+                // Only the comparisons that hold: the edges of the variable's value, in order.
+                let sw = &p.switches[sw as usize];
+                let v = self.w.cur[sw.slot as usize];
+                let from = sw.cases.partition_point(|c| c.0 < v);
+                for &(cv, ei) in &sw.cases[from..] {
+                    if cv != v {
+                        break;
+                    }
+                    self.step(f, ei)?;
+                    f.push(p.edges[ei as usize].target, f.deltas.len(), NONE);
+                    if nd.disjoint {
+                        break;
+                    }
+                }
+                continue;
+            }
             let results_start = out.as_ref().map_or(0, |o| o.len());
             for ei in nd.first_edge..nd.end_edge {
                 let e = &p.edges[ei as usize];
@@ -631,8 +650,18 @@ impl<'p> Machine<'p> {
                             false
                         }
                     }
-                    Action::Reach { from, to, negated } => {
-                        if self.reach_cached(f, ei, *from, *to)? != *negated {
+                    Action::Reach {
+                        from,
+                        to,
+                        negated,
+                        shared,
+                    } => {
+                        let holds = if *shared {
+                            self.reach_cached(f, ei, *from, *to)?
+                        } else {
+                            self.reach(ei, f, *from, *to)?
+                        };
+                        if holds != *negated {
                             f.push(e.target, f.deltas.len(), NONE);
                             true
                         } else {
@@ -652,7 +681,8 @@ impl<'p> Machine<'p> {
     }
 
     /// Whether `? from -> to` holds from the current state, checked from edge `ei`; each pair
-    /// is checked at most once per expansion.
+    /// is checked at most once per expansion (for the edges that share their pair with
+    /// another edge of their node: the others need no cache).
     #[inline]
     fn reach_cached(
         &mut self,
@@ -887,7 +917,7 @@ fn first_visit(p: &Program, w: &Work, f: &mut Frame, node: u32, repeat: Option<u
             f.key.clear();
             let mut h = 0u64;
             for &slot in &w.diff {
-                if ranges.iter().any(|&(o, n)| slot >= o && slot - o < n) {
+                if in_ranges(ranges, slot) {
                     let v = w.cur[slot as usize];
                     f.key.push(slot);
                     f.key.push(v);

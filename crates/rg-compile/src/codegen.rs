@@ -779,14 +779,7 @@ impl<'a> Gen<'a> {
                 let target_default = self.ex.default_at(Src::Var(v), loc.depth);
                 let source_default = self.ex.default_at(src, sdepth);
                 if target_default.is_none() || target_default != source_default {
-                    return Err(CompileError::at(
-                        "a whole map is stored where the maps have another default value",
-                        span,
-                    )
-                    .with_help(
-                        "the compiled model keeps every map's default fixed; the \
-                         interpreter runs this game",
-                    ));
+                    return Err(CompileError::map_default(span));
                 }
                 let sread = self.ex.read(src, &format!("({sidx}) + j_"), "c.s");
                 let _ = writeln!(out, "{i2}std::vector<uint32_t> o_({n}u), n_({n}u);");

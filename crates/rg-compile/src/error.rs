@@ -60,6 +60,18 @@ impl CompileError {
         self
     }
 
+    /// A store of a whole map into a map with another default value (the compiled model keeps
+    /// every map's default fixed).
+    pub(crate) fn map_default(span: Option<Span>) -> Self {
+        CompileError::at(
+            "a whole map is stored where the maps have another default value",
+            span,
+        )
+        .with_help(
+            "the compiled model keeps every map's default fixed; the interpreter runs this game",
+        )
+    }
+
     /// The source span the error points at, if any.
     pub fn span(&self) -> Option<Span> {
         match self {

@@ -93,16 +93,7 @@ impl ExprGen<'_> {
         class: usize,
         span: Option<Span>,
     ) -> Result<u32, CompileError> {
-        self.layout.classes[class].local(s).ok_or_else(|| {
-            CompileError::at(
-                format!(
-                    "symbol `{}` cannot occur among the values {}",
-                    self.game.name(s),
-                    self.layout.class_name(self.game, class)
-                ),
-                span,
-            )
-        })
+        self.layout.literal(self.game, s, class, span)
     }
 
     /// Compiles `e`, read in state `st`.

@@ -982,6 +982,27 @@ impl Layout {
             if ms.len() > 4 { ", …" } else { "" }
         )
     }
+
+    /// The class-local number of `s` in class `class`; an error at `span` when `s` is not
+    /// among the class's values.
+    pub fn literal(
+        &self,
+        game: &Game,
+        s: Symbol,
+        class: usize,
+        span: Option<Span>,
+    ) -> Result<u32, CompileError> {
+        self.classes[class].local(s).ok_or_else(|| {
+            CompileError::at(
+                format!(
+                    "symbol `{}` cannot occur among the values {}",
+                    game.name(s),
+                    self.class_name(game, class)
+                ),
+                span,
+            )
+        })
+    }
 }
 
 /// Links the classes of a value's constant references with the constant they name (the value

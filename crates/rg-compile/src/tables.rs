@@ -88,16 +88,7 @@ struct Tables<'a> {
 
 impl Tables<'_> {
     fn literal(&self, s: Symbol, class: usize, span: Option<Span>) -> Result<u32, CompileError> {
-        self.layout.classes[class].local(s).ok_or_else(|| {
-            CompileError::at(
-                format!(
-                    "symbol `{}` cannot occur among the values {}",
-                    self.game.name(s),
-                    self.layout.class_name(self.game, class)
-                ),
-                span,
-            )
-        })
+        self.layout.literal(self.game, s, class, span)
     }
 
     /// Compiles `e` (recursion bounded by the layout's expression depth limit, which every
@@ -381,14 +372,7 @@ impl Tables<'_> {
                         };
                         let target = self.default_at(Ok(v), depth);
                         if target.is_none() || target != self.default_at(src, sdepth) {
-                            return Err(CompileError::at(
-                                "a whole map is stored where the maps have another default value",
-                                span,
-                            )
-                            .with_help(
-                                "the compiled model keeps every map's default fixed; the \
-                                 interpreter runs this game",
-                            ));
+                            return Err(CompileError::map_default(span));
                         }
                         code.extend(rcode);
                         code.extend([O_STORERUN, stride_u32(n, span)?]);

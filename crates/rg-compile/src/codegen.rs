@@ -237,12 +237,12 @@ fn is_test(label: Label) -> bool {
 /// `{prefix}_TEXT`, the names one after the other, each ended by a NUL (adjacent literals,
 /// a few per line), and `{prefix}_AT`, where each name starts in it.
 fn name_table<'n>(out: &mut String, prefix: &str, names: impl Iterator<Item = &'n str>) {
-    let mut at: Vec<String> = Vec::new();
+    let mut at: Vec<usize> = Vec::new();
     let mut offset = 0usize;
     let mut has_nul = false;
     let _ = write!(out, "const char {prefix}_TEXT[] =");
     for (i, name) in names.enumerate() {
-        at.push(offset.to_string());
+        at.push(offset);
         offset += name.len() + 1;
         has_nul |= name.contains('\0');
         let lit = c_string(name);
@@ -262,6 +262,7 @@ fn name_table<'n>(out: &mut String, prefix: &str, names: impl Iterator<Item = &'
     // a NUL: an array of hundreds of thousands of numbers costs the C++ compiler far more
     // than the text itself.
     if has_nul {
+        let at: Vec<String> = at.iter().map(usize::to_string).collect();
         let _ = writeln!(
             out,
             "static const uint32_t {prefix}_AT_DATA[] = {{{}}};\nconst uint32_t* const {prefix}_AT = {prefix}_AT_DATA;",

@@ -357,3 +357,49 @@ fn sources_in_several_units_count_as_the_interpreter() {
     }
     let _ = std::fs::remove_dir_all(&cache);
 }
+
+#[test]
+fn both_models_describe_states_alike() {
+    // The table model formats variables with functions shared by all variables of a shape and
+    // describes the state by a loop over tables; the function model has a function per
+    // variable. One seeded random play must print the same states, tags and goals.
+    let Some(tc) = toolchain() else { return };
+    let cache = std::env::temp_dir().join(format!("rgt-describe-test-{}", std::process::id()));
+    for file in [
+        "tests/fixtures/rg/valid/map_defaults.rg",
+        "tests/fixtures/compile/table_engine.rg",
+        "tests/fixtures/hrg/valid/dice.hrg",
+        "tests/fixtures/kif/games/tictactoe.kif",
+        "examples/linegames/alquerque.lg",
+    ] {
+        let text = std::fs::read_to_string(root().join(file)).expect("fixture");
+        let lang = Lang::detect(file, None).expect("known extension");
+        let game = rgt_tests::load_at(lang, file, &text, OptLevel::O2)
+            .unwrap_or_else(|f| panic!("{file}: {f}"));
+        let shown: Vec<String> = [rg_compile::Model::Functions, rg_compile::Model::Tables]
+            .into_iter()
+            .map(|model| {
+                let opts = rg_compile::Options {
+                    model,
+                    ..Default::default()
+                };
+                let sources = rg_compile::compile(&game, &opts).expect("compiles");
+                let built = build(&sources, &tc, &cache)
+                    .unwrap_or_else(|f| panic!("{file} {model:?}: build failed: {f:?}"));
+                let out = Command::new(&built.driver)
+                    .args(["show", "--plays", "30", "--seed", "3"])
+                    .output()
+                    .expect("driver runs");
+                assert!(out.status.success(), "{file} {model:?}: show failed");
+                String::from_utf8(out.stdout).expect("text")
+            })
+            .collect();
+        assert!(shown[0].starts_with("node: "), "{file}: {}", shown[0]);
+        assert!(shown[0].contains("\nmove 1: "), "{file}: no move shown");
+        assert_eq!(
+            shown[0], shown[1],
+            "{file}: the models describe differently"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&cache);
+}

@@ -7,6 +7,7 @@
 //   driver play [--plays N | --seconds T] [--seed S] [--check] [--states]
 //               [--by-list | --by-tags | --by-count] [--json]
 //   driver selftest [--plays N] [--seed S]
+//   driver show [--plays N] [--seed S]
 //
 // `play` picks every move uniformly with the same generator and the same move order as
 // `rgt run --seed S`, so the statistics are identical. `--check` also reports two moves with
@@ -20,6 +21,8 @@
 // its recorded changes and from its recorded (possibly pending) state, and, for up to about 64
 // moves per state, replaying it from its tags and finding it by its number, give the finished
 // state recorded for it.
+// `show` prints the initial state (`describe`) and the state after each move of one random
+// play, at most N moves (default 10), the moves picked as `play` picks them.
 #include "game.hpp"
 
 #include <pthread.h>
@@ -539,8 +542,30 @@ void usage() {
                "usage: %s perft DEPTH [--json]\n"
                "       %s play [--plays N | --seconds T] [--seed S] [--check] [--states]\n"
                "            [--by-list | --by-tags | --by-count] [--json]\n"
-               "       %s selftest [--plays N] [--seed S]\n",
-               GAME_NAME, GAME_NAME, GAME_NAME);
+               "       %s selftest [--plays N] [--seed S]\n"
+               "       %s show [--plays N] [--seed S]\n",
+               GAME_NAME, GAME_NAME, GAME_NAME, GAME_NAME);
+}
+
+/// Prints the state, then after each of at most `moves` moves of a random play the move's
+/// tags and the state it leads to.
+int show_main(uint64_t moves, uint64_t seed) {
+  Cache cache;
+  Moves list;
+  Rng rng(seed);
+  State s = initial_state();
+  std::fputs(describe(s).c_str(), stdout);
+  for (uint64_t i = 0; i < moves; ++i) {
+    legal_moves(s, list, cache);
+    if (list.size() == 0) break;
+    const size_t k = rng.below(list.size());
+    std::printf("\nmove %llu: %s\n", static_cast<unsigned long long>(i + 1),
+                tags_text(list, k).c_str());
+    apply(s, list, k, cache);
+    std::fputs(describe(s).c_str(), stdout);
+  }
+  std::printf("%s\n", is_terminal(s) ? "terminal" : "not terminal");
+  return 0;
 }
 
 struct Args {
@@ -603,6 +628,7 @@ int real_main(int argc, char** argv) {
     if (cmd == "perft" && depth >= 0) return perft_main(static_cast<unsigned>(depth), json);
     if (cmd == "play" && (plays > 0 || seconds > 0)) return play_main(plays, seconds, seed, check, json, keep_states, ways);
     if (cmd == "selftest") return selftest_main(plays > 0 ? plays : 10, seed);
+    if (cmd == "show") return show_main(plays > 0 ? plays : 10, seed);
   } catch (const Failure& f) {
     std::fprintf(stderr, "error: %s\n", f.message.c_str());
     return 1;

@@ -2087,6 +2087,7 @@ impl<'a> Gen<'a> {
 
     /// Statements appending the value of variable `v` (elements from `idx`, shape `shape`, map
     /// depth `depth`) to `o`, printed as the interpreter prints values.
+    ///
     /// Element `idx` of `v` is read by its accessor `G{v}`, or when `generic` by the table
     /// model's `var_elem(s, v_, …)` of the variable `v_` the function is given at run time (so
     /// that variables of one shape share one function).

@@ -282,6 +282,65 @@ struct Way {
   int choice = -1;
 };
 
+/// What a play has done so far (see `play_main`).
+struct PlayCounts {
+  uint64_t turn = 0;        // players' turns
+  uint64_t picked = 0;      // moves made
+  uint64_t keeper_run = 0;  // the keeper's moves since the last other move
+};
+
+/// `play_main`'s turns while the play's state is held in the search buffer and every node on
+/// the way is played by counting (the keeper's moves in a row, then one counted move): the
+/// same moves, draws, statistics and failures as `play_main`'s loop, in a loop that keeps
+/// only these in registers (play_main's own loop, with every way and `--check`, kept its
+/// counters in memory: connect4 spent 20 % of its instructions there). Returns at a state it
+/// leaves to `play_main`: the end, a node played another way or not yet measured, a keeper or
+/// a player without moves.
+[[gnu::noinline]] void counted_turns(Cache& cache, Rng& rng, Acc& branching, PlayCounts& pc,
+                                     Ways ways, const std::vector<Way>& way_of) {
+  uint64_t turn = pc.turn, picked = pc.picked, keeper_run = pc.keeper_run;
+  for (;;) {
+    const State& h = held_state(cache);
+    if (is_keeper(h)) {
+      const uint64_t limit =
+          std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
+      const uint64_t n = apply_held_keeper_moves(limit, cache);
+      if (n == 0) break;
+      for (uint64_t i = 0; i < n; ++i) rng.below(1);
+      picked += n;
+      keeper_run += n;
+      if (picked > PLAY_LIMIT)
+        throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                      " moves (it was at `" + node_name(h.node) + "`)"};
+      if (keeper_run > KEEPER_LIMIT)
+        throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
+                      " times in a row (a keeper cycle)"};
+      continue;
+    }
+    if (is_terminal(h)) break;
+    if (ways != Ways::Count &&
+        way_of[h.node < way_of.size() ? h.node : 0].choice != static_cast<int>(Ways::Count))
+      break;
+    const size_t nm = count_held_moves(cache);
+    if (nm == 0) break;
+    // Not the keeper's: it moved above while it could.
+    if (current_player(h) != RANDOM) {
+      branching.add(double(nm));
+      turn += 1;
+    }
+    const size_t k = rng.below(nm);
+    picked += 1;
+    apply_nth_held(k, cache);
+    if (picked > PLAY_LIMIT)
+      throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                    " moves (it was at `" + node_name(held_state(cache).node) + "`)"};
+    keeper_run = 0;
+  }
+  pc.turn = turn;
+  pc.picked = picked;
+  pc.keeper_run = keeper_run;
+}
+
 int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool json,
               bool keep_states, Ways ways) {
   Cache cache;
@@ -319,6 +378,13 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
     bool held = false;
     uint64_t turn = 0, picked = 0, keeper_run = 0;
     for (;;) {
+      if (held && !check && !keep_states) {
+        PlayCounts pc{turn, picked, keeper_run};
+        counted_turns(cache, rng, branching, pc, ways, way_of);
+        turn = pc.turn;
+        picked = pc.picked;
+        keeper_run = pc.keeper_run;
+      }
       const State& cur = held ? held_state(cache) : s;
       // The keeper's move is applied without listing moves: the first one the search finds,
       // which in a proper game is its only one (the keeper is deterministic). `--check` lists

@@ -66,6 +66,19 @@ bool apply_first_move(State& s, Cache& cache);
 /// between the moves.
 uint64_t apply_keeper_moves(State& s, uint64_t limit, Cache& cache);
 
+/// A play that counts and applies moves one after another can keep its state in the cache's
+/// search buffer (`hold_state`) and count and apply there: each search then starts from the
+/// state the previous one left, with no copy into the buffer and out of it per call (a copy
+/// out right after a walk's byte stores waits for them, see `copy_state`). The held state is
+/// `held_state(cache)`; any other search with the cache (listing, counting or applying on a
+/// `State`) replaces it. `count_held_moves`, `apply_nth_held` and `apply_held_keeper_moves`
+/// are `count_moves`, `apply_nth` and `apply_keeper_moves` of the held state.
+inline void hold_state(const State& s, Cache& cache) { detail::copy_state(cache.s, s); }
+inline const State& held_state(const Cache& cache) { return cache.s; }
+size_t count_held_moves(Cache& cache);
+void apply_nth_held(size_t k, Cache& cache);
+uint64_t apply_held_keeper_moves(uint64_t limit, Cache& cache);
+
 /// Applies the first legal move, in the interpreter's order, whose tags are `tags`; false (and
 /// `s` unchanged) when none is legal.
 bool apply_tags(State& s, const uint32_t* tags, size_t n, Cache& cache);

@@ -16,11 +16,12 @@
 // lists the moves of a state and applies the chosen one, or lists only their tags or counts
 // them and finds the chosen one again; by default each node takes the way that measured
 // fastest on its first visits, `--by-list`/`--by-tags`/`--by-count` force one. All ways play
-// the same games.
+// the same games. Counted moves, and the keeper's moves after them, are counted and applied in
+// the search buffer (`hold_state`), which keeps the state between the calls.
 // `selftest` plays random games and checks, in every state, that applying each legal move from
 // its recorded changes and from its recorded (possibly pending) state, and, for up to about 64
-// moves per state, replaying it from its tags and finding it by its number, give the finished
-// state recorded for it.
+// moves per state, replaying it from its tags and finding it by its number (also in the search
+// buffer), give the finished state recorded for it.
 // `show` prints the initial state (`describe`) and the state after each move of one random
 // play, at most N moves (default 10), the moves picked as `play` picks them.
 #include "game.hpp"
@@ -284,6 +285,65 @@ struct Way {
   int choice = -1;
 };
 
+/// What a play has done so far (see `play_main`).
+struct PlayCounts {
+  uint64_t turn = 0;        // players' turns
+  uint64_t picked = 0;      // moves made
+  uint64_t keeper_run = 0;  // the keeper's moves since the last other move
+};
+
+/// `play_main`'s turns while the play's state is held in the search buffer and every node on
+/// the way is played by counting (the keeper's moves in a row, then one counted move): the
+/// same moves, draws, statistics and failures as `play_main`'s loop, in a loop that keeps
+/// only these in registers (play_main's own loop, with every way and `--check`, kept its
+/// counters in memory: connect4 spent 20 % of its instructions there). Returns at a state it
+/// leaves to `play_main`: the end, a node played another way or not yet measured, a keeper or
+/// a player without moves.
+[[gnu::noinline]] void counted_turns(Cache& cache, Rng& rng, Acc& branching, PlayCounts& pc,
+                                     Ways ways, const std::vector<Way>& way_of) {
+  uint64_t turn = pc.turn, picked = pc.picked, keeper_run = pc.keeper_run;
+  for (;;) {
+    const State& h = held_state(cache);
+    if (is_keeper(h)) {
+      const uint64_t limit =
+          std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
+      const uint64_t n = apply_held_keeper_moves(limit, cache);
+      if (n == 0) break;
+      for (uint64_t i = 0; i < n; ++i) rng.below(1);
+      picked += n;
+      keeper_run += n;
+      if (picked > PLAY_LIMIT)
+        throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                      " moves (it was at `" + node_name(h.node) + "`)"};
+      if (keeper_run > KEEPER_LIMIT)
+        throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
+                      " times in a row (a keeper cycle)"};
+      continue;
+    }
+    if (is_terminal(h)) break;
+    if (ways != Ways::Count &&
+        way_of[h.node < way_of.size() ? h.node : 0].choice != static_cast<int>(Ways::Count))
+      break;
+    const size_t nm = count_held_moves(cache);
+    if (nm == 0) break;
+    // Not the keeper's: it moved above while it could.
+    if (current_player(h) != RANDOM) {
+      branching.add(double(nm));
+      turn += 1;
+    }
+    const size_t k = rng.below(nm);
+    picked += 1;
+    apply_nth_held(k, cache);
+    if (picked > PLAY_LIMIT)
+      throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                    " moves (it was at `" + node_name(held_state(cache).node) + "`)"};
+    keeper_run = 0;
+  }
+  pc.turn = turn;
+  pc.picked = picked;
+  pc.keeper_run = keeper_run;
+}
+
 int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool json,
               bool keep_states, Ways ways) {
   Cache cache;
@@ -316,24 +376,36 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
   };
   while (seconds > 0 ? time_left() : done < plays) {
     State s = start;
+    // Counted moves are counted and applied in the search buffer (`hold_state`): while
+    // `held`, the play's state is `held_state(cache)`, not `s`.
+    bool held = false;
     uint64_t turn = 0, picked = 0, keeper_run = 0;
     for (;;) {
+      if (held && !check && !keep_states) {
+        PlayCounts pc{turn, picked, keeper_run};
+        counted_turns(cache, rng, branching, pc, ways, way_of);
+        turn = pc.turn;
+        picked = pc.picked;
+        keeper_run = pc.keeper_run;
+      }
+      const State& cur = held ? held_state(cache) : s;
       // The keeper's move is applied without listing moves: the first one the search finds,
       // which in a proper game is its only one (the keeper is deterministic). `--check` lists
       // them and fails, as `rgt run` does, when the keeper has another number of moves.
       // Its moves in a row are applied in one call, up to the first past either limit (so a
       // play fails where it failed move by move).
-      if (!check && is_keeper(s)) {
+      if (!check && is_keeper(cur)) {
         const uint64_t limit =
             std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
-        if (const uint64_t n = apply_keeper_moves(s, limit, cache)) {
+        if (const uint64_t n = held ? apply_held_keeper_moves(limit, cache)
+                                    : apply_keeper_moves(s, limit, cache)) {
           // As the general path draws for each of the keeper's single moves.
           for (uint64_t i = 0; i < n; ++i) rng.below(1);
           picked += n;
           keeper_run += n;
           if (picked > PLAY_LIMIT)
             throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                          " moves (it was at `" + node_name(s.node) + "`)"};
+                          " moves (it was at `" + node_name(cur.node) + "`)"};
           if (keeper_run > KEEPER_LIMIT)
             throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
                           " times in a row (a keeper cycle)"};
@@ -350,7 +422,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       if (check || keep_states) {
         w = Ways::List;
       } else if (ways == Ways::Measure) {
-        way = &way_of[s.node < way_of.size() ? s.node : 0];
+        way = &way_of[cur.node < way_of.size() ? cur.node : 0];
         int k = way->choice;
         if (k < 0) {
           k = 0;
@@ -364,8 +436,16 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
                                   : std::chrono::steady_clock::time_point();
       size_t nm;
       if (w == Ways::Count) {
-        nm = count_moves(s, cache);
+        if (!held) {
+          hold_state(s, cache);
+          held = true;
+        }
+        nm = count_held_moves(cache);
       } else {
+        if (held) {
+          s = held_state(cache);
+          held = false;
+        }
         if (check || keep_states)
           legal_moves_and_states(s, moves, cache);
         else if (w == Ways::Tags)
@@ -374,17 +454,18 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
           legal_moves(s, moves, cache);
         nm = moves.size();
       }
+      const State& now = held ? held_state(cache) : s;
       if (nm == 0) {
-        if (!is_terminal(s))
-          throw Failure{std::string("game unexpectedly ended in `") + node_name(s.node) + "`"};
-        goal_counts.add(s);
-        for (uint32_t p = 0; p < NUM_PLAYERS; ++p) goal_sums[p] += goal_value(s, p);
+        if (!is_terminal(now))
+          throw Failure{std::string("game unexpectedly ended in `") + node_name(now.node) + "`"};
+        goal_counts.add(now);
+        for (uint32_t p = 0; p < NUM_PLAYERS; ++p) goal_sums[p] += goal_value(now, p);
         break;
       }
-      uint32_t player = current_player(s);
+      uint32_t player = current_player(now);
       bool keeper = player == KEEPER;
       if (keeper && nm != 1)
-        throw Failure{"keeper had " + std::to_string(nm) + " moves in `" + node_name(s.node) +
+        throw Failure{"keeper had " + std::to_string(nm) + " moves in `" + node_name(now.node) +
                       "`"};
       if (!keeper && player != RANDOM) {
         branching.add(double(nm));
@@ -397,7 +478,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       size_t k = rng.below(nm);
       picked += 1;
       if (w == Ways::Count)
-        apply_nth(s, k, cache);
+        apply_nth_held(k, cache);
       else if (w == Ways::Tags)
         apply_replayed(s, moves, k, cache);
       else
@@ -418,7 +499,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       // must hand over to a player.
       if (picked > PLAY_LIMIT)
         throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                      " moves (it was at `" + node_name(s.node) + "`)"};
+                      " moves (it was at `" + node_name(now.node) + "`)"};
       keeper_run = keeper ? keeper_run + 1 : 0;
       if (keeper_run > KEEPER_LIMIT)
         throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
@@ -510,6 +591,12 @@ int selftest_main(uint64_t plays, uint64_t seed) {
           State w = s;
           apply_nth(w, i, other);
           replayed_ok = replayed_ok && same_state(w, with_states.state(i));
+          // And counted and applied in the search buffer.
+          hold_state(s, other);
+          if (count_held_moves(other) != changes.size())
+            throw Failure{"the move generators disagree on the number of moves"};
+          apply_nth_held(i, other);
+          replayed_ok = replayed_ok && same_state(held_state(other), with_states.state(i));
         }
         if (!same_state(t, with_states.state(i)) || !same_state(v, with_states.state(i)) ||
             !replayed_ok)
@@ -522,9 +609,13 @@ int selftest_main(uint64_t plays, uint64_t seed) {
         State one = s, run = s;
         const uint64_t n = apply_keeper_moves(run, KEEPER_LIMIT, other);
         for (uint64_t i = 0; i < n; ++i) apply_first_move(one, other);
+        // And in the search buffer.
+        hold_state(s, other);
+        const bool held_ok =
+            apply_held_keeper_moves(KEEPER_LIMIT, other) == n && same_state(held_state(other), run);
         State first = s;
         if (n == 0 || apply_keeper_moves(first, 1, other) != 1 ||
-            !same_state(first, with_states.state(0)) || !same_state(one, run))
+            !same_state(first, with_states.state(0)) || !same_state(one, run) || !held_ok)
           throw Failure{std::string("the keeper's moves in a row from `") + node_name(s.node) +
                         "` give another state than one by one"};
       }

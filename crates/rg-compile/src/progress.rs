@@ -92,7 +92,7 @@ impl<'a> Eval<'a> {
     }
 }
 
-impl Eval<'_> {
+impl<'a> Eval<'a> {
     fn var_of(&self, e: ExprId) -> Option<usize> {
         match self.game.expr(self.game.strip_casts(e)) {
             ExprData::Ref(x) => match self.layout.name_ref(self.game, x) {
@@ -277,7 +277,7 @@ impl Eval<'_> {
     }
 
     /// The constant map `rhs` applies to the variable (`v = K[v]`), as class-local values.
-    fn self_map(&self, rhs: ExprId) -> Option<&[u32]> {
+    fn self_map(&self, rhs: ExprId) -> Option<&'a [u32]> {
         let ExprData::Access(m, k) = self.game.expr(self.game.strip_casts(rhs)) else {
             return None;
         };
@@ -394,47 +394,10 @@ pub(crate) fn dead_collisions(
     out: &[EdgeId],
     es: &[EdgeId],
 ) -> bool {
-    let Some(&first) = es.first() else {
+    let Some((maps, dead)) = self_maps(game, layout, stores, out, es) else {
         return false;
     };
-    let Label::Assign { lhs, .. } = game.edge(first).label else {
-        return false;
-    };
-    let probe = Eval {
-        game,
-        layout,
-        stores,
-        var: usize::MAX,
-        class: 0,
-    };
-    let Some(v) = probe.var_of(lhs) else {
-        return false;
-    };
-    if out.is_empty() {
-        return false;
-    }
-    let Some((ev, n)) = Eval::of_scalar(game, layout, stores, v) else {
-        return false;
-    };
-    let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
-    for &e in es {
-        match game.edge(e).label {
-            Label::Assign { lhs, rhs } if ev.var_of(lhs) == Some(v) => match ev.self_map(rhs) {
-                Some(k) if k.len() == n => maps.push(k),
-                _ => return false,
-            },
-            _ => return false,
-        }
-    }
-    let dead = |y: u32| -> bool {
-        out.iter().all(|&e| match game.edge(e).label {
-            Label::Compare { lhs, rhs, negated } => match (ev.value(lhs, y), ev.value(rhs, y)) {
-                (Some(a), Some(b)) => (a == b) == negated,
-                _ => false,
-            },
-            _ => false,
-        })
-    };
+    let n = maps[0].len();
     for x in 0..n {
         for i in 0..maps.len() {
             for j in i + 1..maps.len() {
@@ -446,4 +409,69 @@ pub(crate) fn dead_collisions(
         }
     }
     true
+}
+
+/// Whether edge `e` (`v = K[v]` for a scalar variable `v` and a constant map `K`) takes two
+/// values of `v` to one only where every edge `out` (those of the node it enters) is a
+/// comparison that then fails: states that differ before it differ after it, or end at once.
+pub(crate) fn dead_self_collisions(
+    game: &Game,
+    layout: &Layout,
+    stores: &Stores,
+    out: &[EdgeId],
+    e: EdgeId,
+) -> bool {
+    let Some((maps, dead)) = self_maps(game, layout, stores, out, &[e]) else {
+        return false;
+    };
+    let mut seen = std::collections::HashSet::new();
+    maps[0].iter().all(|&y| dead(y) || seen.insert(y))
+}
+
+/// The value maps of edges `es` (each `v = K[v]` for one scalar variable `v`), and whether a
+/// value of `v` fails every edge `out` (all comparisons).
+#[allow(clippy::type_complexity)]
+fn self_maps<'g>(
+    game: &'g Game,
+    layout: &'g Layout,
+    stores: &'g Stores,
+    out: &'g [EdgeId],
+    es: &[EdgeId],
+) -> Option<(Vec<&'g [u32]>, impl Fn(u32) -> bool + 'g)> {
+    let &first = es.first()?;
+    let Label::Assign { lhs, .. } = game.edge(first).label else {
+        return None;
+    };
+    let probe = Eval {
+        game,
+        layout,
+        stores,
+        var: usize::MAX,
+        class: 0,
+    };
+    let v = probe.var_of(lhs)?;
+    if out.is_empty() {
+        return None;
+    }
+    let (ev, n) = Eval::of_scalar(game, layout, stores, v)?;
+    let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
+    for &e in es {
+        match game.edge(e).label {
+            Label::Assign { lhs, rhs } if ev.var_of(lhs) == Some(v) => match ev.self_map(rhs) {
+                Some(k) if k.len() == n => maps.push(k),
+                _ => return None,
+            },
+            _ => return None,
+        }
+    }
+    let dead = move |y: u32| -> bool {
+        out.iter().all(|&e| match game.edge(e).label {
+            Label::Compare { lhs, rhs, negated } => match (ev.value(lhs, y), ev.value(rhs, y)) {
+                (Some(a), Some(b)) => (a == b) == negated,
+                _ => false,
+            },
+            _ => false,
+        })
+    };
+    Some((maps, dead))
 }

@@ -53,6 +53,10 @@ const WORK_BUDGET: u64 = 4_000_000;
 /// check targets stops analysing (every further kind keeps the interpreter's key) rather than
 /// spend up to [`WORK_BUDGET`] on each.
 const TOTAL_WORK_BUDGET: u64 = 200_000_000;
+/// How many times a reachability search may expand one state at a node it leaves unchecked
+/// (see `relax_reach_checks`); the same bound as the runtime's count of unchecked visits in
+/// loops (`LOOP_LIMIT`).
+const REACH_FACTOR: u64 = 16;
 /// The largest stamp table of one node (product of the key variables' class sizes).
 const MAX_STAMP_SLOTS: u64 = 1 << 12;
 /// All stamp tables together.
@@ -488,6 +492,17 @@ struct Region {
     tags: Vec<EdgeId>,
     /// At most one finished move per scope event.
     one_move: bool,
+}
+
+/// The routes into a region member (see `relax_reach_checks`).
+struct Routes {
+    /// Per source in the region, how many routes come from it (none for the scope's start).
+    srcs: Vec<(NodeId, u64)>,
+    /// Every route is injective (in a reachability search, or a step `v = K[v]` whose
+    /// collisions end at once).
+    injective: bool,
+    /// A single walk of a scope event reaches the member.
+    single_walk: bool,
 }
 
 /// The tag-free graph a search kind follows (tables by [`Kind::local`] indices).
@@ -1775,6 +1790,10 @@ impl<'a> Analysis<'a> {
             one_move: true,
         };
         let mut work = w.work;
+        // Per member, for the reachability relaxation below: the routes into it by source
+        // (none for the scope's start), whether they are all injective and whether it is
+        // reached by a single walk.
+        let mut route_info: Vec<Routes> = Vec::new();
         for &q in members {
             work += 1 + graph.preds(q).len() as u64;
             if work > WORK_BUDGET {
@@ -1791,6 +1810,10 @@ impl<'a> Analysis<'a> {
             }
             let mut routes = usize::from(q == t);
             let mut injective = true;
+            // In reachability searches, for `relax_reach_checks`: a step `v = K[v]` whose
+            // collisions end at once counts as injective too.
+            let mut reach_injective = kind.target.is_some();
+            let mut srcs = Vec::new();
             for (&m, es) in &by_source {
                 let dm = d[m.index()].as_ref().expect("in the region");
                 let identity = es.iter().all(|&e| {
@@ -1810,13 +1833,31 @@ impl<'a> Analysis<'a> {
                     )
                 {
                     routes += 1;
+                    srcs.push((m, 1));
                 } else {
                     routes += es.len();
+                    srcs.push((m, es.len() as u64));
                 }
                 injective &= es.iter().all(|&e| self.injective(e, dm));
+                reach_injective = reach_injective
+                    && es.iter().all(|&e| {
+                        self.injective(e, dm)
+                            || crate::progress::dead_self_collisions(
+                                self.game,
+                                self.layout,
+                                &self.stores,
+                                &self.plan.out[q.index()],
+                                e,
+                            )
+                    });
             }
             // Both are sound: before any fork, or counted once.
             let single_walk = !forked.contains_key(&q) || !multi.contains_key(&q);
+            route_info.push(Routes {
+                srcs,
+                injective: reach_injective,
+                single_walk,
+            });
             let local = if progressive.contains(&q) {
                 Local::Unique // states on a ray are pairwise different
             } else if graph.cyclic(q) {
@@ -1844,7 +1885,84 @@ impl<'a> Analysis<'a> {
             }
         }
         w.work = work;
+        if kind.target.is_some() && region.tags.is_empty() {
+            self.relax_reach_checks(t, &mut region, &route_info);
+        }
         Some(region)
+    }
+
+    /// In a reachability search, visited-state checks only bound the work: the search answers
+    /// whether the target is reached, and a state expanded again (not on a cycle) finds again
+    /// what its first expansion found, which was not the target (or the search would have
+    /// returned). So a node on no cycle may go unchecked where that multiplies its expansions
+    /// by little: every route into it is injective (distinct states of its source stay
+    /// distinct) and the routes from checked sources count one each, from unchecked ones as
+    /// many as their own factor; the node is unchecked when the sum is at most
+    /// [`REACH_FACTOR`]. Then each state is expanded at most that many times (routes carry
+    /// distinct states, each at most its source's factor times), and so are its successors'
+    /// states through it. Cycles keep their checks (they also keep the walks finite), and so
+    /// does a region with a tag edge leaving it (a state expanded again would begin the scope
+    /// event after the tag again, multiplying the work of the next region).
+    fn relax_reach_checks(&self, t: NodeId, region: &mut Region, route_info: &[Routes]) {
+        let k = region.nodes.len();
+        let local: HashMap<NodeId, usize> = region
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, &(q, _, _))| (q, i))
+            .collect();
+        let mut succ: Vec<Vec<usize>> = vec![Vec::new(); k];
+        for (i, r) in route_info.iter().enumerate() {
+            for &(m, _) in &r.srcs {
+                if let Some(&j) = local.get(&m) {
+                    succ[j].push(i);
+                }
+            }
+        }
+        let (comp, cyclic) = components(k, &succ);
+        let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
+        let mut by_comp: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
+        for i in 0..k {
+            by_comp[comp[i]].push(i);
+        }
+        // Expansions per distinct state, relative to a checked search (sources first). A
+        // counted check (`Loop`) lets up to `LOOP_LIMIT` visits through.
+        let mut factor: Vec<u64> = region
+            .nodes
+            .iter()
+            .map(|(_, l, _)| if *l == Local::Loop { REACH_FACTOR } else { 1 })
+            .collect();
+        for c in (0..ncomp).rev() {
+            let [i] = by_comp[c].as_slice() else {
+                continue; // a cycle: checked
+            };
+            let i = *i;
+            if cyclic[i] {
+                continue;
+            }
+            let Routes {
+                srcs,
+                injective,
+                single_walk,
+            } = &route_info[i];
+            let (q, l, _) = &region.nodes[i];
+            if *single_walk || *q == t {
+                continue; // one walk: factor one, checked or not
+            }
+            let mut sum = 0u64;
+            for &(m, r) in srcs {
+                let f = local.get(&m).map_or(1, |&j| factor[j]);
+                sum = sum.saturating_add(r.saturating_mul(f));
+            }
+            match l {
+                Local::Unique => factor[i] = sum.max(1),
+                Local::Check if *injective && sum <= REACH_FACTOR => {
+                    region.nodes[i].1 = Local::Unique;
+                    factor[i] = sum.max(1);
+                }
+                _ => {}
+            }
+        }
     }
 
     /// Whether a walk at `q` (after a fork or on a cycle when `several`) finishes at most one

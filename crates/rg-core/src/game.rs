@@ -396,7 +396,8 @@ pub struct Game {
     /// Pragmas in list order.
     pub pragmas: Decls<Pragma>,
     nodes: IndexVec<NodeId, NodeData>,
-    node_by_name: HashMap<Symbol, NodeId>,
+    /// Never iterated (only looked up), so its hasher decides no order.
+    node_by_name: rustc_hash::FxHashMap<Symbol, NodeId>,
     edges: IndexVec<EdgeId, EdgeData>,
     outgoing: IndexVec<NodeId, Vec<EdgeId>>,
     incoming: IndexVec<NodeId, Vec<EdgeId>>,
@@ -428,7 +429,7 @@ impl Game {
             variables: Decls::new(),
             pragmas: Decls::new(),
             nodes: IndexVec::new(),
-            node_by_name: HashMap::new(),
+            node_by_name: rustc_hash::FxHashMap::default(),
             edges: IndexVec::new(),
             outgoing: IndexVec::new(),
             incoming: IndexVec::new(),
@@ -960,6 +961,10 @@ impl Game {
         if dead_edges == 0 && used.iter().all(|&u| u) {
             return false;
         }
+        // Renumbered in place: the adjacency lists of the kept nodes are reused with their edge
+        // ids mapped (the mapping keeps the order, so they stay sorted) instead of rebuilt one
+        // push at a time, and the name table is updated instead of rebuilt — on a translation of
+        // millions of nodes the allocations were most of the cost.
         let mut node_map: Vec<Option<NodeId>> = vec![None; self.nodes.len()];
         let mut nodes = IndexVec::with_capacity(self.nodes.len());
         for (id, data) in self.nodes.iter() {
@@ -968,13 +973,13 @@ impl Game {
             }
         }
         let remap = |n: NodeId| node_map[n.index()].expect("referenced node kept by compact");
+        let mut edge_map: Vec<u32> = vec![u32::MAX; self.edges.len()];
         let old_edges = std::mem::take(&mut self.edges);
-        self.nodes = nodes;
-        self.node_by_name = self.nodes.iter().map(|(id, d)| (d.name, id)).collect();
-        self.outgoing = self.nodes.ids().map(|_| Vec::new()).collect();
-        self.incoming = self.nodes.ids().map(|_| Vec::new()).collect();
-        self.live_edges = 0;
-        for mut e in old_edges.as_slice().iter().filter(|e| e.alive).cloned() {
+        let mut edges: IndexVec<EdgeId, EdgeData> = IndexVec::with_capacity(self.live_edges);
+        for (old, mut e) in old_edges.into_raw().into_iter().enumerate() {
+            if !e.alive {
+                continue;
+            }
             e.from = remap(e.from);
             e.to = remap(e.to);
             if let Label::Reach { from, to, negated } = e.label {
@@ -984,12 +989,33 @@ impl Game {
                     negated,
                 };
             }
-            let (f, t) = (e.from, e.to);
-            let id = self.edges.push(e);
-            self.outgoing[f].push(id);
-            self.incoming[t].push(id);
-            self.live_edges += 1;
+            edge_map[old] = edges.push(e).index() as u32;
         }
+        let relist = |lists: IndexVec<NodeId, Vec<EdgeId>>| -> IndexVec<NodeId, Vec<EdgeId>> {
+            lists
+                .into_raw()
+                .into_iter()
+                .zip(&used)
+                .filter(|&(_, &u)| u)
+                .map(|(mut list, _)| {
+                    for e in &mut list {
+                        *e = EdgeId::new(edge_map[e.index()] as usize);
+                    }
+                    list
+                })
+                .collect()
+        };
+        self.outgoing = relist(std::mem::take(&mut self.outgoing));
+        self.incoming = relist(std::mem::take(&mut self.incoming));
+        self.edges = edges;
+        self.nodes = nodes;
+        self.node_by_name.retain(|_, n| match node_map[n.index()] {
+            Some(m) => {
+                *n = m;
+                true
+            }
+            None => false,
+        });
         let mut remap_mut = remap;
         // Renumbering is not a change of the pragma list (the generation is bumped below).
         for p in self.pragmas.raw_mut() {

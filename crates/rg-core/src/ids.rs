@@ -233,7 +233,9 @@ impl<I: EntityId, T: Clone> SecondaryMap<I, T> {
 /// to one already present returns the existing id, so equality of ids is equality of values.
 #[derive(Clone)]
 pub struct UniqueArena<I: EntityId, T: Hash + Eq> {
-    set: IndexSet<T>,
+    /// Ids are insertion positions; the hasher only speeds look-ups (the passes look up
+    /// expressions in their hot loops).
+    set: IndexSet<T, rustc_hash::FxBuildHasher>,
     _marker: PhantomData<fn(I) -> I>,
 }
 
@@ -248,7 +250,7 @@ impl<I: EntityId, T: Hash + Eq + std::fmt::Debug> std::fmt::Debug for UniqueAren
 impl<I: EntityId, T: Hash + Eq> Default for UniqueArena<I, T> {
     fn default() -> Self {
         UniqueArena {
-            set: IndexSet::new(),
+            set: IndexSet::default(),
             _marker: PhantomData,
         }
     }

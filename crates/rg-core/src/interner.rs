@@ -2,6 +2,7 @@
 
 use crate::ids::EntityId;
 use indexmap::IndexSet;
+use rustc_hash::FxBuildHasher;
 
 crate::entity_id! {
     /// An interned name (type, constant, variable, node, tag or element name) of one game.
@@ -12,7 +13,9 @@ crate::entity_id! {
 /// can be converted in parallel without locks, and symbol numbering is deterministic.
 #[derive(Clone, Debug, Default)]
 pub struct Interner {
-    set: IndexSet<Box<str>>,
+    /// Symbols are numbered in insertion order (the hasher only speeds look-ups: a large
+    /// translation interns millions of node names, and SipHash was a visible share of it).
+    set: IndexSet<Box<str>, FxBuildHasher>,
 }
 
 impl Interner {

@@ -75,6 +75,12 @@ fn intersect_transferred(
     kept: impl Fn(ExprId) -> bool,
     extra: Option<(ExprId, Known)>,
 ) {
+    // Knowledge that reached a node along one path usually reaches it unchanged along the
+    // others: equal lists need no merge, only the facts `kept` drops.
+    if list.as_slice() == other {
+        list.retain(|&(e, v)| extra == Some((e, v)) || kept(e));
+        return;
+    }
     let mut j = 0;
     list.retain(|&(e, v)| {
         if extra == Some((e, v)) {
@@ -130,11 +136,18 @@ impl Facts {
     ) -> bool {
         let before = (self.names.len(), self.others.len());
         let kept = |e: ExprId| forgotten.is_none_or(|v| !mentions(g, e, v));
+        // The only bare name mentioning `v` is `v` itself (expressions are hash-consed).
+        let forgotten_name = forgotten.and_then(|v| g.exprs().find(&ExprData::Ref(v)));
         let (extra_name, extra_other) = match extra {
             Some((e, _)) if matches!(g.expr(e), ExprData::Ref(_)) => (extra, None),
             _ => (None, extra),
         };
-        intersect_transferred(&mut self.names, &other.names, kept, extra_name);
+        intersect_transferred(
+            &mut self.names,
+            &other.names,
+            |e| Some(e) != forgotten_name,
+            extra_name,
+        );
         intersect_transferred(&mut self.others, &other.others, kept, extra_other);
         (self.names.len(), self.others.len()) != before
     }

@@ -24,7 +24,7 @@
 use super::search_starts::{Starts, VarSet, components};
 use crate::util::NodeMap;
 use crate::util::{
-    assigned, assigns_player, literal_symbol, negation_pair, same_reference, set_members,
+    FxHashMap, assigned, assigns_player, literal_symbol, negation_pair, same_reference, set_members,
 };
 use rg_core::{EdgeId, EntityId, ExprId, Game, Label, NodeId, TypeId};
 use std::cmp::Reverse;
@@ -295,7 +295,13 @@ pub(crate) fn assigned_since_start(
     let position = crate::util::variable_positions(g);
     // Most edges assign nothing new, so a node shares its set with the node before it: one set
     // per change instead of a copy of a bit set over every variable per edge and node (1 KB
-    // each on a game with 8 000 variables and a million nodes).
+    // each on a game with 8 000 variables and a million nodes). A set plus a variable is made
+    // once and shared too: many searches start from the same set and assign the same first
+    // variables (one copy per assignment edge was most of the pass on chess.kif, in page
+    // faults). The memo keeps its key sets alive, so a key's address is never reused, and
+    // the join copies a shared set before growing it.
+    type Added = FxHashMap<(*const VarSet, usize), (Rc<VarSet>, Rc<VarSet>)>;
+    let added: std::cell::RefCell<Added> = std::cell::RefCell::default();
     solve(
         g,
         sg,
@@ -303,9 +309,13 @@ pub(crate) fn assigned_since_start(
         Rc::new(VarSet::empty(g.variables.len())),
         |here, e| match assigned(g, &g.edge(e).label).and_then(|v| position.get(&v)) {
             Some(&i) if !here.contains(i) => {
-                let mut next = VarSet::clone(here);
-                next.add(i);
-                Some(Rc::new(next))
+                let mut added = added.borrow_mut();
+                let (_, next) = added.entry((Rc::as_ptr(here), i)).or_insert_with(|| {
+                    let mut next = VarSet::clone(here);
+                    next.add(i);
+                    (Rc::clone(here), Rc::new(next))
+                });
+                Some(Rc::clone(next))
             }
             _ => Some(Rc::clone(here)),
         },
@@ -485,7 +495,8 @@ impl Walk {
 pub(crate) enum Arrivals {
     /// At most once: along one of these walks, any two of which are exclusive when they start
     /// at one node (walks from different starts belong to different searches).
-    Once(Vec<Walk>),
+    /// Shared with the node before when that node's walks arrive here unchanged.
+    Once(Rc<[Walk]>),
     Many,
 }
 
@@ -540,6 +551,19 @@ fn arrivals_at(
     members: &mut HashMap<TypeId, usize>,
     m: NodeId,
 ) -> Arrivals {
+    // One entering edge that neither fans out nor is a branch: the walks of the node before,
+    // unchanged (they passed the limits and the pairwise test there). Shared instead of copied
+    // into every node of a chain.
+    if !is_start[m] {
+        let mut entering = sg.entering(g, m);
+        if let (Some(e), None) = (entering.next(), entering.next())
+            && !branches[e.index()]
+            && let Some(Arrivals::Once(ws)) = &at[g.edge(e).from]
+            && fan_out(g, e, members) == 1
+        {
+            return Arrivals::Once(Rc::clone(ws));
+        }
+    }
     let mut walks: Vec<Walk> = Vec::new();
     if is_start[m] {
         walks.push(Walk {
@@ -551,7 +575,7 @@ fn arrivals_at(
         let ws = match &at[g.edge(e).from] {
             None => continue,
             Some(Arrivals::Many) => return Arrivals::Many,
-            Some(Arrivals::Once(ws)) => ws,
+            Some(Arrivals::Once(ws)) => &ws[..],
         };
         match fan_out(g, e, members) {
             0 => continue,
@@ -577,5 +601,5 @@ fn arrivals_at(
             }
         }
     }
-    Arrivals::Once(walks)
+    Arrivals::Once(walks.into())
 }

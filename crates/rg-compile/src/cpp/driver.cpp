@@ -292,6 +292,21 @@ struct PlayCounts {
   uint64_t keeper_run = 0;  // the keeper's moves since the last other move
 };
 
+/// The interpreter's limits (a proper game is finite: every play ends, and the keeper hands
+/// over to a player): a play at `node` after `picked` moves, the last `keeper_run` of them the
+/// keeper's, fails past either.
+[[noreturn, gnu::cold, gnu::noinline]] void limit_failure(uint64_t picked, uint32_t node) {
+  if (picked > PLAY_LIMIT)
+    throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
+                  " moves (it was at `" + node_name(node) + "`)"};
+  throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
+                " times in a row (a keeper cycle)"};
+}
+
+inline void check_limits(uint64_t picked, uint64_t keeper_run, uint32_t node) {
+  if (picked > PLAY_LIMIT || keeper_run > KEEPER_LIMIT) limit_failure(picked, node);
+}
+
 /// `play_main`'s turns while the play's state is held in the search buffer and every node on
 /// the way is played by counting (the keeper's moves in a row, then one counted move): the
 /// same moves, draws, statistics and failures as `play_main`'s loop, in a loop that keeps
@@ -312,12 +327,7 @@ struct PlayCounts {
       for (uint64_t i = 0; i < n; ++i) rng.below(1);
       picked += n;
       keeper_run += n;
-      if (picked > PLAY_LIMIT)
-        throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                      " moves (it was at `" + node_name(h.node) + "`)"};
-      if (keeper_run > KEEPER_LIMIT)
-        throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
-                      " times in a row (a keeper cycle)"};
+      check_limits(picked, keeper_run, h.node);
       continue;
     }
     if (is_terminal(h)) break;
@@ -334,10 +344,8 @@ struct PlayCounts {
     const size_t k = rng.below(nm);
     picked += 1;
     apply_nth_held(k, cache);
-    if (picked > PLAY_LIMIT)
-      throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                    " moves (it was at `" + node_name(held_state(cache).node) + "`)"};
     keeper_run = 0;
+    check_limits(picked, keeper_run, held_state(cache).node);
   }
   pc.turn = turn;
   pc.picked = picked;
@@ -403,12 +411,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
           for (uint64_t i = 0; i < n; ++i) rng.below(1);
           picked += n;
           keeper_run += n;
-          if (picked > PLAY_LIMIT)
-            throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                          " moves (it was at `" + node_name(cur.node) + "`)"};
-          if (keeper_run > KEEPER_LIMIT)
-            throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
-                          " times in a row (a keeper cycle)"};
+          check_limits(picked, keeper_run, cur.node);
           continue;
         }
         // No move: the state is final or a dead end; the general path reports which.
@@ -497,13 +500,8 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       }
       // The interpreter's limits (a proper game is finite: every play ends), and the keeper
       // must hand over to a player.
-      if (picked > PLAY_LIMIT)
-        throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
-                      " moves (it was at `" + node_name(now.node) + "`)"};
       keeper_run = keeper ? keeper_run + 1 : 0;
-      if (keeper_run > KEEPER_LIMIT)
-        throw Failure{"the keeper moved more than " + std::to_string(KEEPER_LIMIT) +
-                      " times in a row (a keeper cycle)"};
+      check_limits(picked, keeper_run, now.node);
     }
     turns.add(double(turn));
     length.add(double(picked));

@@ -202,29 +202,16 @@ impl ExprGen<'_> {
         let e = self.game.strip_casts(e);
         match self.game.expr(e) {
             ExprData::Cast(..) => unreachable!("casts stripped"),
-            ExprData::Ref(x) => match self.layout.name_ref(self.game, x) {
-                NameRef::Var(v) => Ok(Location {
+            ExprData::Ref(x) => {
+                let v = self.layout.assigned_var(self.game, x, span)?;
+                Ok(Location {
                     var: v,
                     index: "0".into(),
                     shape: self.layout.vars[v].shape.clone(),
                     depth: 0,
                     checks: Vec::new(),
-                }),
-                NameRef::Const(_) => Err(CompileError::at(
-                    format!(
-                        "an assignment stores into the constant `{}`",
-                        self.game.name(x)
-                    ),
-                    span,
-                )),
-                NameRef::Literal(_) => Err(CompileError::at(
-                    format!(
-                        "an assignment stores into the symbol `{}`",
-                        self.game.name(x)
-                    ),
-                    span,
-                )),
-            },
+                })
+            }
             ExprData::Access(m, k) => {
                 let mut loc = self.location(m, st, span)?;
                 let Shape::Map { key, val } = loc.shape else {

@@ -264,6 +264,25 @@ impl Layout {
         }
         NameRef::Literal(x)
     }
+
+    /// The variable an assignment to the bare name `x` stores into; an error at `span` when
+    /// `x` is a constant or a symbol.
+    pub fn assigned_var(
+        &self,
+        game: &Game,
+        x: Symbol,
+        span: Option<Span>,
+    ) -> Result<usize, CompileError> {
+        let what = match self.name_ref(game, x) {
+            NameRef::Var(v) => return Ok(v),
+            NameRef::Const(_) => "constant",
+            NameRef::Literal(_) => "symbol",
+        };
+        Err(CompileError::at(
+            format!("an assignment stores into the {what} `{}`", game.name(x)),
+            span,
+        ))
+    }
 }
 
 // ----- unification -------------------------------------------------------------------------

@@ -185,27 +185,7 @@ impl Tables<'_> {
                 ExprData::Cast(..) => unreachable!("casts stripped"),
             }
         };
-        let v = match self.layout.name_ref(self.game, root) {
-            NameRef::Var(v) => v,
-            NameRef::Const(_) => {
-                return Err(CompileError::at(
-                    format!(
-                        "an assignment stores into the constant `{}`",
-                        self.game.name(root)
-                    ),
-                    span,
-                ));
-            }
-            NameRef::Literal(_) => {
-                return Err(CompileError::at(
-                    format!(
-                        "an assignment stores into the symbol `{}`",
-                        self.game.name(root)
-                    ),
-                    span,
-                ));
-            }
-        };
+        let v = self.layout.assigned_var(self.game, root, span)?;
         let mut code = vec![O_VAR, v as u32];
         let mut shape = self.layout.vars[v].shape.clone();
         let mut depth = 0;

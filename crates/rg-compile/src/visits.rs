@@ -307,6 +307,17 @@ fn has(bits: &[u64], i: usize) -> bool {
     bits[i / 64] >> (i % 64) & 1 == 1
 }
 
+/// [`components`], with the nodes of each component (in completion order, ascending within).
+fn component_members(n: usize, succ: &[Vec<usize>]) -> (Vec<usize>, Vec<bool>, Vec<Vec<usize>>) {
+    let (comp, cyclic) = components(n, succ);
+    let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
+    for (i, &c) in comp.iter().enumerate() {
+        members[c].push(i);
+    }
+    (comp, cyclic, members)
+}
+
 /// Strongly connected components of the graph `succ` (iterative Tarjan): the component of
 /// each node, numbered in the order they complete (successors first), and whether each node
 /// lies on a cycle.
@@ -1691,12 +1702,8 @@ impl<'a> Analysis<'a> {
                 succ[i].push(j);
             }
         }
-        let (comp, cyclic) = components(k, &succ);
-        let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
-        let mut by_comp: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
-        for i in 0..k {
-            by_comp[comp[i]].push(i);
-        }
+        let (comp, cyclic, by_comp) = component_members(k, &succ);
+        let ncomp = by_comp.len();
         let mut incoming = vec![0u8; ncomp];
         if let Some(&ti) = local.get(&t) {
             incoming[comp[ti]] = 1;
@@ -1919,12 +1926,8 @@ impl<'a> Analysis<'a> {
                 }
             }
         }
-        let (comp, cyclic) = components(k, &succ);
-        let ncomp = comp.iter().map(|&c| c + 1).max().unwrap_or(0);
-        let mut by_comp: Vec<Vec<usize>> = vec![Vec::new(); ncomp];
-        for i in 0..k {
-            by_comp[comp[i]].push(i);
-        }
+        let (_, cyclic, by_comp) = component_members(k, &succ);
+        let ncomp = by_comp.len();
         // Expansions per distinct state, relative to a checked search (sources first). A
         // counted check (`Loop`) lets up to `LOOP_LIMIT` visits through.
         let mut factor: Vec<u64> = region

@@ -140,8 +140,9 @@ fn function_work(plan: &search::SearchPlan) -> u64 {
     2 * moves + plan.cells
 }
 
-/// Which model `compile` generates for `game` with these options (the game's search plan
-/// when it is the function model).
+/// Which model `compile` generates for `game` with these options, and the game's search plan
+/// when the choice computed it (always for the function model; for the table model when the
+/// plan was complete but too large for functions, so that it is not built again).
 fn choose(
     game: &Game,
     opts: &Options,
@@ -156,7 +157,8 @@ fn choose(
             Ok(plan) if function_work(&plan) <= MAX_FUNCTION_WORK => {
                 Ok((Model::Functions, Some(plan)))
             }
-            Ok(_) | Err(CompileError::TooLarge { .. }) => Ok((Model::Tables, None)),
+            Ok(plan) => Ok((Model::Tables, Some(plan))),
+            Err(CompileError::TooLarge { .. }) => Ok((Model::Tables, None)),
             Err(e) => Err(e),
         },
     }
@@ -178,8 +180,10 @@ pub fn compile(game: &Game, opts: &Options) -> Result<Sources, CompileError> {
             codegen::Gen::new(game, &layout, &plan, &visits, deferred, memo)
                 .generate(&opts.name, opts.unit_bytes.unwrap_or(codegen::UNIT_BYTES))?
         }
-        _ => {
-            let plan = search::SearchPlan::without_reach(game, opts.ignore_pragmas);
+        (_, plan) => {
+            // The table model reads only the plan's edges and pragmas.
+            let plan = plan
+                .unwrap_or_else(|| search::SearchPlan::without_reach(game, opts.ignore_pragmas));
             let visits = visits::Visits::none(game.node_capacity());
             codegen::Gen::new(
                 game,

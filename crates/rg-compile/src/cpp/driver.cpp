@@ -292,9 +292,7 @@ struct PlayCounts {
   uint64_t keeper_run = 0;  // the keeper's moves since the last other move
 };
 
-/// The interpreter's limits (a proper game is finite: every play ends, and the keeper hands
-/// over to a player): a play at `node` after `picked` moves, the last `keeper_run` of them the
-/// keeper's, fails past either.
+/// The failure of a play at `node` past one of the limits `check_limits` checks.
 [[noreturn, gnu::cold, gnu::noinline]] void limit_failure(uint64_t picked, uint32_t node) {
   if (picked > PLAY_LIMIT)
     throw Failure{"a play did not end after " + std::to_string(PLAY_LIMIT) +
@@ -303,8 +301,17 @@ struct PlayCounts {
                 " times in a row (a keeper cycle)"};
 }
 
+/// The interpreter's limits (a proper game is finite: every play ends, and the keeper hands
+/// over to a player): a play at `node` after `picked` moves, the last `keeper_run` of them the
+/// keeper's, fails past either.
 inline void check_limits(uint64_t picked, uint64_t keeper_run, uint32_t node) {
   if (picked > PLAY_LIMIT || keeper_run > KEEPER_LIMIT) limit_failure(picked, node);
+}
+
+/// How many keeper moves in a row one `apply_keeper_moves` call may make: up to the first past
+/// either limit, so that a play fails where it failed move by move.
+inline uint64_t keeper_limit(uint64_t picked, uint64_t keeper_run) {
+  return std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
 }
 
 /// `play_main`'s turns while the play's state is held in the search buffer and every node on
@@ -320,9 +327,7 @@ inline void check_limits(uint64_t picked, uint64_t keeper_run, uint32_t node) {
   for (;;) {
     const State& h = held_state(cache);
     if (is_keeper(h)) {
-      const uint64_t limit =
-          std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
-      const uint64_t n = apply_held_keeper_moves(limit, cache);
+      const uint64_t n = apply_held_keeper_moves(keeper_limit(picked, keeper_run), cache);
       if (n == 0) break;
       for (uint64_t i = 0; i < n; ++i) rng.below(1);
       picked += n;
@@ -403,8 +408,7 @@ int play_main(uint64_t plays, double seconds, uint64_t seed, bool check, bool js
       // Its moves in a row are applied in one call, up to the first past either limit (so a
       // play fails where it failed move by move).
       if (!check && is_keeper(cur)) {
-        const uint64_t limit =
-            std::min<uint64_t>(PLAY_LIMIT - picked, KEEPER_LIMIT - keeper_run) + 1;
+        const uint64_t limit = keeper_limit(picked, keeper_run);
         if (const uint64_t n = held ? apply_held_keeper_moves(limit, cache)
                                     : apply_keeper_moves(s, limit, cache)) {
           // As the general path draws for each of the keeper's single moves.

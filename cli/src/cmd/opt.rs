@@ -244,7 +244,9 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             || args.check_perft.is_some()
             || cfg!(debug_assertions),
         validators: rg_validate::REFERENCE_VALIDATORS,
-        keep_snapshots: tracing,
+        // Only the full and JSON traces and the trace directory show the RG after each pass.
+        keep_snapshots: matches!(args.trace, Some(TraceMode::Full | TraceMode::Json))
+            || args.trace_dir.is_some(),
         max_iterations: args.max_iterations,
         time_limit: args.time_limit.map(std::time::Duration::from_secs_f64),
         schedule: match args.schedule {

@@ -271,8 +271,18 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             ))
         }
     };
+    let mut sink = TraceSink::new(args.trace, args.trace_dir.as_deref())?;
+    sink.emit(&setup, setup.seq);
+    setup.game_after = None;
     let t = std::time::Instant::now();
-    let result = rg_passes::run(&mut game, &pipeline, &opts, &mut hook);
+    let result = {
+        // The setup step ran while loading: the pipeline's records come after it.
+        let streams = sink.streams();
+        let mut observer = |r: &TraceRecord| sink.emit(r, r.seq + 1);
+        let observer: Option<&mut dyn FnMut(&TraceRecord)> =
+            streams.then_some(&mut observer as &mut dyn FnMut(&TraceRecord));
+        rg_passes::run_observed(&mut game, &pipeline, &opts, &mut hook, observer)
+    };
     let total = t.elapsed();
     let mut report = match result {
         Ok(r) => r,
@@ -283,7 +293,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             {
                 let mut r = r.clone();
                 r.prepend(setup);
-                err.push_str(&render_trace(&r, mode, total));
+                err.push_str(&render_summary(&r, mode, total));
             }
             if let PipelineError::Invalid {
                 pass,
@@ -304,6 +314,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
                 );
             }
             let _ = std::io::stderr().lock().write_all(err.as_bytes());
+            sink.finish()?;
             return Err(pass_failure(e));
         }
     };
@@ -311,11 +322,9 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     if let Some(mode) = args.trace {
         let _ = std::io::stderr()
             .lock()
-            .write_all(render_trace(&report, mode, total).as_bytes());
+            .write_all(render_summary(&report, mode, total).as_bytes());
     }
-    if let Some(dir) = &args.trace_dir {
-        write_trace_dir(dir, &report)?;
-    }
+    sink.finish()?;
     let target = output_target(args.output.as_deref());
     write_game(
         target.as_deref(),
@@ -340,10 +349,10 @@ fn ms(d: std::time::Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn record_line(r: &TraceRecord) -> String {
+fn record_line(r: &TraceRecord, seq: usize) -> String {
     let mut line = format!(
         "trace {:>4} {:>4} {:<30} {:>3} {:>8.2}ms",
-        r.seq,
+        seq,
         r.iteration,
         r.pass,
         match &r.validation {
@@ -376,32 +385,94 @@ fn record_line(r: &TraceRecord) -> String {
     line
 }
 
-fn render_trace(report: &PassReport, mode: TraceMode, total: std::time::Duration) -> String {
+/// Where the trace records go as the passes run: lines (and RG snapshots) or JSON objects on
+/// standard error, and files in the trace directory. Nothing is kept: a snapshot of a large
+/// translation is tens of megabytes, and such a game sees a hundred changing passes.
+struct TraceSink {
+    mode: Option<TraceMode>,
+    dir: Option<PathBuf>,
+    jsonl: Option<std::io::BufWriter<std::fs::File>>,
+    /// The first failure to write into the trace directory (writing stops there).
+    failure: Option<Failure>,
+}
+
+impl TraceSink {
+    fn new(mode: Option<TraceMode>, dir: Option<&std::path::Path>) -> Result<Self, Failure> {
+        let mut jsonl = None;
+        if let Some(dir) = dir {
+            let io = |e: std::io::Error| Failure::Io(format!("{}: {e}", dir.display()));
+            std::fs::create_dir_all(dir).map_err(io)?;
+            let file = std::fs::File::create(dir.join("trace.jsonl")).map_err(io)?;
+            jsonl = Some(std::io::BufWriter::new(file));
+        }
+        if matches!(mode, Some(TraceMode::Full | TraceMode::Lines)) {
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "trace  seq iter pass                           chg     time   nodes      edges      vars"
+            );
+        }
+        Ok(TraceSink {
+            mode,
+            dir: dir.map(std::path::Path::to_path_buf),
+            jsonl,
+            failure: None,
+        })
+    }
+
+    /// Whether the records are shown as they come (all traces but the summary).
+    fn streams(&self) -> bool {
+        self.dir.is_some() || matches!(self.mode, Some(m) if m != TraceMode::Summary)
+    }
+
+    /// Shows `r`, numbered `seq`.
+    fn emit(&mut self, r: &TraceRecord, seq: usize) {
+        let text = match self.mode {
+            Some(TraceMode::Json) => Some(format!("{}\n", record_json(r, seq))),
+            Some(mode @ (TraceMode::Full | TraceMode::Lines)) => {
+                let mut out = record_line(r, seq);
+                if mode == TraceMode::Full
+                    && let Some(text) = &r.game_after
+                {
+                    let _ = write!(
+                        out,
+                        "--- rg after #{seq} {} (iteration {}) ---\n{text}--- end ---\n",
+                        r.pass, r.iteration
+                    );
+                }
+                Some(out)
+            }
+            Some(TraceMode::Summary) | None => None,
+        };
+        if let Some(text) = text {
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        }
+        if self.failure.is_none()
+            && let Some(dir) = &self.dir
+            && let Err(e) = write_trace_files(dir, self.jsonl.as_mut(), r, seq)
+        {
+            self.failure = Some(e);
+        }
+    }
+
+    /// Flushes the trace directory's `trace.jsonl`; reports the first failure to write there.
+    fn finish(mut self) -> Result<(), Failure> {
+        if let Some(e) = self.failure.take() {
+            return Err(e);
+        }
+        if let (Some(dir), Some(jsonl)) = (&self.dir, self.jsonl.as_mut()) {
+            jsonl
+                .flush()
+                .map_err(|e| Failure::Io(format!("{}: {e}", dir.display())))?;
+        }
+        Ok(())
+    }
+}
+
+/// The summary table per pass (and, for the JSON trace, nothing: its records were the output).
+fn render_summary(report: &PassReport, mode: TraceMode, total: std::time::Duration) -> String {
     let mut out = String::new();
     if mode == TraceMode::Json {
-        for r in &report.records {
-            out.push_str(&record_json(r).to_string());
-            out.push('\n');
-        }
         return out;
-    }
-    if mode != TraceMode::Summary {
-        let _ = writeln!(
-            out,
-            "trace  seq iter pass                           chg     time   nodes      edges      vars"
-        );
-        for r in &report.records {
-            out.push_str(&record_line(r));
-            if mode == TraceMode::Full
-                && let Some(text) = &r.game_after
-            {
-                let _ = write!(
-                    out,
-                    "--- rg after #{} {} (iteration {}) ---\n{text}--- end ---\n",
-                    r.seq, r.pass, r.iteration
-                );
-            }
-        }
     }
     // Summary per pass, by total time.
     let mut per: Vec<(&str, usize, usize, f64)> = Vec::new();
@@ -452,13 +523,13 @@ fn render_trace(report: &PassReport, mode: TraceMode, total: std::time::Duration
     out
 }
 
-fn record_json(r: &TraceRecord) -> serde_json::Value {
+fn record_json(r: &TraceRecord, seq: usize) -> serde_json::Value {
     let stats = |s: &rg_core::GameStats| {
         serde_json::json!({"nodes": s.nodes, "edges": s.edges, "variables": s.variables,
             "constants": s.constants, "types": s.types})
     };
     serde_json::json!({
-        "seq": r.seq,
+        "seq": seq,
         "iteration": r.iteration,
         "pass": r.pass,
         "phase": format!("{:?}", r.phase).to_lowercase(),
@@ -472,23 +543,26 @@ fn record_json(r: &TraceRecord) -> serde_json::Value {
     })
 }
 
-fn write_trace_dir(dir: &std::path::Path, report: &PassReport) -> Result<(), Failure> {
+/// Writes `r` (numbered `seq`) into the trace directory: a line of `trace.jsonl`, and for a
+/// changing pass its RG and DOT.
+fn write_trace_files(
+    dir: &std::path::Path,
+    jsonl: Option<&mut std::io::BufWriter<std::fs::File>>,
+    r: &TraceRecord,
+    seq: usize,
+) -> Result<(), Failure> {
     let io = |e: std::io::Error| Failure::Io(format!("{}: {e}", dir.display()));
-    std::fs::create_dir_all(dir).map_err(io)?;
-    let mut jsonl = String::new();
-    for r in &report.records {
-        jsonl.push_str(&record_json(r).to_string());
-        jsonl.push('\n');
-        if let Some(text) = &r.game_after {
-            let stem = format!("{:03}-{}", r.seq, r.pass);
-            std::fs::write(dir.join(format!("{stem}.rg")), text).map_err(io)?;
-            let game = rg_core::parse(rg_core::FileId(0), text).map_err(|_| {
-                Failure::Io(format!("internal: the RG after {} does not parse", r.pass))
-            })?;
-            let dot = rg_fmt::emit_to_string(&rg_fmt::dot::DotEmitter, &game);
-            std::fs::write(dir.join(format!("{stem}.dot")), dot).map_err(io)?;
-        }
+    if let Some(jsonl) = jsonl {
+        writeln!(jsonl, "{}", record_json(r, seq)).map_err(io)?;
     }
-    std::fs::write(dir.join("trace.jsonl"), jsonl).map_err(io)?;
+    if let Some(text) = &r.game_after {
+        let stem = format!("{seq:03}-{}", r.pass);
+        std::fs::write(dir.join(format!("{stem}.rg")), text).map_err(io)?;
+        let game = rg_core::parse(rg_core::FileId(0), text).map_err(|_| {
+            Failure::Io(format!("internal: the RG after {} does not parse", r.pass))
+        })?;
+        let dot = rg_fmt::emit_to_string(&rg_fmt::dot::DotEmitter, &game);
+        std::fs::write(dir.join(format!("{stem}.dot")), dot).map_err(io)?;
+    }
     Ok(())
 }

@@ -21,7 +21,7 @@ mod util;
 use rg_core::Game;
 
 pub use manager::{
-    Options, PassReport, PipelineError, Rejection, Schedule, TraceRecord, run, setup,
+    Options, PassReport, PipelineError, Rejection, Schedule, TraceRecord, run, run_observed, setup,
 };
 pub use passes::PassId;
 

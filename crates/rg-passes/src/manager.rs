@@ -252,11 +252,26 @@ pub fn run(
     opts: &Options,
     hook: &mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
 ) -> Result<PassReport, PipelineError> {
+    run_observed(game, pipeline, opts, hook, None)
+}
+
+/// [`run`], handing every trace record to `observer` as soon as it is made. A record's RG
+/// snapshot ([`Options::keep_snapshots`]) goes only to the observer: the returned report keeps
+/// the statistics, so that memory does not grow with the number of passes (one snapshot of a
+/// large GDL translation is tens of megabytes, and such a game sees a hundred changing passes).
+pub fn run_observed<'a>(
+    game: &mut Game,
+    pipeline: &Pipeline,
+    opts: &'a Options,
+    hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+    observer: Option<&'a mut dyn FnMut(&TraceRecord)>,
+) -> Result<PassReport, PipelineError> {
     let start = Instant::now();
     let mut m = Manager {
         opts,
         report: PassReport::default(),
         hook,
+        observer,
         stats: None,
         cx: PassContext::default(),
     };
@@ -311,6 +326,7 @@ struct Manager<'a> {
     opts: &'a Options,
     report: PassReport,
     hook: &'a mut dyn FnMut(&Game, &'static str) -> Result<(), String>,
+    observer: Option<&'a mut dyn FnMut(&TraceRecord)>,
     /// The statistics of the game at a generation: most pass runs change nothing, and counting
     /// a large game twice per run cost more than several passes (racer.kif: 0.7 s).
     stats: Option<(u64, GameStats)>,
@@ -392,6 +408,15 @@ impl Manager<'_> {
         Ok((iteration, any_change))
     }
 
+    /// Hands `record` to the observer, if any (the snapshot stays with it), and keeps it.
+    fn push(&mut self, mut record: TraceRecord) {
+        if let Some(observe) = self.observer.as_mut() {
+            observe(&record);
+            record.game_after = None;
+        }
+        self.report.records.push(record);
+    }
+
     /// [`GameStats::of`] the game, counted again only when it changed since the last call.
     fn stats(&mut self, game: &Game) -> GameStats {
         match self.stats {
@@ -412,7 +437,7 @@ impl Manager<'_> {
         stats: GameStats,
         result: Option<String>,
     ) {
-        self.report.records.push(TraceRecord {
+        self.push(TraceRecord {
             seq: self.report.records.len() + 1,
             iteration,
             pass: VALIDATE,
@@ -458,7 +483,7 @@ impl Manager<'_> {
         }
         let after_text = (changed && opts.keep_snapshots).then(|| rg_core::print(game));
         self.report.warnings.extend(warnings.iter().cloned());
-        self.report.records.push(TraceRecord {
+        self.push(TraceRecord {
             seq: self.report.records.len() + 1,
             iteration,
             pass: pass.name(),
@@ -631,6 +656,39 @@ mod tests {
         assert_eq!(runs.last(), Some(&(7, "idle")), "{runs:?}");
     }
 
+    /// With an observer, every record reaches it as it is made, snapshot included, and the
+    /// report keeps no snapshot: memory does not grow with the number of changing passes.
+    #[test]
+    fn an_observer_gets_the_snapshots_and_the_report_does_not_keep_them() {
+        use std::sync::atomic::AtomicUsize;
+        static TICKER: Ticker = Ticker(AtomicUsize::new(3));
+        let opts = Options {
+            keep_snapshots: true,
+            ..Options::default()
+        };
+        let mut hook = |_: &Game, _: &'static str| Ok(());
+        let mut m = manager(&opts, &mut hook);
+        let mut seen: Vec<(usize, &'static str, bool)> = Vec::new();
+        let mut observe = |r: &TraceRecord| seen.push((r.seq, r.pass, r.game_after.is_some()));
+        m.observer = Some(&mut observe);
+        let mut g = game();
+        m.fixpoint(&mut g, &[&TICKER], Instant::now())
+            .expect("runs");
+        let records: Vec<(usize, &'static str, bool)> = m
+            .report
+            .records
+            .iter()
+            .map(|r| (r.seq, r.pass, r.game_after.is_some()))
+            .collect();
+        drop(m);
+        assert_eq!(seen.iter().filter(|s| s.2).count(), 3, "{seen:?}");
+        assert!(records.iter().all(|r| !r.2), "{records:?}");
+        let strip = |v: &[(usize, &'static str, bool)]| -> Vec<(usize, &'static str)> {
+            v.iter().map(|r| (r.0, r.1)).collect()
+        };
+        assert_eq!(strip(&seen), strip(&records));
+    }
+
     fn game() -> Game {
         let mut g = rg_core::parse(
             rg_core::FileId(0),
@@ -658,6 +716,7 @@ mod tests {
             opts,
             report: PassReport::default(),
             hook,
+            observer: None,
             stats: None,
             cx: PassContext::default(),
         }

@@ -108,11 +108,18 @@ pub struct Progress {
     pub elapsed: Duration,
 }
 
+rg_core::entity_id! {
+    /// A ground atom: its index in [`Grounding::atoms`]. The propositional network
+    /// ([`crate::propnet`]) and the lowering name atoms by it; only the packed encodings of
+    /// literals (`atom << 1 | negated`) hold the raw number.
+    pub(crate) struct Atom, "atom";
+}
+
 /// The ground rule instances, flat: instance `i` has head atom `head[i]`, comes from rule
 /// `rule[i]` and has the body literals `lits[ends[i-1]..ends[i]]`, each `atom << 1 | negated`.
 #[derive(Debug, Default)]
 pub(crate) struct Instances {
-    pub(crate) head: Vec<u32>,
+    pub(crate) head: Vec<Atom>,
     pub(crate) rule: Vec<u32>,
     pub(crate) ends: Vec<u32>,
     pub(crate) lits: Vec<u32>,
@@ -142,15 +149,20 @@ pub(crate) struct Grounding {
 }
 
 impl Grounding {
+    /// Every atom, in order.
+    pub(crate) fn atom_ids(&self) -> impl Iterator<Item = Atom> + use<> {
+        (0..self.atoms.len()).map(Atom::new)
+    }
+
     /// The argument terms of an atom.
-    pub(crate) fn atom_args(&self, a: u32) -> &[u32] {
-        let (rel, row) = self.atoms[a as usize];
+    pub(crate) fn atom_args(&self, a: Atom) -> &[u32] {
+        let (rel, row) = self.atoms[a.index()];
         self.tables[rel as usize].row(row)
     }
 
     /// The relation of an atom.
-    pub(crate) fn atom_rel(&self, a: u32) -> u32 {
-        self.atoms[a as usize].0
+    pub(crate) fn atom_rel(&self, a: Atom) -> u32 {
+        self.atoms[a.index()].0
     }
 
     /// The `k` relations with the most atoms.
@@ -202,7 +214,7 @@ impl Grounding {
     }
 
     /// A ground atom in prefix KIF.
-    pub(crate) fn display_atom(&self, p: &Program, a: u32) -> String {
+    pub(crate) fn display_atom(&self, p: &Program, a: Atom) -> String {
         let rel = self.atom_rel(a);
         let name = match self.rels[rel as usize].source {
             Some(s) => p.name(p.rel_name(s)).to_string(),
@@ -695,7 +707,7 @@ impl Found {
                     (Pending::Negated, n) => {
                         let key = neg.get(n);
                         if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
-                            lits.push(tables[key[0] as usize].atom(row) << 1 | 1);
+                            lits.push(tables[key[0] as usize].atom(row).0 << 1 | 1);
                         }
                     }
                     (call, n) => {
@@ -706,7 +718,7 @@ impl Found {
                             atoms.push((rel, row));
                         }
                         let atom = tables[rel as usize].atom(row);
-                        lits.push(atom << 1 | u32::from(call == Pending::NegatedCall));
+                        lits.push(atom.0 << 1 | u32::from(call == Pending::NegatedCall));
                     }
                 }
             }
@@ -840,7 +852,8 @@ pub(crate) mod tests {
 
     /// The atoms of relation `name` in KIF, sorted.
     pub(crate) fn atoms(p: &Program, g: &Grounding, name: &str) -> Vec<String> {
-        let mut v: Vec<String> = (0..g.atoms.len() as u32)
+        let mut v: Vec<String> = g
+            .atom_ids()
             .filter(|&a| {
                 g.rels[g.atom_rel(a) as usize]
                     .source

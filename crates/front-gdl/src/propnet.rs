@@ -26,10 +26,10 @@
 use crate::ast::{Program, RelId};
 use crate::error::{Code, GdlDiagnostic};
 use crate::graph::{Csr, Sccs, sccs};
-use crate::ground::Grounding;
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
-use rg_core::{EntityId, Span};
+use crate::ground::{Atom, Grounding};
+use rg_core::{EntityId, IndexVec, Span};
 use rustc_hash::FxHashSet;
 use std::collections::HashMap;
 
@@ -65,13 +65,13 @@ pub(crate) struct Lit(u32);
 impl Lit {
     /// The literal `a`.
     #[inline]
-    pub(crate) fn pos(a: u32) -> Lit {
-        Lit(a << 1)
+    pub(crate) fn pos(a: Atom) -> Lit {
+        Lit(a.0 << 1)
     }
     /// The literal `not a`.
     #[inline]
-    pub(crate) fn neg(a: u32) -> Lit {
-        Lit(a << 1 | 1)
+    pub(crate) fn neg(a: Atom) -> Lit {
+        Lit(a.0 << 1 | 1)
     }
     /// The opposite literal.
     #[inline]
@@ -84,8 +84,8 @@ impl Lit {
         Lit(x)
     }
     #[inline]
-    pub(crate) fn atom(self) -> u32 {
-        self.0 >> 1
+    pub(crate) fn atom(self) -> Atom {
+        Atom(self.0 >> 1)
     }
     #[inline]
     pub(crate) fn negated(self) -> bool {
@@ -104,7 +104,7 @@ const NO_ALIAS: Lit = Lit(u32::MAX);
 /// A ground rule (its literals are in [`Net::lits`]).
 #[derive(Clone, Debug)]
 pub(crate) struct PRule {
-    pub(crate) head: u32,
+    pub(crate) head: Atom,
     /// The grounder's rule it is an instance of (for spans).
     pub(crate) src: u32,
 }
@@ -161,11 +161,11 @@ impl RuleLits {
 pub(crate) struct Fluent {
     pub(crate) term: GTerm,
     /// The `true(f)` atom.
-    pub(crate) atom: u32,
+    pub(crate) atom: Atom,
     /// `init(f)` (an atom, or none = false).
-    pub(crate) init: Option<u32>,
+    pub(crate) init: Option<Atom>,
     /// `next(f)` (an atom, or none = false).
-    pub(crate) next: Option<u32>,
+    pub(crate) next: Option<Atom>,
 }
 
 /// A role with its possible actions.
@@ -182,9 +182,9 @@ pub(crate) struct Role {
 pub(crate) struct Action {
     pub(crate) term: GTerm,
     /// The `does(role, action)` atom.
-    pub(crate) does: u32,
+    pub(crate) does: Atom,
     /// The `legal(role, action)` atom (none = never legal).
-    pub(crate) legal: Option<u32>,
+    pub(crate) legal: Option<Atom>,
 }
 
 /// A term a role's keyword relation holds of, with the atom saying when it holds: a goal
@@ -192,39 +192,39 @@ pub(crate) struct Action {
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Keyed {
     pub(crate) term: GTerm,
-    pub(crate) atom: u32,
+    pub(crate) atom: Atom,
 }
 
 /// The simplified ground game.
 #[derive(Debug)]
 pub(crate) struct Net {
-    pub(crate) val: Vec<Val>,
-    pub(crate) kind: Vec<Kind>,
+    pub(crate) val: IndexVec<Atom, Val>,
+    pub(crate) kind: IndexVec<Atom, Kind>,
     pub(crate) rules: Vec<PRule>,
     pub(crate) lits: RuleLits,
     pub(crate) alive: Vec<bool>,
     pub(crate) roles: Vec<Role>,
     pub(crate) fluents: Vec<Fluent>,
     /// Per atom: whether it is in the cone of influence.
-    pub(crate) needed: Vec<bool>,
+    pub(crate) needed: IndexVec<Atom, bool>,
     /// Per atom: live rules.
-    pub(crate) rules_of: Vec<Vec<u32>>,
+    pub(crate) rules_of: IndexVec<Atom, Vec<u32>>,
     /// Non-trivial ground SCCs (recursion), with per atom the SCC number.
-    pub(crate) sccs: Vec<Vec<u32>>,
-    pub(crate) scc_of: Vec<u32>,
+    pub(crate) sccs: Vec<Vec<Atom>>,
+    pub(crate) scc_of: IndexVec<Atom, u32>,
     /// Per atom: depends on a `does` atom.
-    pub(crate) move_dep: Vec<bool>,
-    /// Per atom: the literal it was replaced by (`NONE` if not aliased).
-    alias: Vec<Lit>,
+    pub(crate) move_dep: IndexVec<Atom, bool>,
+    /// Per atom: the literal it was replaced by (`NO_ALIAS` if not aliased).
+    alias: IndexVec<Atom, Lit>,
     /// Per role: its goal values and its percepts.
     pub(crate) goals: Vec<Vec<Keyed>>,
     pub(crate) sees: Vec<Vec<Keyed>>,
     /// The `terminal` atom.
-    pub(crate) terminal: Option<u32>,
+    pub(crate) terminal: Option<Atom>,
     /// Per fluent: read by some needed condition.
     pub(crate) fluent_used: Vec<bool>,
     /// Atoms that are sets of moves (see [`DoesSet`]).
-    pub(crate) does_sets: HashMap<u32, DoesSet>,
+    pub(crate) does_sets: HashMap<Atom, DoesSet>,
 }
 
 /// The simplification's working state around the network it builds (only [`Net::build`]
@@ -234,16 +234,16 @@ struct Builder {
     /// Per rule: its literals not decided yet.
     unresolved: Vec<u32>,
     /// Per atom: its live rules, counted.
-    live: Vec<u32>,
+    live: IndexVec<Atom, u32>,
     /// Per atom: the live rules reading it while it is undecided.
-    occ: Vec<Vec<u32>>,
+    occ: IndexVec<Atom, Vec<u32>>,
     /// Atoms decided and not propagated yet.
-    queue: Vec<u32>,
+    queue: Vec<Atom>,
     /// Fluent number per `next` atom, per `legal` atom the (role, action), per `init` atom
     /// the fluent.
-    next_of: Vec<u32>,
-    init_of: Vec<u32>,
-    legal_of: Vec<(u32, u32)>,
+    next_of: IndexVec<Atom, u32>,
+    init_of: IndexVec<Atom, u32>,
+    legal_of: IndexVec<Atom, (u32, u32)>,
     /// Per fluent: live rules of `next(f)` without the literal `true(f)`.
     nonself: Vec<u32>,
     /// Per role: actions whose `legal` is not false.
@@ -252,11 +252,19 @@ struct Builder {
 
 const NONE: u32 = u32::MAX;
 
+/// The components of the ground dependency graph (whose nodes are atom numbers) as atoms.
+fn atoms_of_components(components: Vec<Vec<u32>>) -> Vec<Vec<Atom>> {
+    components
+        .into_iter()
+        .map(|m| m.into_iter().map(Atom).collect())
+        .collect()
+}
+
 /// An edge `body atom → head atom` of the ground dependency graph.
 #[derive(Clone, Copy, Debug)]
 struct DepEdge {
-    body: u32,
-    head: u32,
+    body: Atom,
+    head: Atom,
     /// The body atom is read negated.
     negative: bool,
 }
@@ -270,9 +278,9 @@ impl Net {
         let n = g.atoms.len();
         let rel_true = RelId::TRUE.index() as u32;
         let rel_does = RelId::DOES.index() as u32;
-        let mut kind = vec![Kind::Derived; n];
-        let mut val = vec![Val::Unknown; n];
-        for (a, &(rel, _)) in g.atoms.iter().enumerate() {
+        let mut kind = IndexVec::from_elem(Kind::Derived, n);
+        let mut val = IndexVec::from_elem(Val::Unknown, n);
+        for (a, &(rel, _)) in g.atom_ids().zip(&g.atoms) {
             match g.rels[rel as usize].mode {
                 Mode::Exact => {
                     kind[a] = Kind::Exact;
@@ -298,8 +306,8 @@ impl Net {
         // Actions: the `does` atoms, linked to their `legal` atoms.
         let legal_t = &g.tables[RelId::LEGAL.index()];
         let does_t = &g.tables[rel_does as usize];
-        let mut legal_of = vec![(NONE, NONE); n];
-        let mut role_of_does: Vec<(u32, GTerm, u32, Option<u32>)> = Vec::new();
+        let mut legal_of = IndexVec::from_elem((NONE, NONE), n);
+        let mut role_of_does: Vec<(u32, GTerm, Atom, Option<Atom>)> = Vec::new();
         for r in 0..does_t.len() {
             let row = does_t.row(r);
             let atom = does_t.atom(r);
@@ -307,8 +315,8 @@ impl Net {
             match role_index(row[0]) {
                 Some(ri) => role_of_does.push((ri, row[1], atom, legal)),
                 None => {
-                    kind[atom as usize] = Kind::Does(NONE, NONE);
-                    val[atom as usize] = Val::False;
+                    kind[atom] = Kind::Does(NONE, NONE);
+                    val[atom] = Val::False;
                 }
             }
         }
@@ -320,9 +328,9 @@ impl Net {
                 does: atom,
                 legal,
             });
-            kind[atom as usize] = Kind::Does(ri, k);
+            kind[atom] = Kind::Does(ri, k);
             if let Some(l) = legal {
-                legal_of[l as usize] = (ri, k);
+                legal_of[l] = (ri, k);
             }
         }
         // Fluents.
@@ -330,20 +338,20 @@ impl Net {
         let next_t = &g.tables[RelId::NEXT.index()];
         let init_t = &g.tables[RelId::INIT.index()];
         let mut fluents = Vec::new();
-        let mut next_of = vec![NONE; n];
-        let mut init_of = vec![NONE; n];
+        let mut next_of = IndexVec::from_elem(NONE, n);
+        let mut init_of = IndexVec::from_elem(NONE, n);
         for r in 0..true_t.len() {
             let row = true_t.row(r);
             let atom = true_t.atom(r);
             let f = fluents.len() as u32;
-            kind[atom as usize] = Kind::Fluent(f);
+            kind[atom] = Kind::Fluent(f);
             let next = next_t.find(row).map(|x| next_t.atom(x));
             let init = init_t.find(row).map(|x| init_t.atom(x));
             if let Some(x) = next {
-                next_of[x as usize] = f;
+                next_of[x] = f;
             }
             if let Some(x) = init {
-                init_of[x as usize] = f;
+                init_of[x] = f;
             }
             fluents.push(Fluent {
                 term: row[0],
@@ -380,12 +388,12 @@ impl Net {
             lits: rule_lits,
             roles,
             fluents,
-            needed: Vec::new(),
-            rules_of: Vec::new(),
+            needed: IndexVec::new(),
+            rules_of: IndexVec::new(),
             sccs: Vec::new(),
-            scc_of: Vec::new(),
-            move_dep: Vec::new(),
-            alias: vec![NO_ALIAS; n],
+            scc_of: IndexVec::new(),
+            move_dep: IndexVec::new(),
+            alias: IndexVec::from_elem(NO_ALIAS, n),
             goals: Vec::new(),
             sees: Vec::new(),
             terminal: None,
@@ -395,8 +403,8 @@ impl Net {
         let mut b = Builder {
             net,
             unresolved: Vec::new(),
-            live: Vec::new(),
-            occ: Vec::new(),
+            live: IndexVec::new(),
+            occ: IndexVec::new(),
             queue: Vec::new(),
             next_of,
             init_of,
@@ -419,7 +427,7 @@ impl Net {
     }
 
     fn lit_value(&self, l: Lit) -> Val {
-        match (self.val[l.atom() as usize], l.negated()) {
+        match (self.val[l.atom()], l.negated()) {
             (Val::Unknown, _) => Val::Unknown,
             (Val::True, false) | (Val::False, true) => Val::True,
             _ => Val::False,
@@ -427,22 +435,22 @@ impl Net {
     }
 
     /// Value of an optional atom (none = false).
-    fn opt_val(&self, a: Option<u32>) -> Val {
-        a.map_or(Val::False, |a| self.val[a as usize])
+    fn opt_val(&self, a: Option<Atom>) -> Val {
+        a.map_or(Val::False, |a| self.val[a])
     }
 
     /// A literal with aliases followed to the end.
     pub(crate) fn resolve(&self, mut l: Lit) -> Lit {
         let mut steps = 0;
-        while self.alias[l.atom() as usize] != NO_ALIAS && steps <= self.alias.len() {
-            l = self.alias[l.atom() as usize].signed_as(l);
+        while self.alias[l.atom()] != NO_ALIAS && steps <= self.alias.len() {
+            l = self.alias[l.atom()].signed_as(l);
             steps += 1;
         }
         l
     }
 
     /// The condition an atom stands for, aliases followed.
-    pub(crate) fn cond(&self, a: Option<u32>) -> Cond {
+    pub(crate) fn cond(&self, a: Option<Atom>) -> Cond {
         let Some(a) = a else { return Cond::False };
         let l = self.resolve(Lit::pos(a));
         match self.lit_value(l) {
@@ -481,27 +489,27 @@ impl Builder {
             }
         }
         self.unresolved = vec![0; self.net.rules.len()];
-        self.live = vec![0; n];
-        self.occ = vec![Vec::new(); n];
-        self.net.rules_of = vec![Vec::new(); n];
+        self.live = IndexVec::from_elem(0, n);
+        self.occ = IndexVec::from_elem(Vec::new(), n);
+        self.net.rules_of = IndexVec::from_elem(Vec::new(), n);
         for (i, r) in self.net.rules.iter().enumerate() {
             if !self.net.alive[i] {
                 continue;
             }
-            self.live[r.head as usize] += 1;
-            self.net.rules_of[r.head as usize].push(i as u32);
+            self.live[r.head] += 1;
+            self.net.rules_of[r.head].push(i as u32);
             let mut u = 0;
             for &l in self.net.lits.get(i) {
-                if self.net.val[l.atom() as usize] == Val::Unknown {
+                if self.net.val[l.atom()] == Val::Unknown {
                     u += 1;
-                    self.occ[l.atom() as usize].push(i as u32);
+                    self.occ[l.atom()].push(i as u32);
                 }
             }
             self.unresolved[i] = u;
         }
         for (f, fl) in self.net.fluents.iter().enumerate() {
             self.nonself[f] = fl.next.map_or(0, |x| {
-                self.net.rules_of[x as usize]
+                self.net.rules_of[x]
                     .iter()
                     .filter(|&&r| !self.net.lits.get(r as usize).contains(&Lit::pos(fl.atom)))
                     .count() as u32
@@ -511,23 +519,20 @@ impl Builder {
             self.open_actions[ri] = role
                 .actions
                 .iter()
-                .filter(|x| {
-                    x.legal
-                        .is_some_and(|l| self.net.val[l as usize] != Val::False)
-                })
+                .filter(|x| x.legal.is_some_and(|l| self.net.val[l] != Val::False))
                 .count() as u32;
         }
     }
 
     /// Initial decisions: atoms without rules, rules with satisfied bodies, inputs.
     fn seed(&mut self) {
-        for a in 0..self.net.val.len() {
+        for a in self.net.val.ids() {
             if self.net.val[a] == Val::Unknown
                 && self.net.kind[a] == Kind::Derived
                 && self.net.alias[a] == NO_ALIAS
                 && self.live[a] == 0
             {
-                self.set(a as u32, Val::False);
+                self.set(a, Val::False);
             }
         }
         for i in 0..self.net.rules.len() {
@@ -553,9 +558,9 @@ impl Builder {
         }
     }
 
-    fn set(&mut self, a: u32, v: Val) {
-        if self.net.val[a as usize] == Val::Unknown {
-            self.net.val[a as usize] = v;
+    fn set(&mut self, a: Atom, v: Val) {
+        if self.net.val[a] == Val::Unknown {
+            self.net.val[a] = v;
             self.queue.push(a);
         }
     }
@@ -563,7 +568,7 @@ impl Builder {
     /// Decides `true(f)` when its value can no longer change.
     fn check_fluent(&mut self, f: u32) {
         let fl = &self.net.fluents[f as usize];
-        if self.net.val[fl.atom as usize] != Val::Unknown {
+        if self.net.val[fl.atom] != Val::Unknown {
             return;
         }
         let (atom, init, next) = (
@@ -588,13 +593,12 @@ impl Builder {
     /// `next(f) ⇐ true(f)` with `f` initial: `true(f)` holds forever.
     fn check_persistence(&mut self, r: u32) {
         let rule = &self.net.rules[r as usize];
-        let f = self.next_of[rule.head as usize];
+        let f = self.next_of[rule.head];
         if f == NONE {
             return;
         }
         let fl = &self.net.fluents[f as usize];
-        if self.net.opt_val(fl.init) != Val::True || self.net.val[fl.atom as usize] != Val::Unknown
-        {
+        if self.net.opt_val(fl.init) != Val::True || self.net.val[fl.atom] != Val::Unknown {
             return;
         }
         let mut rest = self
@@ -602,7 +606,7 @@ impl Builder {
             .lits
             .get(r as usize)
             .iter()
-            .filter(|&&l| self.net.val[l.atom() as usize] == Val::Unknown);
+            .filter(|&&l| self.net.val[l.atom()] == Val::Unknown);
         if rest.next() == Some(&Lit::pos(fl.atom)) && rest.next().is_none() {
             self.set(fl.atom, Val::True);
         }
@@ -631,11 +635,11 @@ impl Builder {
         }
         self.net.alive[r as usize] = false;
         let head = self.net.rules[r as usize].head;
-        self.live[head as usize] -= 1;
-        if self.live[head as usize] == 0 && self.net.kind[head as usize] == Kind::Derived {
+        self.live[head] -= 1;
+        if self.live[head] == 0 && self.net.kind[head] == Kind::Derived {
             self.set(head, Val::False);
         }
-        let f = self.next_of[head as usize];
+        let f = self.next_of[head];
         if f != NONE {
             let self_lit = Lit::pos(self.net.fluents[f as usize].atom);
             if !self.net.lits.get(r as usize).contains(&self_lit) {
@@ -648,8 +652,8 @@ impl Builder {
     /// Propagates decisions to the fixpoint.
     fn propagate(&mut self) {
         while let Some(a) = self.queue.pop() {
-            let v = self.net.val[a as usize];
-            let occ = std::mem::take(&mut self.occ[a as usize]);
+            let v = self.net.val[a];
+            let occ = std::mem::take(&mut self.occ[a]);
             for &r in &occ {
                 if !self.net.alive[r as usize] {
                     continue;
@@ -674,25 +678,25 @@ impl Builder {
                     self.kill(r);
                 }
             }
-            self.occ[a as usize] = occ;
+            self.occ[a] = occ;
             // Inputs that depend on this atom.
-            let f = self.next_of[a as usize];
+            let f = self.next_of[a];
             if f != NONE {
                 self.check_fluent(f);
             }
-            let f = self.init_of[a as usize];
+            let f = self.init_of[a];
             if f != NONE {
                 self.check_fluent(f);
                 let nx = self.net.fluents[f as usize].next;
                 if let Some(nx) = nx {
-                    for r in self.net.rules_of[nx as usize].clone() {
+                    for r in self.net.rules_of[nx].clone() {
                         if self.net.alive[r as usize] && self.unresolved[r as usize] == 1 {
                             self.check_persistence(r);
                         }
                     }
                 }
             }
-            let (role, _) = self.legal_of[a as usize];
+            let (role, _) = self.legal_of[a];
             if role != NONE {
                 if v == Val::False {
                     self.open_actions[role as usize] -= 1;
@@ -708,12 +712,12 @@ impl Builder {
         &self,
         p: &Program,
         g: &Grounding,
-        only: impl Fn(u32) -> bool,
+        only: impl Fn(Atom) -> bool,
     ) -> Result<(Sccs, RuleEdges), GdlDiagnostic> {
         let (csr, edges) = self.graph(only);
         let s = sccs(&csr);
         for e in &edges {
-            if e.negative && s.component_of[e.body as usize] == s.component_of[e.head as usize] {
+            if e.negative && s.component_of[e.body.index()] == s.component_of[e.head.index()] {
                 return Err(self.negation_cycle(p, g, &csr, e.body, e.head));
             }
         }
@@ -726,26 +730,26 @@ impl Builder {
     /// their edges, and repeating an edge changes neither the components nor which negative
     /// edge is found first. Relies on `rules_of` listing every live rule of each atom in
     /// increasing order.
-    fn graph(&self, only: impl Fn(u32) -> bool) -> (Csr, RuleEdges) {
-        let n = self.net.val.len();
+    fn graph(&self, only: impl Fn(Atom) -> bool) -> (Csr, RuleEdges) {
         // Per body atom and sign: the head of the last edge recorded.
-        let mut last = vec![[NONE; 2]; n];
+        let mut last: IndexVec<Atom, [Option<Atom>; 2]> =
+            IndexVec::from_elem([None; 2], self.net.val.len());
         // (rule, literal position, edge) of each edge's first occurrence.
         let mut first: Vec<(u32, u32, DepEdge)> = Vec::new();
-        for h in 0..n as u32 {
-            if self.net.val[h as usize] != Val::Unknown || !only(h) {
+        for h in self.net.val.ids() {
+            if self.net.val[h] != Val::Unknown || !only(h) {
                 continue;
             }
-            for &r in &self.net.rules_of[h as usize] {
+            for &r in &self.net.rules_of[h] {
                 if !self.net.alive[r as usize] {
                     continue;
                 }
                 debug_assert_eq!(self.net.rules[r as usize].head, h);
                 for (k, &l) in self.net.lits.get(r as usize).iter().enumerate() {
                     let a = l.atom();
-                    let seen = &mut last[a as usize][l.negated() as usize];
-                    if *seen != h && self.net.val[a as usize] == Val::Unknown && only(a) {
-                        *seen = h;
+                    let seen = &mut last[a][l.negated() as usize];
+                    if *seen != Some(h) && self.net.val[a] == Val::Unknown && only(a) {
+                        *seen = Some(h);
                         let e = DepEdge {
                             body: a,
                             head: h,
@@ -758,7 +762,7 @@ impl Builder {
         }
         first.sort_unstable_by_key(|&(r, k, _)| (r, k));
         let edges: RuleEdges = first.into_iter().map(|(_, _, e)| e).collect();
-        let plain: Vec<(u32, u32)> = edges.iter().map(|e| (e.body, e.head)).collect();
+        let plain: Vec<(u32, u32)> = edges.iter().map(|e| (e.body.0, e.head.0)).collect();
         (
             Csr::from_edges(self.net.val.len(), plain.iter().copied()),
             edges,
@@ -775,43 +779,44 @@ impl Builder {
             },
             _,
         ) = self.stratified_sccs(p, g, |_| true)?;
+        let comps = atoms_of_components(comps);
         // Dependent = an input, or a live rule reading a dependent atom.
-        let mut dependent = vec![false; self.net.val.len()];
+        let mut dependent = IndexVec::from_elem(false, self.net.val.len());
         let mut changed = false;
         for m in &comps {
-            if m.iter().all(|&a| self.net.val[a as usize] != Val::Unknown) {
+            if m.iter().all(|&a| self.net.val[a] != Val::Unknown) {
                 continue;
             }
             let dep = m.iter().any(|&a| {
                 matches!(
-                    self.net.kind[a as usize],
+                    self.net.kind[a],
                     Kind::Fluent(_) | Kind::Does(..) | Kind::Call(_)
-                ) || self.net.rules_of[a as usize].iter().any(|&r| {
+                ) || self.net.rules_of[a].iter().any(|&r| {
                     self.net.alive[r as usize]
                         && self.net.lits.get(r as usize).iter().any(|&l| {
                             let b = l.atom();
-                            self.net.val[b as usize] == Val::Unknown && dependent[b as usize]
+                            self.net.val[b] == Val::Unknown && dependent[b]
                         })
                 })
             });
             if dep {
                 for &a in m {
-                    dependent[a as usize] = true;
+                    dependent[a] = true;
                 }
                 continue;
             }
             // Least fixpoint inside the component (its other literals are decided).
-            let c = comp_of[m[0] as usize];
+            let c = comp_of[m[0].index()];
             let mut derived = vec![false; m.len()];
-            let pos = |a: u32| m.iter().position(|&x| x == a);
+            let pos = |a: Atom| m.iter().position(|&x| x == a);
             let mut grew = true;
             while grew {
                 grew = false;
                 for (k, &a) in m.iter().enumerate() {
-                    if derived[k] || self.net.val[a as usize] != Val::Unknown {
+                    if derived[k] || self.net.val[a] != Val::Unknown {
                         continue;
                     }
-                    let fires = self.net.rules_of[a as usize].iter().any(|&r| {
+                    let fires = self.net.rules_of[a].iter().any(|&r| {
                         self.net.alive[r as usize]
                             && self.net.lits.get(r as usize).iter().all(|&l| {
                                 let b = l.atom();
@@ -819,7 +824,7 @@ impl Builder {
                                     Val::True => true,
                                     Val::False => false,
                                     Val::Unknown => {
-                                        comp_of[b as usize] == c
+                                        comp_of[b.index()] == c
                                             && !l.negated()
                                             && pos(b).is_some_and(|j| derived[j])
                                     }
@@ -833,7 +838,7 @@ impl Builder {
                 }
             }
             for (k, &a) in m.iter().enumerate() {
-                if self.net.val[a as usize] == Val::Unknown {
+                if self.net.val[a] == Val::Unknown {
                     self.set(a, if derived[k] { Val::True } else { Val::False });
                     changed = true;
                 }
@@ -847,9 +852,8 @@ impl Builder {
     /// atoms whose value decides an input: `next`, `init`, `legal`). Returns whether anything
     /// changed.
     fn alias(&mut self) -> bool {
-        let n = self.net.val.len();
         let mut any = false;
-        for a in 0..n {
+        for a in self.net.val.ids() {
             if self.net.val[a] != Val::Unknown
                 || self.net.kind[a] != Kind::Derived
                 || self.net.alias[a] != NO_ALIAS
@@ -871,9 +875,9 @@ impl Builder {
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.net.val[l.atom() as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[l.atom()] == Val::Unknown);
             if let (Some(l), None) = (rest.next(), rest.next()) {
-                if l.atom() != a as u32 {
+                if l.atom() != a {
                     self.net.alias[a] = l;
                     any = true;
                 }
@@ -884,7 +888,7 @@ impl Builder {
         }
         // Resolve chains first (a cycle of aliases cannot be undecided: it has no base case
         // and depends on no input, so `settle_independent` decided it).
-        for a in 0..n {
+        for a in self.net.val.ids() {
             if self.net.alias[a] != NO_ALIAS {
                 let l = self.net.resolve(self.net.alias[a]);
                 self.net.alias[a] = l;
@@ -894,14 +898,13 @@ impl Builder {
             if !self.net.alive[i] {
                 continue;
             }
-            if self.net.alias[self.net.rules[i].head as usize] != NO_ALIAS {
+            if self.net.alias[self.net.rules[i].head] != NO_ALIAS {
                 self.net.alive[i] = false;
                 continue;
             }
             // Sorted and duplicate-free already: only decided or aliased literals change it.
             if self.net.lits.get(i).iter().all(|&l| {
-                self.net.val[l.atom() as usize] == Val::Unknown
-                    && self.net.alias[l.atom() as usize] == NO_ALIAS
+                self.net.val[l.atom()] == Val::Unknown && self.net.alias[l.atom()] == NO_ALIAS
             }) {
                 continue;
             }
@@ -910,7 +913,7 @@ impl Builder {
                 .lits
                 .get(i)
                 .iter()
-                .filter(|&&l| self.net.val[l.atom() as usize] == Val::Unknown)
+                .filter(|&&l| self.net.val[l.atom()] == Val::Unknown)
                 .map(|&l| self.net.resolve(l))
                 .collect();
             lits.sort_unstable();
@@ -968,16 +971,15 @@ impl Builder {
     /// The cone of influence: the atoms that the legality of a move, `terminal`, a goal or a
     /// percept of a player depends on (through rules, the next state of fluents they read, and
     /// what lifted relations may read), and the fluents among them. Returns both as flags.
-    fn cone_of_influence(&self, g: &Grounding) -> (Vec<bool>, Vec<bool>) {
-        let n = self.net.val.len();
-        let mut needed = vec![false; n];
+    fn cone_of_influence(&self, g: &Grounding) -> (IndexVec<Atom, bool>, Vec<bool>) {
+        let mut needed = IndexVec::from_elem(false, self.net.val.len());
         let mut fluent_used = vec![false; self.net.fluents.len()];
-        let mut stack: Vec<u32> = Vec::new();
-        let push = |c: Cond, needed: &mut Vec<bool>, stack: &mut Vec<u32>| {
+        let mut stack: Vec<Atom> = Vec::new();
+        let push = |c: Cond, needed: &mut IndexVec<Atom, bool>, stack: &mut Vec<Atom>| {
             if let Cond::Lit(l) = c {
                 let a = l.atom();
-                if !needed[a as usize] {
-                    needed[a as usize] = true;
+                if !needed[a] {
+                    needed[a] = true;
                     stack.push(a);
                 }
             }
@@ -999,7 +1001,7 @@ impl Builder {
         let mut touched = crate::lower::lifted::Touched::default();
         let mut called: FxHashSet<u32> = FxHashSet::default();
         while let Some(a) = stack.pop() {
-            if let Kind::Call(rel) = self.net.kind[a as usize] {
+            if let Kind::Call(rel) = self.net.kind[a] {
                 // What the lifted relation may read at run time (the same for all its calls).
                 if !called.insert(rel) {
                     continue;
@@ -1008,13 +1010,13 @@ impl Builder {
                     // Resolved first: an aliased atom has lost its rules (and so its value
                     // reads false), its alias is what the lowering reads.
                     let l = self.net.resolve(Lit::pos(b));
-                    if self.net.val[l.atom() as usize] == Val::Unknown {
+                    if self.net.val[l.atom()] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
                 continue;
             }
-            if let Kind::Fluent(f) = self.net.kind[a as usize] {
+            if let Kind::Fluent(f) = self.net.kind[a] {
                 if !fluent_used[f as usize] {
                     fluent_used[f as usize] = true;
                     push(
@@ -1028,12 +1030,12 @@ impl Builder {
             if self.net.does_sets.contains_key(&a) {
                 continue;
             }
-            for &r in &self.net.rules_of[a as usize] {
+            for &r in &self.net.rules_of[a] {
                 if !self.net.alive[r as usize] {
                     continue;
                 }
                 for &l in self.net.lits.get(r as usize) {
-                    if self.net.val[l.atom() as usize] == Val::Unknown {
+                    if self.net.val[l.atom()] == Val::Unknown {
                         push(Cond::Lit(l), &mut needed, &mut stack);
                     }
                 }
@@ -1045,30 +1047,25 @@ impl Builder {
     /// Drops the rules of atoms outside the cone of influence (`needed`) or already decided,
     /// the decided literals of the others, and duplicate rules (the first of equal rules
     /// stays). Returns the live rules of each atom.
-    fn live_rules(&mut self, needed: &[bool]) -> Vec<Vec<u32>> {
+    fn live_rules(&mut self, needed: &IndexVec<Atom, bool>) -> IndexVec<Atom, Vec<u32>> {
         let n = self.net.val.len();
         let val = &self.net.val;
         for (i, r) in self.net.rules.iter().enumerate() {
-            if !self.net.alive[i]
-                || !needed[r.head as usize]
-                || val[r.head as usize] != Val::Unknown
-            {
+            if !self.net.alive[i] || !needed[r.head] || val[r.head] != Val::Unknown {
                 self.net.alive[i] = false;
                 continue;
             }
-            self.net
-                .lits
-                .retain(i, |l| val[l.atom() as usize] == Val::Unknown);
+            self.net.lits.retain(i, |l| val[l.atom()] == Val::Unknown);
         }
-        let mut rules_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut rules_of: IndexVec<Atom, Vec<u32>> = IndexVec::from_elem(Vec::new(), n);
         let mut duplicates = Vec::new();
-        let mut seen: FxHashSet<(u32, &[Lit])> = FxHashSet::default();
+        let mut seen: FxHashSet<(Atom, &[Lit])> = FxHashSet::default();
         for (i, r) in self.net.rules.iter().enumerate() {
             if !self.net.alive[i] {
                 continue;
             }
             if seen.insert((r.head, self.net.lits.get(i))) {
-                rules_of[r.head as usize].push(i as u32);
+                rules_of[r.head].push(i as u32);
             } else {
                 duplicates.push(i);
             }
@@ -1082,8 +1079,8 @@ impl Builder {
 
     /// A rule whose body is a superset of another rule's body for the same head adds nothing;
     /// drops it (cheap for the short rule lists GDL produces).
-    fn drop_subsumed(&mut self, rules_of: &mut [Vec<u32>]) {
-        for rs in rules_of.iter_mut() {
+    fn drop_subsumed(&mut self, rules_of: &mut IndexVec<Atom, Vec<u32>>) {
+        for (_, rs) in rules_of.iter_mut() {
             if rs.len() < 2 || rs.len() > 64 {
                 continue;
             }
@@ -1116,36 +1113,37 @@ impl Builder {
                 components: comps, ..
             },
             edges,
-        ) = self.stratified_sccs(p, g, |a| needed[a as usize])?;
-        let mut self_loop = vec![false; n];
+        ) = self.stratified_sccs(p, g, |a| needed[a])?;
+        let comps = atoms_of_components(comps);
+        let mut self_loop = IndexVec::from_elem(false, n);
         for e in &edges {
             if e.body == e.head {
-                self_loop[e.body as usize] = true;
+                self_loop[e.body] = true;
             }
         }
-        self.net.scc_of = vec![NONE; n];
-        self.net.move_dep = vec![false; n];
+        self.net.scc_of = IndexVec::from_elem(NONE, n);
+        self.net.move_dep = IndexVec::from_elem(false, n);
         for m in &comps {
-            if m.len() > 1 || self_loop[m[0] as usize] {
+            if m.len() > 1 || self_loop[m[0]] {
                 let k = self.net.sccs.len() as u32;
                 for &a in m {
-                    self.net.scc_of[a as usize] = k;
+                    self.net.scc_of[a] = k;
                 }
                 self.net.sccs.push(m.clone());
             }
             let dep = m.iter().any(|&a| {
-                matches!(self.net.kind[a as usize], Kind::Does(..))
-                    || matches!(self.net.kind[a as usize], Kind::Call(rel) if g.rels[rel as usize].reads_does)
+                matches!(self.net.kind[a], Kind::Does(..))
+                    || matches!(self.net.kind[a], Kind::Call(rel) if g.rels[rel as usize].reads_does)
                     || self.net.does_sets.contains_key(&a)
-                    || self.net.rules_of[a as usize].iter().any(|&r| {
+                    || self.net.rules_of[a].iter().any(|&r| {
                         self.net.lits.get(r as usize).iter().any(|&l| {
-                            let b = l.atom() as usize;
+                            let b = l.atom();
                             self.net.move_dep[b] || matches!(self.net.kind[b], Kind::Does(..))
                         })
                     })
             });
             for &a in m {
-                self.net.move_dep[a as usize] = dep;
+                self.net.move_dep[a] = dep;
             }
         }
         Ok(())
@@ -1157,12 +1155,9 @@ impl Builder {
             .map(|r| self.net.open_actions_of(r))
             .collect();
         let (csr, _) = self.graph(|_| true);
-        let comps = sccs(&csr).components;
-        for m in comps {
+        for m in atoms_of_components(sccs(&csr).components) {
             let a = m[0];
-            if m.len() == 1
-                && self.net.kind[a as usize] == Kind::Derived
-                && self.net.val[a as usize] == Val::Unknown
+            if m.len() == 1 && self.net.kind[a] == Kind::Derived && self.net.val[a] == Val::Unknown
             {
                 if let Some(set) = self.does_set_of(a, &universes) {
                     self.net.does_sets.insert(a, set);
@@ -1172,14 +1167,14 @@ impl Builder {
     }
 
     /// The move set atom `a` stands for, if it is one (its body atoms already analysed).
-    fn does_set_of(&self, a: u32, universes: &[Vec<u32>]) -> Option<DoesSet> {
+    fn does_set_of(&self, a: Atom, universes: &[Vec<u32>]) -> Option<DoesSet> {
         // Per role: the union of the plain parts, and the intersection of the complement
         // lists (a union of complements is the complement of the intersection).
         let mut plain: Vec<(u32, Vec<u32>)> = Vec::new();
         let mut compl: Vec<(u32, Vec<u32>)> = Vec::new();
         let mut any = false;
         let mut size = 0usize;
-        for &r in &self.net.rules_of[a as usize] {
+        for &r in &self.net.rules_of[a] {
             if !self.net.alive[r as usize] {
                 continue;
             }
@@ -1190,7 +1185,7 @@ impl Builder {
                 .get(r as usize)
                 .iter()
                 .copied()
-                .filter(|&l| self.net.val[l.atom() as usize] == Val::Unknown);
+                .filter(|&l| self.net.val[l.atom()] == Val::Unknown);
             let (Some(l), None) = (lits.next(), lits.next()) else {
                 return None;
             };
@@ -1203,7 +1198,7 @@ impl Builder {
                     Some(x) => x.1.extend_from_slice(items),
                     None => plain.push((role, items.to_vec())),
                 };
-            match self.net.kind[b as usize] {
+            match self.net.kind[b] {
                 Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
                 Kind::Derived => {
                     for m in self.net.does_sets.get(&b)? {
@@ -1267,10 +1262,11 @@ impl Builder {
         p: &Program,
         g: &Grounding,
         csr: &Csr,
-        a: u32,
-        b: u32,
+        a: Atom,
+        b: Atom,
     ) -> GdlDiagnostic {
-        // A path from b back to a closes the cycle.
+        // A path from b back to a closes the cycle (the graph's nodes are atom numbers).
+        let (a, b) = (a.0, b.0);
         let mut prev = vec![NONE; self.net.val.len()];
         let mut queue = std::collections::VecDeque::from([b]);
         prev[b as usize] = b;
@@ -1292,12 +1288,13 @@ impl Builder {
             path.push(x);
         }
         path.reverse();
-        let show = |x: u32| format!("`{}`", g.display_atom(p, x));
+        let show = |x: u32| format!("`{}`", g.display_atom(p, Atom(x)));
         let via: Vec<String> = path.iter().map(|&x| show(x)).collect();
-        let span = self.net.rules_of[b as usize]
+        let span = self.net.rules_of[Atom(b)]
             .iter()
             .find(|&&r| {
-                self.net.alive[r as usize] && self.net.lits.get(r as usize).contains(&Lit::neg(a))
+                self.net.alive[r as usize]
+                    && self.net.lits.get(r as usize).contains(&Lit::neg(Atom(a)))
             })
             .and_then(|&r| g.rule_span(p, self.net.rules[r as usize].src))
             .unwrap_or(Span::new(p.file(), 0, 0));
@@ -1307,7 +1304,7 @@ impl Builder {
             format!(
                 "negation cycle: {} depends on `not {}`, which depends on {} (path {})",
                 show(b),
-                g.display_atom(p, a),
+                g.display_atom(p, Atom(a)),
                 show(b),
                 via.join(" → ")
             ),
@@ -1381,11 +1378,12 @@ mod tests {
             .iter()
             .find(|x| g.display_term(p, x.term) == f)
             .unwrap_or_else(|| panic!("no fluent {f}"));
-        n.val[fl.atom as usize]
+        n.val[fl.atom]
     }
 
     fn atom_cond(p: &Program, g: &Grounding, n: &Net, a: &str) -> Cond {
-        let id = (0..g.atoms.len() as u32)
+        let id = g
+            .atom_ids()
             .find(|&x| g.display_atom(p, x) == a)
             .unwrap_or_else(|| panic!("no atom {a}"));
         n.cond(Some(id))
@@ -1442,7 +1440,7 @@ mod tests {
             (<= terminal (true s1)) (<= (goal a 100) (true s1))";
         let (p, g, n) = net(text).expect("valid");
         let l = |a: &str| {
-            (0..g.atoms.len() as u32)
+            g.atom_ids()
                 .find(|&x| g.display_atom(&p, x) == a)
                 .map(|x| n.cond(Some(x)))
         };
@@ -1469,7 +1467,7 @@ mod tests {
         ));
         assert_eq!(atom_cond(&p, &g, &n, "(p 1)"), Cond::True);
         // `(p 2)` has no well-founded support: the grounder never derives it.
-        assert!((0..g.atoms.len() as u32).all(|x| g.display_atom(&p, x) != "(p 2)"));
+        assert!(g.atom_ids().all(|x| g.display_atom(&p, x) != "(p 2)"));
     }
 
     #[test]

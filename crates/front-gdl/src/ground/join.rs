@@ -1046,7 +1046,7 @@ impl<'a> Exec<'a> {
             }
             if l.kind == LitKind::Pos && mode == Some(Mode::Relaxed) {
                 let atom = self.tables[l.rel as usize].atom(self.rows[i]);
-                out.lits.push(Pending::Atom.encode(atom));
+                out.lits.push(Pending::Atom.encode(atom.0));
             } else {
                 let mut key = vec![l.rel];
                 for a in l.args.iter() {

@@ -11,6 +11,7 @@
 //! compound terms, so `(true (cell ?x 3 ?p))` with `?x` bound is served by the rows whose
 //! argument is `(cell x 3 _)`, not by a scan of every `true` fact.
 
+use super::Atom;
 use super::hash::{TupleSet, hash_tuple};
 use super::terms::{GTerm, TermStore};
 
@@ -107,8 +108,8 @@ impl Table {
 
     /// The global atom id of a row.
     #[inline]
-    pub(crate) fn atom(&self, r: u32) -> u32 {
-        self.atom[r as usize]
+    pub(crate) fn atom(&self, r: u32) -> Atom {
+        Atom(self.atom[r as usize])
     }
 
     /// The row holding this tuple, if any.
@@ -253,7 +254,7 @@ mod tests {
         assert_eq!(t.insert(&[1, 3], 11), (1, true));
         assert_eq!(t.insert(&[1, 2], 12), (0, false));
         assert_eq!(t.insert(&[2, 3], 12), (2, true));
-        assert_eq!(t.atom(2), 12);
+        assert_eq!(t.atom(2), Atom(12));
         assert_eq!(t.find(&[2, 3]), Some(2));
         assert_eq!(t.find(&[3, 2]), None);
         assert_eq!(t.distinct_in(0), 2);

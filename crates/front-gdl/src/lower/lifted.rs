@@ -42,9 +42,9 @@
 
 use super::Lowerer;
 use crate::error::{Code, GdlDiagnostic};
-use crate::ground::Grounding;
 use crate::ground::rules::{IRule, Lit, LitKind, Mode, Pat};
 use crate::ground::terms::GTerm;
+use crate::ground::{Atom, Grounding};
 use crate::names::{Namer, mangle_into};
 use crate::propnet::{self, Cond, Kind};
 use crate::reader::MAX_DEPTH;
@@ -55,19 +55,19 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 /// literal of its rules or of the lifted relations they call (static facts excluded).
 #[derive(Debug, Default)]
 pub(crate) struct Touched {
-    memo: HashMap<u32, Vec<u32>>,
+    memo: HashMap<u32, Vec<Atom>>,
 }
 
 impl Touched {
     /// The atoms lifted relation `rel` may read (sorted, without duplicates).
-    pub(crate) fn atoms(&mut self, g: &Grounding, rel: u32) -> &[u32] {
+    pub(crate) fn atoms(&mut self, g: &Grounding, rel: u32) -> &[Atom] {
         self.memo.entry(rel).or_insert_with(|| touched_by(g, rel))
     }
 }
 
 /// The atoms lifted relation `rel` may read (see [`Touched::atoms`]).
-fn touched_by(g: &Grounding, rel: u32) -> Vec<u32> {
-    let mut out: Vec<u32> = Vec::new();
+fn touched_by(g: &Grounding, rel: u32) -> Vec<Atom> {
+    let mut out: Vec<Atom> = Vec::new();
     let mut seen: HashSet<u32> = HashSet::new();
     let mut stack = vec![rel];
     seen.insert(rel);
@@ -219,7 +219,7 @@ pub(super) struct LiftedState {
     /// Per lifted relation: its sub-automaton.
     subs: HashMap<u32, (NodeId, NodeId)>,
     /// Per call atom: its sub-automaton.
-    calls: HashMap<u32, (NodeId, NodeId)>,
+    calls: HashMap<Atom, (NodeId, NodeId)>,
     /// Per ground term: its RG value symbol.
     value_sym: HashMap<GTerm, Symbol>,
     namer: Namer,
@@ -253,7 +253,7 @@ const MAX_INLINE_DEPTH: u32 = 24;
 
 impl Lowerer<'_> {
     /// The label of a literal over a call atom.
-    pub(super) fn call_label(&mut self, atom: u32, negated: bool) -> Label {
+    pub(super) fn call_label(&mut self, atom: Atom, negated: bool) -> Label {
         let (i, o) = match self.lf.calls.get(&atom) {
             Some(&x) => x,
             None => {
@@ -1081,8 +1081,8 @@ impl Lowerer<'_> {
     }
 
     /// The condition of a grounded atom.
-    fn atom_cond(&self, a: u32) -> Cond {
-        match self.net.kind[a as usize] {
+    fn atom_cond(&self, a: Atom) -> Cond {
+        match self.net.kind[a] {
             Kind::Exact => Cond::True,
             _ => self.net.cond(Some(a)),
         }
@@ -1092,7 +1092,7 @@ impl Lowerer<'_> {
     /// their sub-automata: lifted code may run before they are evaluated).
     fn atom_label(&mut self, l: propnet::Lit) -> Label {
         let a = l.atom();
-        if let Kind::Call(_) = self.net.kind[a as usize] {
+        if let Kind::Call(_) = self.net.kind[a] {
             return self.call_label(a, l.negated());
         }
         if let Some(super::Access::Held(_)) = self.access.get(&a) {

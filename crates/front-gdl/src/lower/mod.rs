@@ -21,8 +21,8 @@ pub(crate) mod lifted;
 
 use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
-use crate::ground::Grounding;
 use crate::ground::terms::GTerm;
+use crate::ground::{Atom, Grounding};
 use crate::names::{Collision, Namer, mangle_into};
 use crate::propnet::{Cond, Keyed, Kind, Lit, Net, Val};
 use rg_core::{ExprId, Game, Label, NodeId, Span, Spans, Symbol, Typedef, Variable};
@@ -77,9 +77,9 @@ struct Lowerer<'a> {
     /// Per fluent: the `f_` variable.
     fluent_var: Vec<Option<ExprId>>,
     /// Per derived atom: its RG name (assigned on first use) and its sub-automaton.
-    atom_name: HashMap<u32, String>,
-    sub: HashMap<u32, (NodeId, NodeId)>,
-    access: HashMap<u32, Access>,
+    atom_name: HashMap<Atom, String>,
+    sub: HashMap<Atom, (NodeId, NodeId)>,
+    access: HashMap<Atom, Access>,
     atom_namer: Namer,
     /// Materialised recursion variables per SCC.
     mat_vars: HashMap<u32, Vec<ExprId>>,
@@ -88,7 +88,7 @@ struct Lowerer<'a> {
     /// Variables of held (shared, evaluated once per turn) atoms.
     held: Vec<ExprId>,
     /// The variable of each held atom.
-    held_of: HashMap<u32, ExprId>,
+    held_of: HashMap<Atom, ExprId>,
     /// The lowering of lifted relations.
     lf: lifted::LiftedState,
     /// Per node name [`Lowerer::fresh`] was asked for twice or more: the next suffix to try.
@@ -102,7 +102,7 @@ const HOLD_THRESHOLD: u64 = 32;
 /// A unit evaluated by the keeper before use: a shared atom, or a non-linear SCC.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Unit {
-    Atom(u32),
+    Atom(Atom),
     Scc(u32),
 }
 
@@ -496,9 +496,7 @@ impl Lowerer<'_> {
         let net = self.net;
         let wk = *self.game.well_known();
         let mut fl: Vec<usize> = (0..net.fluents.len())
-            .filter(|&f| {
-                net.fluent_used[f] && net.val[net.fluents[f].atom as usize] == Val::Unknown
-            })
+            .filter(|&f| net.fluent_used[f] && net.val[net.fluents[f].atom] == Val::Unknown)
             .collect();
         fl.sort_by(|&a, &b| self.term_cmp(net.fluents[a].term, net.fluents[b].term));
         let fterms: Vec<GTerm> = fl.iter().map(|&f| net.fluents[f].term).collect();
@@ -807,7 +805,7 @@ impl Lowerer<'_> {
             let q = self.game.expr_ref(roles.player_syms[pj]);
             let slot = self.game.expr_access(goals_var, q);
             let after = self.node(&format!("m_goaled_{rn}"));
-            let mut vals: Vec<(usize, u32)> = net.goals[ri]
+            let mut vals: Vec<(usize, Atom)> = net.goals[ri]
                 .iter()
                 .filter_map(|k| {
                     let i = scores.values.iter().position(|&x| x == k.term)?;
@@ -843,28 +841,26 @@ impl Lowerer<'_> {
 
     /// The derived atoms and calls an atom reads (aliases resolved by the simplification); a
     /// call reads the derived atoms its lifted relation may read.
-    fn children(&mut self, a: u32) -> Vec<u32> {
+    fn children(&mut self, a: Atom) -> Vec<Atom> {
         let net = self.net;
         if net.does_sets.contains_key(&a) {
             return Vec::new();
         }
-        if let Kind::Call(rel) = net.kind[a as usize] {
+        if let Kind::Call(rel) = net.kind[a] {
             return self
                 .lf
                 .touched
                 .atoms(self.g, rel)
                 .iter()
                 .map(|&b| (net.resolve(Lit::pos(b))).atom())
-                .filter(|&b| {
-                    net.kind[b as usize] == Kind::Derived && net.val[b as usize] == Val::Unknown
-                })
+                .filter(|&b| net.kind[b] == Kind::Derived && net.val[b] == Val::Unknown)
                 .collect();
         }
         let mut v = Vec::new();
-        for &r in &net.rules_of[a as usize] {
+        for &r in &net.rules_of[a] {
             for &l in net.lits.get(r as usize) {
                 let b = l.atom();
-                if matches!(net.kind[b as usize], Kind::Derived | Kind::Call(_)) {
+                if matches!(net.kind[b], Kind::Derived | Kind::Call(_)) {
                     v.push(b);
                 }
             }
@@ -873,7 +869,7 @@ impl Lowerer<'_> {
     }
 
     /// The atoms the conditions of the automaton read directly.
-    fn root_atoms(&self) -> Vec<u32> {
+    fn root_atoms(&self) -> Vec<Atom> {
         let net = self.net;
         let mut conds: Vec<Cond> = Vec::new();
         for role in &net.roles {
@@ -891,16 +887,14 @@ impl Lowerer<'_> {
             }
         }
         for (f, fl) in net.fluents.iter().enumerate() {
-            if net.fluent_used[f] && net.val[fl.atom as usize] == Val::Unknown {
+            if net.fluent_used[f] && net.val[fl.atom] == Val::Unknown {
                 conds.push(net.cond(fl.next));
             }
         }
         conds
             .into_iter()
             .filter_map(|c| match c {
-                Cond::Lit(l)
-                    if matches!(net.kind[l.atom() as usize], Kind::Derived | Kind::Call(_)) =>
-                {
+                Cond::Lit(l) if matches!(net.kind[l.atom()], Kind::Derived | Kind::Call(_)) => {
                     Some(l.atom())
                 }
                 _ => None,
@@ -913,17 +907,17 @@ impl Lowerer<'_> {
     fn units(&mut self, bool_ty: rg_core::TypeId, zero: Symbol) -> Vec<Unit> {
         let net = self.net;
         let roots = self.root_atoms();
-        let mut uses: HashMap<u32, u32> = HashMap::new();
+        let mut uses: HashMap<Atom, u32> = HashMap::new();
         for &a in &roots {
             *uses.entry(a).or_default() += 1;
         }
         // Iterative depth-first search: post-order = dependencies first.
-        let mut order: Vec<u32> = Vec::new();
-        let mut seen: std::collections::HashSet<u32> = Default::default();
+        let mut order: Vec<Atom> = Vec::new();
+        let mut seen: std::collections::HashSet<Atom> = Default::default();
         // The calls of a lifted relation all read the same atoms: the first one visited
         // orders them (and counts as their reader) for all.
         let mut called: std::collections::HashSet<u32> = Default::default();
-        let mut children = |l: &mut Self, a: u32| match net.kind[a as usize] {
+        let mut children = |l: &mut Self, a: Atom| match net.kind[a] {
             Kind::Call(rel) if !called.insert(rel) => Vec::new(),
             _ => l.children(a),
         };
@@ -931,7 +925,7 @@ impl Lowerer<'_> {
             if !seen.insert(root) {
                 continue;
             }
-            let mut stack: Vec<(u32, Vec<u32>, usize)> = vec![(root, children(self, root), 0)];
+            let mut stack: Vec<(Atom, Vec<Atom>, usize)> = vec![(root, children(self, root), 0)];
             while let Some(top) = stack.last_mut() {
                 if top.2 < top.1.len() {
                     let c = top.1[top.2];
@@ -950,17 +944,17 @@ impl Lowerer<'_> {
         // Cost of evaluating an atom once (search steps, upper bound): its literals plus the
         // cost of the derived atoms it reads. Dependencies come first in `order`; members of
         // a cycle see each other at cost 1.
-        let mut cost: HashMap<u32, u64> = HashMap::new();
+        let mut cost: HashMap<Atom, u64> = HashMap::new();
         for &a in &order {
             let c: u64 = if let Some(set) = net.does_sets.get(&a) {
                 set.iter().map(|m| m.actions.len() as u64).sum::<u64>() + 1
             } else {
-                net.rules_of[a as usize]
+                net.rules_of[a]
                     .iter()
                     .flat_map(|&r| net.lits.get(r as usize).iter())
                     .map(|&l| {
                         let b = l.atom();
-                        1 + if net.kind[b as usize] == Kind::Derived {
+                        1 + if net.kind[b] == Kind::Derived {
                             cost.get(&b).copied().unwrap_or(1)
                         } else {
                             0
@@ -971,9 +965,9 @@ impl Lowerer<'_> {
             cost.insert(a, c.min(1 << 40));
         }
         // Every held atom makes every state larger, so only the most profitable ones are.
-        let mut candidates: Vec<(u64, u32)> = order
+        let mut candidates: Vec<(u64, Atom)> = order
             .iter()
-            .filter(|&&a| net.scc_of[a as usize] == u32::MAX)
+            .filter(|&&a| net.scc_of[a] == u32::MAX)
             .filter_map(|&a| {
                 let u = u64::from(uses.get(&a).copied().unwrap_or(0));
                 let gain = u.saturating_sub(1).saturating_mul(cost[&a]);
@@ -982,12 +976,12 @@ impl Lowerer<'_> {
             .collect();
         candidates.sort_by(|x, y| y.0.cmp(&x.0).then(x.1.cmp(&y.1)));
         let budget = (net.fluents.len() / 4).max(32);
-        let chosen: std::collections::HashSet<u32> =
+        let chosen: std::collections::HashSet<Atom> =
             candidates.iter().take(budget).map(|x| x.1).collect();
         let mut units = Vec::new();
         let mut scc_left: HashMap<u32, usize> = HashMap::new();
         for a in order {
-            let s = net.scc_of[a as usize];
+            let s = net.scc_of[a];
             if s != u32::MAX && self.mat_vars.contains_key(&s) {
                 let left = scc_left.entry(s).or_insert(net.sccs[s as usize].len());
                 *left -= 1;
@@ -1009,7 +1003,7 @@ impl Lowerer<'_> {
 
     fn unit_move_dep(&self, u: Unit) -> bool {
         match u {
-            Unit::Atom(a) => self.net.move_dep[a as usize],
+            Unit::Atom(a) => self.net.move_dep[a],
             Unit::Scc(s) => self.scc_move_dep(s),
         }
     }
@@ -1052,11 +1046,11 @@ impl Lowerer<'_> {
     fn is_linear(&self, s: u32) -> bool {
         let net = self.net;
         net.sccs[s as usize].iter().all(|&a| {
-            net.rules_of[a as usize].iter().all(|&r| {
+            net.rules_of[a].iter().all(|&r| {
                 net.lits
                     .get(r as usize)
                     .iter()
-                    .filter(|&&l| net.scc_of[l.atom() as usize] == s)
+                    .filter(|&&l| net.scc_of[l.atom()] == s)
                     .count()
                     <= 1
             })
@@ -1066,7 +1060,7 @@ impl Lowerer<'_> {
     fn scc_move_dep(&self, s: u32) -> bool {
         self.net.sccs[s as usize]
             .iter()
-            .any(|&a| self.net.move_dep[a as usize])
+            .any(|&a| self.net.move_dep[a])
     }
 
     /// Emits `from → to` for condition `c` (or its negation when `positive` is false):
@@ -1096,7 +1090,7 @@ impl Lowerer<'_> {
     fn small_disjunction(&self, c: Cond) -> Option<Vec<Lit>> {
         let net = self.net;
         let Cond::Lit(l) = c else { return None };
-        let a = l.atom() as usize;
+        let a = l.atom();
         if l.negated() || net.kind[a] != Kind::Derived || net.scc_of[a] != u32::MAX {
             return None;
         }
@@ -1109,14 +1103,12 @@ impl Lowerer<'_> {
             let [x] = net.lits.get(r as usize) else {
                 return None;
             };
-            if matches!(net.kind[x.atom() as usize], Kind::Derived | Kind::Call(_))
-                || lits.contains(x)
-            {
+            if matches!(net.kind[x.atom()], Kind::Derived | Kind::Call(_)) || lits.contains(x) {
                 return None;
             }
             lits.push(*x);
         }
-        lits.sort_by_key(|&x| (matches!(net.kind[x.atom() as usize], Kind::Fluent(_)), x));
+        lits.sort_by_key(|&x| (matches!(net.kind[x.atom()], Kind::Fluent(_)), x));
         Some(lits)
     }
 
@@ -1185,12 +1177,12 @@ impl Lowerer<'_> {
         }
         // Inline a positive literal over an atom with one short rule.
         if !l.negated()
-            && net.kind[a as usize] == Kind::Derived
-            && net.scc_of[a as usize] == u32::MAX
+            && net.kind[a] == Kind::Derived
+            && net.scc_of[a] == u32::MAX
             && depth < 3
-            && net.rules_of[a as usize].len() == 1
+            && net.rules_of[a].len() == 1
         {
-            let r = net.rules_of[a as usize][0] as usize;
+            let r = net.rules_of[a][0] as usize;
             let lits = self.ordered(net.lits.get(r));
             if lits.len() <= 3 {
                 let rspan = self.g.rule_span(self.p, net.rules[r].src).or(span);
@@ -1266,10 +1258,7 @@ impl Lowerer<'_> {
     fn ordered(&self, lits: &[Lit]) -> Vec<Lit> {
         let mut v = lits.to_vec();
         v.sort_by_key(|&l| {
-            let derived = matches!(
-                self.net.kind[l.atom() as usize],
-                Kind::Derived | Kind::Call(_)
-            );
+            let derived = matches!(self.net.kind[l.atom()], Kind::Derived | Kind::Call(_));
             (derived, l)
         });
         v
@@ -1280,7 +1269,7 @@ impl Lowerer<'_> {
         let net = self.net;
         let a = l.atom();
         let neg = l.negated();
-        match net.kind[a as usize] {
+        match net.kind[a] {
             Kind::Fluent(f) => {
                 let v = self.fluent_var[f as usize]
                     .expect("a fluent read by a condition has a variable");
@@ -1319,7 +1308,7 @@ impl Lowerer<'_> {
     }
 
     /// The RG name of a derived atom.
-    fn atom_name(&mut self, a: u32) -> String {
+    fn atom_name(&mut self, a: Atom) -> String {
         if let Some(n) = self.atom_name.get(&a) {
             return n.clone();
         }
@@ -1369,7 +1358,7 @@ impl Lowerer<'_> {
     }
 
     /// The sub-automaton `d_<a>_in → d_<a>_out` of a derived atom, built on first use.
-    fn sub_automaton(&mut self, a: u32) -> (NodeId, NodeId) {
+    fn sub_automaton(&mut self, a: Atom) -> (NodeId, NodeId) {
         if let Some(&x) = self.sub.get(&a) {
             return x;
         }
@@ -1396,7 +1385,7 @@ impl Lowerer<'_> {
             }
             return (i, o);
         }
-        let bodies: Vec<Body> = net.rules_of[a as usize]
+        let bodies: Vec<Body> = net.rules_of[a]
             .iter()
             .map(|&r| {
                 let rule = &net.rules[r as usize];
@@ -1465,11 +1454,10 @@ impl Lowerer<'_> {
         let members = net.sccs[s as usize].clone();
         for (i, &a) in members.iter().enumerate() {
             let target = self.node(&format!("c{s}_{i}"));
-            for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
+            for (ri, &r) in net.rules_of[a].iter().enumerate() {
                 let lits = self.ordered(net.lits.get(r as usize));
-                let (rec, rest): (Vec<Lit>, Vec<Lit>) = lits
-                    .iter()
-                    .partition(|&&l| net.scc_of[l.atom() as usize] == s);
+                let (rec, rest): (Vec<Lit>, Vec<Lit>) =
+                    lits.iter().partition(|&&l| net.scc_of[l.atom()] == s);
                 let from = match rec.first() {
                     Some(&l) => {
                         let j = members.iter().position(|&x| x == l.atom()).expect("member");
@@ -1512,7 +1500,7 @@ impl Lowerer<'_> {
             // The member's rules, reading the SCC through its variables.
             let ci = self.node(&format!("e{s}_{i}_in"));
             let co = self.node(&format!("e{s}_{i}_out"));
-            for (ri, &r) in net.rules_of[a as usize].iter().enumerate() {
+            for (ri, &r) in net.rules_of[a].iter().enumerate() {
                 let lits = self.ordered(net.lits.get(r as usize));
                 let span = self.g.rule_span(self.p, net.rules[r as usize].src);
                 self.chain(ci, co, &lits, &format!("e{s}_{i}_{ri}"), span, 0);

@@ -55,6 +55,10 @@ const O_STORERUN: u32 = 10;
 const N_UNIQUE: u32 = 1;
 const N_DISJOINT: u32 = 2;
 const N_REPEAT: u32 = 4;
+const N_SWITCH: u32 = 8;
+
+/// Nodes with fewer edges than this test their values edge by edge (an index does not pay).
+const SWITCH_MIN_EDGES: usize = 4;
 
 /// A compiled expression.
 enum Opnd {
@@ -554,10 +558,24 @@ pub(crate) fn emit(
         if plan.disjoint[q].is_some() {
             f |= N_DISJOINT;
         }
-        flags.push(f);
+        let mut edges = Vec::with_capacity(plan.out[q].len());
         for &e in &plan.out[q] {
             let (k, a, b) = t.edge(e)?;
-            target.push(game.edge(e).to.0);
+            edges.push((k, a, b, game.edge(e).to.0));
+        }
+        // A node whose edges all test one packed element against values is a switch: its
+        // edges sorted by value (stably, so the edges of one value keep their order), which
+        // the engine bisects for the value the element holds. Only the edges of that value
+        // succeed, so they push their successors in the order of the node's edges, as before.
+        if edges.len() >= SWITCH_MIN_EDGES
+            && edges.iter().all(|x| x.0 == K_TEST && x.1 == edges[0].1)
+        {
+            edges.sort_by_key(|x| x.2);
+            f |= N_SWITCH;
+        }
+        flags.push(f);
+        for (k, a, b, to) in edges {
+            target.push(to);
             kind.push(k);
             op_a.push(a);
             op_b.push(b);
@@ -565,8 +583,10 @@ pub(crate) fn emit(
     }
     first.push(target.len() as u32);
 
+    let switches = flags.iter().filter(|&&f| f & N_SWITCH != 0).count();
     let mut out = String::new();
     out.push_str("// ---- The automaton as tables (read by the engine below). ----\n\n");
+    let _ = writeln!(out, "// {switches} switch node(s).\n");
     out.push_str(include_str!("cpp/packed.inc"));
     let _ = writeln!(out, "constexpr uint32_t NUM_EDGES = {}u;", target.len());
     let _ = writeln!(

@@ -414,7 +414,9 @@ impl<'a> Gen<'a> {
     /// visited-state check or a nested check there may read the tags or the scope (some node
     /// has a check, or a nested check); `hot` when one may read the hot variable from the
     /// state rather than through the argument `x`: a check other than none or a stamp (keyed
-    /// through `x`), a nested check (which starts from the state), or a tag edge that is kept.
+    /// through `x`), a nested check (which starts from the state), a tag edge that is kept,
+    /// or an any-assignment of another variable (its members' tests read the others from the
+    /// state).
     fn reach_reads(&mut self, b: NodeId) -> (bool, bool) {
         if let Some(&r) = self.reach_reads.get(&b) {
             return r;
@@ -434,12 +436,14 @@ impl<'a> Gen<'a> {
             || nodes
                 .iter()
                 .any(|q| checked(q, &|c| matches!(c, Check::None | Check::Stamp { .. })))
-            || (tags
-                && nodes.iter().any(|q| {
-                    self.plan.out[q.index()]
-                        .iter()
-                        .any(|&e| self.game.edge(e).label.is_tag())
-                }));
+            || nodes.iter().any(|q| {
+                self.plan.out[q.index()].iter().any(|&e| {
+                    let label = self.game.edge(e).label;
+                    (tags && label.is_tag())
+                        || matches!(label, Label::AssignAny { lhs, .. }
+                            if self.ex.location(lhs, "c.s", None).map_or(true, |l| Some(l.var) != self.hot))
+                })
+            });
         self.reach_reads.insert(b, (tags, hot));
         (tags, hot)
     }

@@ -102,6 +102,12 @@ pub(crate) struct Gen<'a> {
     /// without a counting shortcut: it calls the next node once per member, also when only
     /// counting (see `moves_fn`).
     uncounted_loop: bool,
+    /// Per check target, whether its search's functions may read the tags and whether they
+    /// may read the hot variable from the state (see [`Gen::reach_reads`]).
+    reach_reads: HashMap<NodeId, (bool, bool)>,
+    /// Per tag edge of move searches, whether its scope event needs an epoch of its own (see
+    /// [`Gen::tag_renews`]).
+    tag_renews: HashMap<EdgeId, bool>,
 }
 
 /// The initialiser items of a C array of `items` (one `0` when there is none: C++ has no
@@ -377,6 +383,8 @@ impl<'a> Gen<'a> {
             reach_folded: None,
             extra_stamps: 0,
             uncounted_loop: false,
+            reach_reads: HashMap::new(),
+            tag_renews: HashMap::new(),
         }
     }
 
@@ -399,6 +407,102 @@ impl<'a> Gen<'a> {
         match self.hot {
             Some(v) => format!("G{v}(c.s, 0)"),
             None => String::new(),
+        }
+    }
+
+    /// What the functions of check target `b`'s search read, as `(tags, hot)`: `tags` when a
+    /// visited-state check or a nested check there may read the tags or the scope (some node
+    /// has a check, or a nested check); `hot` when one may read the hot variable from the
+    /// state rather than through the argument `x`: a check other than none or a stamp (keyed
+    /// through `x`), a nested check (which starts from the state), a tag edge that is kept,
+    /// or an any-assignment of another variable (its members' tests read the others from the
+    /// state).
+    fn reach_reads(&mut self, b: NodeId) -> (bool, bool) {
+        if let Some(&r) = self.reach_reads.get(&b) {
+            return r;
+        }
+        let checks = &self.visits.reach[&b];
+        let nodes = &self.plan.reach[&b];
+        let nested = nodes.iter().any(|q| {
+            self.plan.out[q.index()]
+                .iter()
+                .any(|&e| matches!(self.game.edge(e).label, Label::Reach { .. }))
+        });
+        let checked = |q: NodeId, ok: &dyn Fn(&Check) -> bool| {
+            checks.nondet(q.index()) || !ok(checks.det(q.index()))
+        };
+        let tags = nested || nodes.iter().any(|q| checked(q, &|c| *c == Check::None));
+        let hot = nested
+            || nodes
+                .iter()
+                .any(|q| checked(q, &|c| matches!(c, Check::None | Check::Stamp { .. })))
+            || nodes.iter().any(|q| {
+                self.plan.out[q.index()].iter().any(|&e| {
+                    let label = self.game.edge(e).label;
+                    (tags && label.is_tag())
+                        || matches!(label, Label::AssignAny { lhs, .. }
+                            if self.ex.location(lhs, "c.s", None).map_or(true, |l| Some(l.var) != self.hot))
+                })
+            });
+        self.reach_reads.insert(b, (tags, hot));
+        (tags, hot)
+    }
+
+    /// Whether the scope event a move search's tag edge `e` begins needs an epoch of its own:
+    /// some node of its region (reached from the edge without another tag edge, within the
+    /// move) has a check that reads the epoch (stamp, loop or scoped), or a tag edge leaving
+    /// it notes its emission (the optimistic check). Otherwise nothing tells the new scope
+    /// event from its parent, and it keeps the parent's epoch.
+    fn tag_renews(&mut self, e: EdgeId) -> bool {
+        const BUDGET: usize = 10_000;
+        if let Some(&r) = self.tag_renews.get(&e) {
+            return r;
+        }
+        let checks = &self.visits.moves;
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![self.game.edge(e).to];
+        let mut r = false;
+        while let Some(q) = stack.pop() {
+            if !seen.insert(q) {
+                continue;
+            }
+            if seen.len() > BUDGET
+                || matches!(
+                    checks.det(q.index()),
+                    Check::Stamp { .. } | Check::Loop { .. } | Check::Scoped { .. }
+                )
+            {
+                r = true;
+                break;
+            }
+            for &o in &self.plan.out[q.index()] {
+                let label = self.game.edge(o).label;
+                if label.is_tag() {
+                    if self.optimistic.is_some_and(|es| es.contains(&o)) {
+                        r = true;
+                        break;
+                    }
+                } else if !assigns_player(self.game, &label) {
+                    stack.push(self.game.edge(o).to);
+                }
+            }
+            if r {
+                break;
+            }
+        }
+        self.tag_renews.insert(e, r);
+        r
+    }
+
+    /// Whether an assignment to variable `v` in a search of kind `mode` may leave the state
+    /// alone: `v` is the hot variable, the search is a check's (its state is never listed or
+    /// kept), and none of its functions reads `v` from the state ([`Gen::reach_reads`]). The
+    /// new value travels as the argument `x`, every read of `v` there is `x`, and the state
+    /// keeps the value the check began with.
+    fn hot_off_state(&mut self, mode: Mode, v: usize) -> bool {
+        match mode {
+            Mode::Reach(b) if self.hot == Some(v) => !self.reach_reads(b).1,
+            _ => false,
         }
     }
 
@@ -574,7 +678,16 @@ impl<'a> Gen<'a> {
                 let i2 = format!("{ind}  ");
                 let idx = self.index_decl(out, &i2, &loc.index, "i_");
                 self.domain_checks(out, &i2, e, v, &loc.checks);
-                let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                // In a check that reads `v` only through `x`, the state keeps its value.
+                let off = self.hot_off_state(mode, v);
+                let set = if off {
+                    String::new()
+                } else {
+                    format!("S{v}(c.s, {idx}, m_); ")
+                };
+                if !off {
+                    let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                }
                 let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
                 if let Some(t) = &trail {
                     let _ = writeln!(out, "{i2}{t}");
@@ -596,10 +709,8 @@ impl<'a> Gen<'a> {
                             "{i2}if (c.counting) {{ for (size_t b_ = 0; b_ < {n}u; b_ += COUNT_CHUNK) {{ const size_t e_ = b_ + COUNT_CHUNK < {n}u ? b_ + COUNT_CHUNK : {n}u; uint8_t n_ = 0; for (size_t k_ = b_; k_ < e_; ++k_) {{ const size_t m_ = {member}; n_ += uint8_t({cond}); }} c.nmoves += n_; }} }} else {{"
                         );
                         // Members whose chain fails are skipped without walking it.
-                        let _ = writeln!(
-                            out,
-                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
-                        );
+                        let _ =
+                            writeln!(out, "{i2}{lp} {{ if ({cond}) {{ {set}{cont} }} {early}}}");
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Apply) => {
@@ -612,12 +723,10 @@ impl<'a> Gen<'a> {
                         let member = self.member_at(&members, reverse, "k_");
                         let _ = writeln!(
                             out,
-                            "{i2}if (c.any_tags) {{\n{i2}  uint32_t b_ = 0;\n{i2}  for (; b_ + SELECT_BLOCK <= {n}u; b_ += SELECT_BLOCK) {{ const size_t base_ = {base}; uint8_t n_ = 0; for (size_t j_ = 0; j_ < SELECT_BLOCK; ++j_) {{ const size_t m_ = {in_block}; n_ += uint8_t({cond}); }} if (c.goal_skip < n_) break; c.goal_skip -= n_; }}\n{i2}  for (uint32_t k_ = b_; k_ < {n}u; ++k_) {{ const uint32_t m_ = {member}; if ({cond}) {{ if (c.goal_skip) {{ --c.goal_skip; continue; }} S{v}(c.s, {idx}, m_); {cont} }} }}\n{i2}}} else {{"
+                            "{i2}if (c.any_tags) {{\n{i2}  uint32_t b_ = 0;\n{i2}  for (; b_ + SELECT_BLOCK <= {n}u; b_ += SELECT_BLOCK) {{ const size_t base_ = {base}; uint8_t n_ = 0; for (size_t j_ = 0; j_ < SELECT_BLOCK; ++j_) {{ const size_t m_ = {in_block}; n_ += uint8_t({cond}); }} if (c.goal_skip < n_) break; c.goal_skip -= n_; }}\n{i2}  for (uint32_t k_ = b_; k_ < {n}u; ++k_) {{ const uint32_t m_ = {member}; if ({cond}) {{ if (c.goal_skip) {{ --c.goal_skip; continue; }} {set}{cont} }} }}\n{i2}}} else {{"
                         );
-                        let _ = writeln!(
-                            out,
-                            "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
-                        );
+                        let _ =
+                            writeln!(out, "{i2}{lp} {{ if ({cond}) {{ {set}{cont} }} {early}}}");
                         let _ = writeln!(out, "{i2}}}");
                     }
                     (Some(cond), Mode::Reach(_)) => {
@@ -635,14 +744,11 @@ impl<'a> Gen<'a> {
                             Some(cond) => {
                                 let _ = writeln!(
                                     out,
-                                    "{i2}{lp} {{ if ({cond}) {{ S{v}(c.s, {idx}, m_); {cont} }} {early}}}"
+                                    "{i2}{lp} {{ if ({cond}) {{ {set}{cont} }} {early}}}"
                                 );
                             }
                             None => {
-                                let _ = writeln!(
-                                    out,
-                                    "{i2}{lp} {{ S{v}(c.s, {idx}, m_); {cont} {early}}}"
-                                );
+                                let _ = writeln!(out, "{i2}{lp} {{ {set}{cont} {early}}}");
                             }
                         }
                     }
@@ -650,7 +756,9 @@ impl<'a> Gen<'a> {
                 if trail.is_some() {
                     let _ = writeln!(out, "{i2}pop_trail(c, 1);");
                 }
-                let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
+                if !off {
+                    let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
+                }
                 let _ = writeln!(out, "{ind}}}");
             }
         }
@@ -668,6 +776,14 @@ impl<'a> Gen<'a> {
         cont: &str,
         mode: Mode,
     ) -> Result<(), CompileError> {
+        // In a check's search, tags only key visited-state checks (whether the target is
+        // reached does not depend on them): where nothing reads them, the edge does nothing.
+        if let Mode::Reach(b) = mode
+            && !self.reach_reads(b).0
+        {
+            let _ = writeln!(out, "{ind}{cont}");
+            return Ok(());
+        }
         let span = self.span(e);
         let label = self.game.edge(e).label;
         let value = match label {
@@ -723,15 +839,21 @@ impl<'a> Gen<'a> {
                 self.scope_epochs = true;
             }
         }
+        // A scope whose epoch nothing reads keeps its parent's.
+        let ep = if matches!(mode, Mode::Reach(_)) || self.tag_renews(e) {
+            ""
+        } else {
+            "<false>"
+        };
         if mode == Mode::Apply {
             let _ = writeln!(
                 out,
-                "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ {note}const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }} }}"
+                "{ind}{{ const uint32_t tv_ = {value}; if (c.any_tags || (c.ntags < c.goal_n && tv_ == c.goal[c.ntags])) {{ {note}const Scope sc_ = push_tag{ep}(c, tv_, {vis}, {shared}); {cont} pop_tag{ep}(c, sc_); }} }}"
             );
         } else {
             let _ = writeln!(
                 out,
-                "{ind}{{ const uint32_t tv_ = {value}; {note}const Scope sc_ = push_tag(c, tv_, {vis}, {shared}); {cont} pop_tag(c, sc_); }}"
+                "{ind}{{ const uint32_t tv_ = {value}; {note}const Scope sc_ = push_tag{ep}(c, tv_, {vis}, {shared}); {cont} pop_tag{ep}(c, sc_); }}"
             );
         }
         Ok(())
@@ -757,6 +879,11 @@ impl<'a> Gen<'a> {
         let idx = self.index_decl(out, &i2, &loc.index, "i_");
         self.domain_checks(out, &i2, e, v, &loc.checks);
         match &loc.shape {
+            Shape::Scalar(_) if self.hot_off_state(mode, v) => {
+                let val = self.scalar_value(rhs, loc.shape.leaf(), span)?;
+                let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
+                let _ = writeln!(out, "{i2}{cont}");
+            }
             Shape::Scalar(class) => {
                 let val = self.scalar_value(rhs, *class, span)?;
                 let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");

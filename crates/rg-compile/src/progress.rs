@@ -13,26 +13,64 @@
 //! Comparisons decided by `v` alone: `v`, literals, constants and constant maps indexed by such
 //! operands, and elements of a map variable at keys outside its declared domain — a store there
 //! fails (as in the interpreter), so the element keeps its initial value, provided no edge
-//! assigns the whole map; and elements no store can change: every store into the map either
-//! writes the element's initial value or comes right after a comparison that the element
-//! being stored into holds another symbol (`{w} [b]`), which by induction never holds at that
-//! element.
+//! assigns the whole map; and elements no store can change. By induction over the steps of
+//! all walks: while the element at key `k` holds its initial value `i`, every store into the
+//! map either writes `i`, or stores at a key proven other than `k` — every walk to it passes,
+//! after the last assignment to the key's variable, a comparison of that variable with
+//! another symbol (`coord != null`), a comparison of the element it indexes with a symbol
+//! other than `i` (`{w} [b]`: it is not `k`, whose element holds `i`), or an assignment of a
+//! type without `k` (`coord = Coord(*)`). So RBG's off-board key, whose element holds the
+//! board's default, is never written, and its comparisons are decided.
+//!
+//! Walks that meet at one state are told apart by visited-state checks unless they *die*
+//! there: within a few edges, comparisons decided by `v` and steps `v = K[v]` only, every way
+//! fails ([`dead_collisions`]): two directions that both leave the board meet at the off-board
+//! key, where the next comparison of the board (or the one after the next step) fails.
 
 use crate::layout::{Layout, NameRef, Shape};
-use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
-use std::cell::RefCell;
+use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol};
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 
-/// A store into a map variable: the symbol the element must hold for it to run (a comparison
-/// right before it), and the symbol it writes (when a literal).
-type Store = (Option<Symbol>, Option<Symbol>);
+/// A store into a map variable: its edge, its key and the symbol it writes (when a literal).
+type Store = (EdgeId, ExprId, Option<Symbol>);
 
 /// What the analysis remembers across cycles of one game.
 #[derive(Default)]
 pub(crate) struct Stores {
-    /// Per map variable, its stores (`None`: one of them is neither guarded nor a literal, or
-    /// the map is assigned whole).
+    /// Per map variable, its stores (`None`: the map is assigned whole).
     by_var: RefCell<HashMap<usize, Option<Vec<Store>>>>,
+    /// Per map variable and element, whether it always holds its initial value.
+    kept: RefCell<HashMap<(usize, u32), bool>>,
+    /// Per first node of a reachability check, the nodes the check is on.
+    starts: OnceCell<HashMap<NodeId, Vec<NodeId>>>,
+    /// The targets of reachability checks.
+    targets: OnceCell<std::collections::HashSet<NodeId>>,
+}
+
+impl Stores {
+    fn check_starts(&self, game: &Game) -> &HashMap<NodeId, Vec<NodeId>> {
+        self.starts.get_or_init(|| {
+            let mut m: HashMap<NodeId, Vec<NodeId>> = HashMap::new();
+            for (_, ed) in game.edges() {
+                if let Label::Reach { from, .. } = ed.label {
+                    m.entry(from).or_default().push(ed.from);
+                }
+            }
+            m
+        })
+    }
+
+    fn check_targets(&self, game: &Game) -> &std::collections::HashSet<NodeId> {
+        self.targets.get_or_init(|| {
+            game.edges()
+                .filter_map(|(_, ed)| match ed.label {
+                    Label::Reach { to, .. } => Some(to),
+                    _ => None,
+                })
+                .collect()
+        })
+    }
 }
 
 /// Reads `width` bits at bit `bit` of `bytes` (the layout's packing).
@@ -121,30 +159,14 @@ impl<'a> Eval<'a> {
         }
     }
 
-    /// Whether `a` and `b` are the same expression.
-    fn same(&self, a: ExprId, b: ExprId) -> bool {
-        let (a, b) = (self.game.strip_casts(a), self.game.strip_casts(b));
-        match (self.game.expr(a), self.game.expr(b)) {
-            (ExprData::Ref(x), ExprData::Ref(y)) => x == y,
-            (ExprData::Access(m1, k1), ExprData::Access(m2, k2)) => {
-                self.same(m1, m2) && self.same(k1, k2)
-            }
-            _ => false,
-        }
-    }
-
     /// The stores into map variable `m` (see [`Stores`]).
     fn stores_of(&self, m: usize) -> Option<Vec<Store>> {
         if let Some(r) = self.stores.by_var.borrow().get(&m) {
             return r.clone();
         }
         let game = self.game;
-        let mut preds: HashMap<rg_core::NodeId, Vec<EdgeId>> = HashMap::new();
-        for (e, ed) in game.edges() {
-            preds.entry(ed.to).or_default().push(e);
-        }
         let mut out = Some(Vec::new());
-        for (_, ed) in game.edges() {
+        for (e, ed) in game.edges() {
             let (lhs, rhs) = match ed.label {
                 Label::Assign { lhs, rhs } => (lhs, Some(rhs)),
                 Label::AssignAny { lhs, .. } => (lhs, None),
@@ -165,41 +187,8 @@ impl<'a> Eval<'a> {
                 break;
             };
             let written = rhs.and_then(|r| self.literal(r));
-            // A comparison `m[k] == s` on every edge into the store's node.
-            let ins = preds.get(&ed.from).map(Vec::as_slice).unwrap_or(&[]);
-            let mut guard: Option<Symbol> = None;
-            let mut guarded = !ins.is_empty();
-            for &pe in ins {
-                let g = match game.edge(pe).label {
-                    Label::Compare {
-                        lhs: a,
-                        rhs: b,
-                        negated: false,
-                    } => {
-                        if self.same(a, lhs) {
-                            self.literal(b)
-                        } else if self.same(b, lhs) {
-                            self.literal(a)
-                        } else {
-                            None
-                        }
-                    }
-                    _ => None,
-                };
-                match (g, guard) {
-                    (Some(s), None) => guard = Some(s),
-                    (Some(s), Some(t)) if s == t => {}
-                    _ => guarded = false,
-                }
-            }
-            let _ = k;
-            let guard = if guarded { guard } else { None };
-            if guard.is_none() && written.is_none() {
-                out = None;
-                break;
-            }
             if let Some(v) = out.as_mut() {
-                v.push((guard, written));
+                v.push((e, k, written));
             }
         }
         self.stores.by_var.borrow_mut().insert(m, out.clone());
@@ -207,7 +196,9 @@ impl<'a> Eval<'a> {
     }
 
     /// Whether element `i` of map variable `m` (one map level) always holds its initial value
-    /// `init`.
+    /// `init`: by induction over the steps of every walk, each store into `m` either writes
+    /// `init` or, while the element holds `init` in every state so far, never writes it (see
+    /// [`Self::store_avoids`]).
     fn invariant(&self, m: usize, i: u32, init: Symbol) -> bool {
         let f = &self.layout.vars[m];
         if let Some(Some(dom)) = f.domains.first()
@@ -216,13 +207,101 @@ impl<'a> Eval<'a> {
         {
             return true; // stores there fail
         }
-        let _ = i;
-        match self.stores_of(m) {
-            Some(stores) => stores
-                .iter()
-                .all(|&(guard, written)| written == Some(init) || guard.is_some_and(|g| g != init)),
-            None => false,
+        if let Some(&r) = self.stores.kept.borrow().get(&(m, i)) {
+            return r;
         }
+        let key = f
+            .shape
+            .scalar_map()
+            .and_then(|(kc, _)| self.layout.classes[kc].members.get(i as usize).copied());
+        let r = match (self.stores_of(m), key) {
+            (Some(stores), Some(key)) => stores.iter().all(|&(e, k, written)| {
+                written == Some(init) || self.store_avoids(e, m, k, key, init)
+            }),
+            _ => false,
+        };
+        self.stores.kept.borrow_mut().insert((m, i), r);
+        r
+    }
+
+    /// Whether store edge `e` into `m[k]` never writes element `key` while that element holds
+    /// `init`: `k` is a literal other than `key`, or a scalar variable `w` and every walk to
+    /// `e` passes, after its last assignment to `w` that proves nothing, an edge that proves
+    /// `w != key` and no assignment to `w` after it. Proofs: `w` compared unequal to `key` or
+    /// equal to another literal, `m[w]` compared equal to a symbol other than `init` or unequal
+    /// to `init` (the element at `key` holds `init`), `w` assigned another literal or
+    /// `T(*)` of a type without `key`. Other edges keep `w` (a reachability check restores the
+    /// state, and a check's search starts with the state of the node the check is on); the
+    /// walks are followed backwards, each node once, within a budget.
+    fn store_avoids(&self, e: EdgeId, m: usize, k: ExprId, key: Symbol, init: Symbol) -> bool {
+        const BUDGET: usize = 20_000;
+        if let Some(s) = self.literal(k) {
+            return s != key;
+        }
+        let Some(w) = self.var_of(k) else {
+            return false;
+        };
+        let game = self.game;
+        let is_w = |x: ExprId| self.var_of(x) == Some(w);
+        let is_mw = |x: ExprId| match game.expr(game.strip_casts(x)) {
+            ExprData::Access(mm, kk) => self.var_of(mm) == Some(m) && is_w(kk),
+            _ => false,
+        };
+        // Some(true): proves `w != key`; Some(false): assigns `w` without proof; None: keeps `w`.
+        let judge = |label: Label| -> Option<bool> {
+            match label {
+                Label::Compare { lhs, rhs, negated } => {
+                    let side = |a: ExprId, b: ExprId| -> Option<bool> {
+                        let s = self.literal(b)?;
+                        if is_w(a) {
+                            Some(if negated { s == key } else { s != key })
+                        } else if is_mw(a) {
+                            Some(if negated { s == init } else { s != init })
+                        } else {
+                            None
+                        }
+                    };
+                    match side(lhs, rhs).or_else(|| side(rhs, lhs)) {
+                        Some(true) => Some(true),
+                        _ => None,
+                    }
+                }
+                Label::Assign { lhs, rhs } if is_w(lhs) => {
+                    Some(self.literal(rhs).is_some_and(|s| s != key))
+                }
+                Label::AssignAny { lhs, ty } if is_w(lhs) => {
+                    let env = rg_core::typeck::TypeEnv::new(game);
+                    Some(match env.resolve(ty) {
+                        Ok(rg_core::typeck::Resolved::Set(ms)) => !ms.as_slice().contains(&key),
+                        _ => false,
+                    })
+                }
+                _ => None,
+            }
+        };
+        let starts = self.stores.check_starts(game);
+        let begin = game.begin();
+        let mut seen = std::collections::HashSet::new();
+        let mut stack = vec![game.edge(e).from];
+        while let Some(q) = stack.pop() {
+            if !seen.insert(q) {
+                continue;
+            }
+            if seen.len() > BUDGET || Some(q) == begin {
+                return false;
+            }
+            for &p in game.incoming(q) {
+                match judge(game.edge(p).label) {
+                    Some(true) => {}
+                    Some(false) => return false,
+                    None => stack.push(game.edge(p).from),
+                }
+            }
+            if let Some(srcs) = starts.get(&q) {
+                stack.extend(srcs.iter().copied());
+            }
+        }
+        true
     }
 
     /// `e`'s value as a symbol when the variable holds class-local value `x`, if it depends
@@ -383,18 +462,25 @@ pub(crate) fn progressive(game: &Game, layout: &Layout, stores: &Stores, cycle: 
     false
 }
 
+/// How many edges a walk that meets another may take, comparisons and steps `v = K[v]` only,
+/// before all its ways fail, for the two walks to count as one (see [`dead_collisions`]).
+const DEAD_DEPTH: u32 = 4;
+
 /// Whether edges `es` (from one node, each `v = K[v]` for one scalar variable `v` and constant
-/// maps `K`) take a state to the same value of `v` only where every edge `out` (those of the
-/// node they enter) is a comparison that then fails: the walks that meet there end at once,
-/// having done nothing, so they need not be told apart.
+/// maps `K`) take a state to the same value of `v` only where the walk from node `q` (the node
+/// they enter; `outs` are the out-edges of every node) dies: within [`DEAD_DEPTH`] edges,
+/// comparisons decided by `v` and steps `v = K[v]` only, every way fails, reaching no
+/// check's target. The walks that meet there end having done nothing, so they need not be
+/// told apart.
 pub(crate) fn dead_collisions(
     game: &Game,
     layout: &Layout,
     stores: &Stores,
-    out: &[EdgeId],
+    outs: &[Vec<EdgeId>],
+    q: NodeId,
     es: &[EdgeId],
 ) -> bool {
-    let Some((maps, dead)) = self_maps(game, layout, stores, out, es) else {
+    let Some((maps, dead)) = self_maps(game, layout, stores, outs, q, es) else {
         return false;
     };
     let n = maps[0].len();
@@ -412,30 +498,67 @@ pub(crate) fn dead_collisions(
 }
 
 /// Whether edge `e` (`v = K[v]` for a scalar variable `v` and a constant map `K`) takes two
-/// values of `v` to one only where every edge `out` (those of the node it enters) is a
-/// comparison that then fails: states that differ before it differ after it, or end at once.
+/// values of `v` to one only where the walk from node `q` it enters dies (as in
+/// [`dead_collisions`]): states that differ before it differ after it, or end at once.
 pub(crate) fn dead_self_collisions(
     game: &Game,
     layout: &Layout,
     stores: &Stores,
-    out: &[EdgeId],
+    outs: &[Vec<EdgeId>],
+    q: NodeId,
     e: EdgeId,
 ) -> bool {
-    let Some((maps, dead)) = self_maps(game, layout, stores, out, &[e]) else {
+    let Some((maps, dead)) = self_maps(game, layout, stores, outs, q, &[e]) else {
         return false;
     };
     let mut seen = std::collections::HashSet::new();
     maps[0].iter().all(|&y| dead(y) || seen.insert(y))
 }
 
-/// The value maps of edges `es` (each `v = K[v]` for one scalar variable `v`), and whether a
-/// value of `v` fails every edge `out` (all comparisons).
+impl Eval<'_> {
+    /// Whether every walk from node `q` with the variable at `y` fails within `depth` edges,
+    /// taking only comparisons decided by the variable, skips and steps `v = K[v]`, and
+    /// reaching no check's target.
+    fn dies(&self, outs: &[Vec<EdgeId>], q: NodeId, y: u32, depth: u32) -> bool {
+        let out = &outs[q.index()];
+        if depth == 0 || out.is_empty() || self.stores.check_targets(self.game).contains(&q) {
+            return false;
+        }
+        out.iter().all(|&e| {
+            let ed = self.game.edge(e);
+            match ed.label {
+                Label::Compare { lhs, rhs, negated } => {
+                    match (self.value(lhs, y), self.value(rhs, y)) {
+                        (Some(a), Some(b)) => {
+                            (a == b) == negated || self.dies(outs, ed.to, y, depth - 1)
+                        }
+                        _ => false,
+                    }
+                }
+                Label::Skip => self.dies(outs, ed.to, y, depth - 1),
+                Label::Assign { lhs, rhs } if self.var_of(lhs) == Some(self.var) => {
+                    match self.self_map(rhs) {
+                        Some(k) => k
+                            .get(y as usize)
+                            .is_some_and(|&z| self.dies(outs, ed.to, z, depth - 1)),
+                        None => false,
+                    }
+                }
+                _ => false,
+            }
+        })
+    }
+}
+
+/// The value maps of edges `es` (each `v = K[v]` for one scalar variable `v`), and whether the
+/// walk from node `q` with `v` at a value dies ([`Eval::dies`]).
 #[allow(clippy::type_complexity)]
 fn self_maps<'g>(
     game: &'g Game,
     layout: &'g Layout,
     stores: &'g Stores,
-    out: &'g [EdgeId],
+    outs: &'g [Vec<EdgeId>],
+    q: NodeId,
     es: &[EdgeId],
 ) -> Option<(Vec<&'g [u32]>, impl Fn(u32) -> bool + 'g)> {
     let &first = es.first()?;
@@ -450,9 +573,6 @@ fn self_maps<'g>(
         class: 0,
     };
     let v = probe.var_of(lhs)?;
-    if out.is_empty() {
-        return None;
-    }
     let (ev, n) = Eval::of_scalar(game, layout, stores, v)?;
     let mut maps: Vec<&[u32]> = Vec::with_capacity(es.len());
     for &e in es {
@@ -464,14 +584,6 @@ fn self_maps<'g>(
             _ => return None,
         }
     }
-    let dead = move |y: u32| -> bool {
-        out.iter().all(|&e| match game.edge(e).label {
-            Label::Compare { lhs, rhs, negated } => match (ev.value(lhs, y), ev.value(rhs, y)) {
-                (Some(a), Some(b)) => (a == b) == negated,
-                _ => false,
-            },
-            _ => false,
-        })
-    };
+    let dead = move |y: u32| -> bool { ev.dies(outs, q, y, DEAD_DEPTH) };
     Some((maps, dead))
 }

@@ -1835,7 +1835,8 @@ impl<'a> Analysis<'a> {
                         self.game,
                         self.layout,
                         &self.stores,
-                        &self.plan.out[q.index()],
+                        &self.plan.out,
+                        q,
                         es,
                     )
                 {
@@ -1853,7 +1854,8 @@ impl<'a> Analysis<'a> {
                                 self.game,
                                 self.layout,
                                 &self.stores,
-                                &self.plan.out[q.index()],
+                                &self.plan.out,
+                                q,
                                 e,
                             )
                     });

@@ -383,13 +383,15 @@ struct Scope {
 void grow_tags(Cache& c);
 
 /// Appends a tag: a new scope event begins; `shared` when it may have the tags of another.
-/// The scope's epoch and `nondet` are kept only when some check of the game reads them.
+/// The scope's epoch and `nondet` are kept only when some check of the game reads them, and
+/// the epoch only with `EPOCH` (`false` where no check of the scope begun reads it).
+template <bool EPOCH = true>
 [[gnu::always_inline]] inline Scope push_tag(Cache& c, uint32_t t, uint64_t vis, bool shared) {
   if (c.ntags == c.tags_cap) grow_tags(c);
   if (DYNAMIC_VISIBILITY) c.vis[c.ntags] = vis;
   c.tags[c.ntags++] = t;
   Scope scope{0, false};
-  if (SCOPE_EPOCHS) {
+  if (SCOPE_EPOCHS && EPOCH) {
     scope.epoch = c.epoch;
     c.epoch = ++c.next_epoch;
   }
@@ -400,9 +402,10 @@ void grow_tags(Cache& c);
   return scope;
 }
 
+template <bool EPOCH = true>
 inline void pop_tag(Cache& c, Scope scope) {
   --c.ntags;
-  if (SCOPE_EPOCHS) c.epoch = scope.epoch;
+  if (SCOPE_EPOCHS && EPOCH) c.epoch = scope.epoch;
   if (SCOPE_NONDET) c.nondet = scope.nondet;
 }
 

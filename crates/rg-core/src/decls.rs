@@ -11,7 +11,7 @@
 //! a rewrite of something into itself is not a change.
 
 use crate::interner::Symbol;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -53,7 +53,7 @@ pub trait Named {
 struct NameCache(Mutex<Option<(u64, NameIndex)>>);
 
 /// Name → position of its first declaration.
-type NameIndex = Arc<HashMap<Symbol, usize>>;
+pub(crate) type NameIndex = Arc<FxHashMap<Symbol, usize>>;
 
 impl Clone for NameCache {
     fn clone(&self) -> Self {
@@ -82,23 +82,27 @@ impl<T: Named> Decls<T> {
         if self.items.len() <= SCAN_LEN {
             return self.items.iter().find(|t| t.decl_name() == name);
         }
-        let index = {
-            // A poisoned lock only means another thread panicked while building: rebuild.
-            let mut cache = self.by_name.0.lock().unwrap_or_else(|e| e.into_inner());
-            match &*cache {
-                Some((v, m)) if *v == self.version => Arc::clone(m),
-                _ => {
-                    let mut m = HashMap::with_capacity(self.items.len());
-                    for (i, t) in self.items.iter().enumerate() {
-                        m.entry(t.decl_name()).or_insert(i);
-                    }
-                    let m = Arc::new(m);
-                    *cache = Some((self.version, Arc::clone(&m)));
-                    m
+        self.name_index().get(&name).map(|&i| &self.items[i])
+    }
+
+    /// Name → position of its first declaration, built once per version of the list (a type
+    /// environment asks for it every time one is made, and passes make one per rewrite).
+    pub(crate) fn name_index(&self) -> NameIndex {
+        // A poisoned lock only means another thread panicked while building: rebuild.
+        let mut cache = self.by_name.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*cache {
+            Some((v, m)) if *v == self.version => Arc::clone(m),
+            _ => {
+                let mut m =
+                    FxHashMap::with_capacity_and_hasher(self.items.len(), Default::default());
+                for (i, t) in self.items.iter().enumerate() {
+                    m.entry(t.decl_name()).or_insert(i);
                 }
+                let m = Arc::new(m);
+                *cache = Some((self.version, Arc::clone(&m)));
+                m
             }
-        };
-        index.get(&name).map(|&i| &self.items[i])
+        }
     }
 }
 

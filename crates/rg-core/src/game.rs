@@ -31,7 +31,6 @@ use crate::decls::{Decls, DeclsMark, fresh_stamp};
 use crate::ids::{EntityId, IndexVec, UniqueArena};
 use crate::interner::{Interner, Symbol};
 use crate::span::Span;
-use std::collections::HashMap;
 
 mod convert;
 
@@ -402,6 +401,14 @@ pub struct Game {
     outgoing: IndexVec<NodeId, Vec<EdgeId>>,
     incoming: IndexVec<NodeId, Vec<EdgeId>>,
     live_edges: usize,
+    /// Nodes that are an endpoint of a live edge ([`Game::node_count`]), kept up to date by
+    /// every change of the adjacency lists.
+    live_nodes: usize,
+    /// Live edges labelled with a tag or a variable tag, and with a reachability check.
+    tag_edges: usize,
+    reach_edges: usize,
+    /// The identity of the node numbering ([`Game::node_layout`]).
+    layout: Layout,
     well_known: WellKnown,
     /// Pipeline phase.
     pub phase: Phase,
@@ -434,6 +441,10 @@ impl Game {
             outgoing: IndexVec::new(),
             incoming: IndexVec::new(),
             live_edges: 0,
+            live_nodes: 0,
+            tag_edges: 0,
+            reach_edges: 0,
+            layout: Layout(fresh_stamp()),
             well_known,
             phase: Phase::Parsed,
             generation: fresh_stamp(),
@@ -592,19 +603,13 @@ impl Game {
     }
 
     /// First-occurrence indexes of typedefs, constants and variables by name, for checkers that
-    /// look names up many times.
+    /// look names up many times. Each list keeps its index until it changes, so this is cheap
+    /// to ask again.
     pub fn name_index(&self) -> NameIndex {
-        fn index<T>(items: &[T], name: impl Fn(&T) -> Symbol) -> HashMap<Symbol, usize> {
-            let mut m = HashMap::with_capacity(items.len());
-            for (i, t) in items.iter().enumerate() {
-                m.entry(name(t)).or_insert(i);
-            }
-            m
-        }
         NameIndex {
-            typedefs: index(&self.typedefs, |t| t.name),
-            constants: index(&self.constants, |c| c.name),
-            variables: index(&self.variables, |v| v.name),
+            typedefs: self.typedefs.name_index(),
+            constants: self.constants.name_index(),
+            variables: self.variables.name_index(),
         }
     }
 
@@ -675,10 +680,48 @@ impl Game {
     /// Number of distinct nodes that are an endpoint of some live edge (what `rgt stats` counts as
     /// `nodes`).
     pub fn node_count(&self) -> usize {
-        self.nodes
-            .ids()
-            .filter(|&n| !self.outgoing[n].is_empty() || !self.incoming[n].is_empty())
-            .count()
+        debug_assert_eq!(
+            self.live_nodes,
+            self.nodes.ids().filter(|&n| self.linked(n)).count()
+        );
+        self.live_nodes
+    }
+
+    /// Number of live edges labelled with a tag or a variable tag.
+    pub fn tag_edge_count(&self) -> usize {
+        self.tag_edges
+    }
+
+    /// Number of live edges labelled with a reachability check.
+    pub fn reach_edge_count(&self) -> usize {
+        self.reach_edges
+    }
+
+    /// The identity of the node numbering: while it stays the same, every node id names the
+    /// same node, with the same name (new nodes only take new ids). [`Game::compact`] renumbers
+    /// and takes a new one, and a clone gets its own (two clones may give the same new id to
+    /// different nodes). Caches of per-node facts that only depend on node names key on it.
+    pub fn node_layout(&self) -> u64 {
+        self.layout.0
+    }
+
+    /// Whether `n` is an endpoint of a live edge.
+    fn linked(&self, n: NodeId) -> bool {
+        !self.outgoing[n].is_empty() || !self.incoming[n].is_empty()
+    }
+
+    /// Counts a live edge's label in (`add`) or out of the label counters.
+    fn count_label(&mut self, label: &Label, add: bool) {
+        let counter = match label {
+            Label::Tag(_) | Label::TagVar(_) => &mut self.tag_edges,
+            Label::Reach { .. } => &mut self.reach_edges,
+            _ => return,
+        };
+        if add {
+            *counter += 1;
+        } else {
+            *counter -= 1;
+        }
     }
 
     /// Live outgoing edges of `n`, in edge-list order.
@@ -732,6 +775,9 @@ impl Game {
         label: Label,
         spans: Spans,
     ) -> EdgeId {
+        let new_ends =
+            usize::from(!self.linked(from)) + usize::from(from != to && !self.linked(to));
+        self.count_label(&label, true);
         let id = self.edges.push(EdgeData {
             from,
             to,
@@ -742,6 +788,7 @@ impl Game {
         self.outgoing[from].push(id);
         self.incoming[to].push(id);
         self.live_edges += 1;
+        self.live_nodes += new_ends;
         self.generation = fresh_stamp();
         id
     }
@@ -773,16 +820,24 @@ impl Game {
             return;
         }
         d.alive = false;
-        let (from, to) = (d.from, d.to);
+        let (from, to, label) = (d.from, d.to, d.label);
         remove_sorted(&mut self.outgoing[from], e);
         remove_sorted(&mut self.incoming[to], e);
         self.live_edges -= 1;
+        self.count_label(&label, false);
+        self.live_nodes -=
+            usize::from(!self.linked(from)) + usize::from(from != to && !self.linked(to));
         self.generation = fresh_stamp();
     }
 
     /// Replaces the label of a live edge.
     pub fn set_label(&mut self, e: EdgeId, label: Label) {
         if self.edges[e].label != label {
+            if self.edges[e].alive {
+                let old = self.edges[e].label;
+                self.count_label(&old, false);
+                self.count_label(&label, true);
+            }
             self.edges[e].label = label;
             self.generation = fresh_stamp();
         }
@@ -794,9 +849,11 @@ impl Game {
         if old == to || !self.edges[e].alive {
             return;
         }
+        let gained = !self.linked(to);
         remove_sorted(&mut self.incoming[old], e);
         insert_sorted(&mut self.incoming[to], e);
         self.edges[e].to = to;
+        self.live_nodes = self.live_nodes + usize::from(gained) - usize::from(!self.linked(old));
         self.generation = fresh_stamp();
     }
 
@@ -806,9 +863,11 @@ impl Game {
         if old == from || !self.edges[e].alive {
             return;
         }
+        let gained = !self.linked(from);
         remove_sorted(&mut self.outgoing[old], e);
         insert_sorted(&mut self.outgoing[from], e);
         self.edges[e].from = from;
+        self.live_nodes = self.live_nodes + usize::from(gained) - usize::from(!self.linked(old));
         self.generation = fresh_stamp();
     }
 
@@ -825,17 +884,21 @@ impl Game {
             d.alive = false;
             touched.push(d.from);
             touched.push(d.to);
+            let label = d.label;
             self.live_edges -= 1;
+            self.count_label(&label, false);
         }
         if touched.is_empty() {
             return;
         }
         touched.sort_unstable();
         touched.dedup();
+        // Every touched node was an endpoint of a live edge.
         for n in touched {
             let edges = &self.edges;
             self.outgoing[n].retain(|&x| edges[x].alive);
             self.incoming[n].retain(|&x| edges[x].alive);
+            self.live_nodes -= usize::from(!self.linked(n));
         }
         self.generation = fresh_stamp();
     }
@@ -871,6 +934,7 @@ impl Game {
         }
         touched.sort_unstable();
         touched.dedup();
+        let linked_before = touched.iter().filter(|&&n| self.linked(n)).count();
         let edges = &self.edges;
         let lists = if source {
             &mut self.outgoing
@@ -889,6 +953,8 @@ impl Game {
             list.sort_unstable();
             list.dedup();
         }
+        let linked_after = touched.iter().filter(|&&n| self.linked(n)).count();
+        self.live_nodes = self.live_nodes + linked_after - linked_before;
         self.generation = fresh_stamp();
     }
 
@@ -1016,6 +1082,8 @@ impl Game {
             }
             None => false,
         });
+        self.live_nodes = self.nodes.ids().filter(|&n| self.linked(n)).count();
+        self.layout = Layout(fresh_stamp());
         let mut remap_mut = remap;
         // Renumbering is not a change of the pragma list (the generation is bumped below).
         for p in self.pragmas.raw_mut() {
@@ -1046,9 +1114,20 @@ pub struct GameMark {
 /// First-occurrence lookup tables by name (see [`Game::name_index`]).
 #[derive(Clone, Debug, Default)]
 pub struct NameIndex {
-    pub typedefs: HashMap<Symbol, usize>,
-    pub constants: HashMap<Symbol, usize>,
-    pub variables: HashMap<Symbol, usize>,
+    pub typedefs: std::sync::Arc<rustc_hash::FxHashMap<Symbol, usize>>,
+    pub constants: std::sync::Arc<rustc_hash::FxHashMap<Symbol, usize>>,
+    pub variables: std::sync::Arc<rustc_hash::FxHashMap<Symbol, usize>>,
+}
+
+/// The identity of a game's node numbering ([`Game::node_layout`]): a stamp, and a fresh one
+/// for a clone.
+#[derive(Debug)]
+struct Layout(u64);
+
+impl Clone for Layout {
+    fn clone(&self) -> Self {
+        Layout(fresh_stamp())
+    }
 }
 
 fn remove_sorted(v: &mut Vec<EdgeId>, e: EdgeId) {
@@ -1086,6 +1165,87 @@ mod tests {
     use super::*;
     use crate::ast;
     use crate::ast::{Expr, Label as L, Type, Value};
+
+    /// The counters behind `node_count`, `tag_edge_count` and `reach_edge_count` follow every
+    /// kind of change of the automaton (compared with counting after each step of a seeded
+    /// random sequence of edits).
+    #[test]
+    fn the_size_counters_follow_every_change() {
+        let mut g = Game::new();
+        let names: Vec<NodeId> = (0..12).map(|i| g.node_named(&format!("n{i}"))).collect();
+        let x = g.sym("x");
+        let labels = [
+            Label::Skip,
+            Label::Tag(x),
+            Label::TagVar(x),
+            Label::Reach {
+                from: names[0],
+                to: names[1],
+                negated: false,
+            },
+        ];
+        let check = |g: &Game| {
+            let linked = g
+                .nodes()
+                .ids()
+                .filter(|&n| !g.outgoing(n).is_empty() || !g.incoming(n).is_empty())
+                .count();
+            let tags = g.edges().filter(|(_, d)| d.label.is_tag()).count();
+            let reach = g
+                .edges()
+                .filter(|(_, d)| matches!(d.label, Label::Reach { .. }))
+                .count();
+            assert_eq!(
+                (g.node_count(), g.tag_edge_count(), g.reach_edge_count()),
+                (linked, tags, reach)
+            );
+        };
+        let mut seed = 7u64;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2000 {
+            let live: Vec<EdgeId> = g.edges().map(|(e, _)| e).collect();
+            let node = names[next(names.len())];
+            match next(8) {
+                0 | 1 => {
+                    let to = names[next(names.len())];
+                    g.add_edge(node, to, labels[next(labels.len())]);
+                }
+                2 if !live.is_empty() => g.remove_edge(live[next(live.len())]),
+                3 if !live.is_empty() => g.set_label(live[next(live.len())], labels[next(4)]),
+                4 if !live.is_empty() => g.set_target(live[next(live.len())], node),
+                5 if !live.is_empty() => g.set_source(live[next(live.len())], node),
+                6 if !live.is_empty() => {
+                    let some: Vec<EdgeId> = live.iter().copied().filter(|_| next(3) == 0).collect();
+                    g.remove_edges(&some);
+                }
+                7 if !live.is_empty() => {
+                    let mut moves: Vec<(EdgeId, NodeId)> = Vec::new();
+                    for &e in &live {
+                        if next(3) == 0 {
+                            moves.push((e, names[next(names.len())]));
+                        }
+                    }
+                    if next(2) == 0 {
+                        g.set_targets(&moves);
+                    } else {
+                        g.set_sources(&moves);
+                    }
+                }
+                _ => {}
+            }
+            check(&g);
+        }
+        let layout = g.node_layout();
+        assert_ne!(g.clone().node_layout(), layout);
+        g.compact();
+        check(&g);
+        assert_ne!(g.node_layout(), layout);
+    }
 
     #[test]
     fn lookups_by_name_follow_every_change_of_a_long_list() {

@@ -1,6 +1,6 @@
 //! Size statistics of a game (`rgt stats`, pass traces, batch reports).
 
-use crate::game::{Game, Label, TypeId};
+use crate::game::{Game, TypeId};
 use crate::typeck::{Resolved, TypeEnv};
 
 /// Counts describing the size of a game.
@@ -37,15 +37,10 @@ impl GameStats {
             constants: game.constants.len(),
             types: game.typedefs.len(),
             pragmas: game.pragmas.len(),
+            reachability_checks: game.reach_edge_count(),
+            tags: game.tag_edge_count(),
             ..GameStats::default()
         };
-        for (_, e) in game.edges() {
-            match e.label {
-                Label::Reach { .. } => s.reachability_checks += 1,
-                Label::Tag(_) | Label::TagVar(_) => s.tags += 1,
-                _ => {}
-            }
-        }
         let env = TypeEnv::new(game);
         s.state_bits = game
             .variables

@@ -18,7 +18,7 @@ pub mod reference;
 mod testing;
 mod util;
 
-use rg_core::Game;
+use rg_core::{EntityId, Game};
 
 pub use manager::{
     Options, PassReport, PipelineError, Rejection, Schedule, TraceRecord, run, run_observed, setup,
@@ -77,6 +77,26 @@ pub struct PassContext {
     /// Warnings for the trace (the manager moves them into the trace record after each pass).
     pub warnings: Vec<String>,
     analyses: Analyses,
+    /// The largest node name that is a number, over the nodes of a numbering (see
+    /// [`PassContext::fresh_nodes`]): `(layout, nodes looked at, largest)`.
+    numeric_names: Option<(u64, usize, u64)>,
+    /// The last list each [`NameOrder`] slot sorted by name, with its node numbering.
+    name_sorted: [Option<(u64, Vec<rg_core::NodeId>)>; NameOrder::COUNT],
+}
+
+/// The callers of [`PassContext::sort_by_name`], each with a sorted list of its own kept.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum NameOrder {
+    /// `reorder_conditions` and `reorder_comparisons`: the nodes they step.
+    Reorder,
+    /// `compact_skip_edges`: the targets of contractible skips.
+    SkipTargets,
+    /// `compact_skip_edges`: the sources of contractible skips.
+    SkipSources,
+}
+
+impl NameOrder {
+    const COUNT: usize = 3;
 }
 
 /// Analyses of one version of a game. They stay valid while the game's generation is the same
@@ -128,6 +148,77 @@ impl PassContext {
             };
         }
         &mut self.analyses
+    }
+
+    /// Fresh node names for `g` ([`util::FreshNodes`]). Finding the largest numeric node name
+    /// reads every node's name; node names never change while the numbering stays the same
+    /// ([`Game::node_layout`]), so only the nodes added since the last call are read again.
+    pub(crate) fn fresh_nodes(&mut self, g: &Game) -> util::FreshNodes {
+        let (from, mut last) = match self.numeric_names {
+            Some((layout, seen, last))
+                if layout == g.node_layout() && seen <= g.node_capacity() =>
+            {
+                (seen, last)
+            }
+            _ => (0, 0),
+        };
+        for n in g.nodes().ids().skip(from) {
+            if let Ok(v) = g.node_name(n).parse::<u64>() {
+                last = last.max(v);
+            }
+        }
+        self.numeric_names = Some((g.node_layout(), g.node_capacity(), last));
+        util::FreshNodes::above(last)
+    }
+
+    /// `nodes` (distinct) sorted by name, bytewise. Passes sort nodes by name every run, and
+    /// the sets change little from run to run: the nodes of the last list of the same `slot`
+    /// keep their order (names never change while the numbering stays the same,
+    /// [`Game::node_layout`]), and only the others are sorted and put in their places by
+    /// binary search. The result is the sorted list either way (names are unique).
+    pub(crate) fn sort_by_name(
+        &mut self,
+        g: &Game,
+        slot: NameOrder,
+        mut nodes: Vec<rg_core::NodeId>,
+    ) -> Vec<rg_core::NodeId> {
+        let name = |n: rg_core::NodeId| g.node_name(n).as_bytes();
+        let cached = self.name_sorted[slot as usize].take();
+        let sorted = match cached {
+            Some((layout, old)) if layout == g.node_layout() => {
+                // 1: wanted and not yet placed, 2: placed.
+                let mut mark = vec![0u8; g.node_capacity()];
+                for &n in &nodes {
+                    mark[n.index()] = 1;
+                }
+                let mut kept: Vec<rg_core::NodeId> = Vec::with_capacity(nodes.len());
+                for n in old {
+                    if mark.get(n.index()) == Some(&1) {
+                        mark[n.index()] = 2;
+                        kept.push(n);
+                    }
+                }
+                nodes.retain(|n| mark[n.index()] == 1);
+                util::sort_by_name(g, &mut nodes);
+                // Merge: each new node goes after the kept nodes with smaller names.
+                let mut out = Vec::with_capacity(kept.len() + nodes.len());
+                let mut rest = &kept[..];
+                for n in nodes {
+                    let at = rest.partition_point(|&k| name(k) < name(n));
+                    out.extend_from_slice(&rest[..at]);
+                    out.push(n);
+                    rest = &rest[at..];
+                }
+                out.extend_from_slice(rest);
+                out
+            }
+            _ => {
+                util::sort_by_name(g, &mut nodes);
+                nodes
+            }
+        };
+        self.name_sorted[slot as usize] = Some((g.node_layout(), sorted.clone()));
+        sorted
     }
 
     /// What the constants and variables of `g` hold ([`analysis::values::Values`]).

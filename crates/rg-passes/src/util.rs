@@ -410,6 +410,12 @@ impl FreshNodes {
         FreshNodes { last }
     }
 
+    /// Fresh names above `last`, the largest node name that parses as an unsigned integer
+    /// ([`crate::PassContext::fresh_nodes`] keeps it between passes).
+    pub(crate) fn above(last: u64) -> Self {
+        FreshNodes { last }
+    }
+
     /// A node that did not exist before.
     pub(crate) fn node(&mut self, g: &mut Game) -> NodeId {
         loop {

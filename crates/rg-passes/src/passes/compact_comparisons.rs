@@ -20,7 +20,7 @@
 
 use super::meta;
 use crate::analysis::values::Values;
-use crate::util::{FreshNodes, FxHashSet, label_well_typed};
+use crate::util::{FxHashSet, label_well_typed};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, Ty, TypeEnv};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeData};
@@ -225,7 +225,7 @@ impl Pass for CompactComparisons {
         if plans.is_empty() {
             return Ok(false);
         }
-        let mut fresh = FreshNodes::new(g);
+        let mut fresh = cx.fresh_nodes(g);
         let mut changed = false;
         // The replaced edges, removed together after the loop (one at a time is quadratic at a
         // target entered by many of them; nothing below reads them).

@@ -28,24 +28,21 @@
 //! Complexity: linear in the size of the game per round; rounds until a fixed point.
 use crate::util::FxHashSet;
 use crate::util::NodeMap;
-use crate::{Category, Pass, PassContext, PassError, PassPhase, Safety};
+use crate::{Category, NameOrder, Pass, PassContext, PassError, PassPhase, Safety};
 use rg_core::{EdgeId, Game, Label, NodeId};
 
 #[derive(Debug)]
 pub(crate) struct CompactSkipEdges;
 
-/// `nodes` in name order. Names are unique, so an unstable sort is deterministic.
-fn by_name(g: &Game, nodes: impl Iterator<Item = NodeId>) -> Vec<NodeId> {
-    let mut v: Vec<(&str, NodeId)> = nodes.map(|n| (g.node_name(n), n)).collect();
-    v.sort_unstable_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    v.into_iter().map(|x| x.1).collect()
-}
-
 /// The skip edges `y → z` that step 2 (`backward`, by `z`) or step 3 (`forward`, by `y`) may
 /// contract. Only their nodes are sorted by name (sorting every node each round dominated the
 /// pass on large games); visiting just these in name order gives the same result as visiting
 /// all nodes in name order, since the others never match.
-fn contraction_candidates(g: &Game, protected: &NodeMap<bool>) -> (Vec<NodeId>, Vec<NodeId>) {
+fn contraction_candidates(
+    g: &Game,
+    cx: &mut PassContext,
+    protected: &NodeMap<bool>,
+) -> (Vec<NodeId>, Vec<NodeId>) {
     let mut zs = Vec::new();
     let mut xs = Vec::new();
     for (_, d) in g.edges() {
@@ -64,7 +61,11 @@ fn contraction_candidates(g: &Game, protected: &NodeMap<bool>) -> (Vec<NodeId>, 
         v.sort_unstable();
         v.dedup();
     }
-    (by_name(g, zs.into_iter()), by_name(g, xs.into_iter()))
+    // In name order (names are unique, so the order is deterministic).
+    (
+        cx.sort_by_name(g, NameOrder::SkipTargets, zs),
+        cx.sort_by_name(g, NameOrder::SkipSources, xs),
+    )
 }
 
 /// Whether a node has any edge (isolated nodes are skipped).
@@ -277,9 +278,9 @@ impl Pass for CompactSkipEdges {
                 protected[n] = true;
             }
             let mut round = obsolete_parallel(g);
-            let (zs, _) = contraction_candidates(g, &protected);
+            let (zs, _) = contraction_candidates(g, cx, &protected);
             round |= backward(g, &protected, &zs);
-            let (_, xs) = contraction_candidates(g, &protected);
+            let (_, xs) = contraction_candidates(g, cx, &protected);
             round |= forward(g, &protected, &xs);
             round |= redundant_via_skip(g);
             if !round {

@@ -29,7 +29,7 @@
 use super::meta;
 use crate::analysis::constants::{Constants, Facts};
 use crate::analysis::values::{Known, NameKind, Values};
-use crate::util::{FreshNodes, NodeMap, label_well_typed, names_of};
+use crate::util::{NodeMap, label_well_typed, names_of};
 use crate::{Pass, PassContext, PassError};
 use rg_core::typeck::{Resolved, TypeEnv};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId, Symbol, TypeId};
@@ -466,7 +466,7 @@ impl Pass for CompactVariableRegions {
             plans.push((r, s));
         }
         drop(env);
-        let mut fresh = FreshNodes::new(g);
+        let mut fresh = cx.fresh_nodes(g);
         let mut changed = false;
         for (r, s) in plans {
             let Some(v_ty) = g.variable(r.v).map(|v| v.ty) else {

@@ -357,7 +357,7 @@ impl Pass for InlineReachability {
                         continue;
                     }
                     let c = c.clone();
-                    let fresh = fresh.get_or_insert_with(|| FreshNodes::new(g));
+                    let fresh = fresh.get_or_insert_with(|| cx.fresh_nodes(g));
                     splice(g, fresh, e, &c, &mut retarget);
                 }
                 (Outcome::Conditions(c), true) => match c.as_slice() {

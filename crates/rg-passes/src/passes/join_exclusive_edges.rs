@@ -28,7 +28,7 @@
 
 use super::meta;
 use crate::util::NodeMap;
-use crate::util::{FxHashMap, negate};
+use crate::util::{FxHashMap, FxHashSet, negate};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, Game, Label, NodeId};
 use std::ops::Range;
@@ -58,7 +58,14 @@ struct Scratch {
     conditions: Vec<Label>,
     routes: Vec<RouteRef>,
     single: FxHashMap<(NodeId, Label), usize>,
+    /// The conditions of the current route, once it has more than [`SCAN_CONDITIONS`].
+    seen: FxHashSet<Label>,
 }
+
+/// Routes with at most this many distinct conditions are deduplicated by a linear search; longer
+/// ones through [`Scratch::seen`] (a search per edge was quadratic in the route's length, and
+/// GDL translations have routes of hundreds of conditions).
+const SCAN_CONDITIONS: usize = 16;
 
 impl Scratch {
     fn edges(&self, r: &RouteRef) -> &[EdgeId] {
@@ -79,6 +86,7 @@ fn route(
     s: &mut Scratch,
 ) -> Option<RouteRef> {
     let (e0, c0) = (s.edges.len(), s.conditions.len());
+    crate::util::reset_set(&mut s.seen);
     let mut end = g.edge(e).from;
     let mut next = Some(e);
     while let Some(e) = next {
@@ -87,7 +95,16 @@ fn route(
             Label::Skip => {}
             Label::Tag(_) | Label::TagVar(_) if !in_main => {}
             Label::Compare { .. } | Label::Reach { .. } => {
-                if !s.conditions[c0..].contains(&d.label) {
+                let known = &s.conditions[c0..];
+                let new = if known.len() <= SCAN_CONDITIONS {
+                    !known.contains(&d.label)
+                } else {
+                    if s.seen.is_empty() {
+                        s.seen.extend(known.iter().copied());
+                    }
+                    s.seen.insert(d.label)
+                };
+                if new {
                     s.conditions.push(d.label);
                 }
             }

@@ -131,16 +131,34 @@ fn label_hash(l: &Label) -> u64 {
     rustc_hash::FxBuildHasher.hash_one(l)
 }
 
+/// Where a registered key lies in [`Twins::arena`], and its hash.
+#[derive(Clone, Copy)]
+struct KeyRef {
+    start: u32,
+    len: u32,
+    hash: u64,
+}
+
 /// The twin keys of the nodes, kept across rounds: each round recomputes only the keys of the
 /// nodes whose edges changed (or whose twin was busy), instead of every node's.
+///
+/// A key is kept in one arena and found by its hash (a million nodes with two or more edges
+/// each allocated their key three times and hashed it into two maps).
 struct Twins {
     fixed: NodeMap<bool>,
-    /// A node per key: the first one seen with it.
-    first: FxHashMap<Vec<(Label, NodeId)>, NodeId>,
-    /// The key each node was registered under in `first`.
-    key_of: FxHashMap<NodeId, Vec<(Label, NodeId)>>,
+    /// The registered keys, one after the other (a key that is dropped leaves its slice).
+    arena: Vec<(Label, NodeId)>,
+    /// A node per key, by the key's hash: the first one seen with it.
+    first: FxHashMap<u64, NodeId>,
+    /// The first nodes of further keys with a hash that `first` already holds for another key.
+    collided: FxHashMap<u64, Vec<NodeId>>,
+    /// The key each node was registered under (as the first node of it).
+    key_of: NodeMap<Option<KeyRef>>,
     /// The nodes to look at in the next round.
     dirty: Vec<NodeId>,
+    /// Scratch space for [`Twins::key`].
+    keyed: Vec<(NodeId, u64, Label)>,
+    key: Vec<(Label, NodeId)>,
 }
 
 impl Twins {
@@ -154,32 +172,94 @@ impl Twins {
         }
         Twins {
             fixed,
+            arena: Vec::new(),
             first: FxHashMap::default(),
-            key_of: FxHashMap::default(),
+            collided: FxHashMap::default(),
+            key_of: NodeMap::from_elem(None, g.node_capacity()),
             dirty: g.nodes().ids().collect(),
+            keyed: Vec::new(),
+            key: Vec::new(),
         }
     }
 
-    /// The key of `y`: its distinct (label, target) pairs in a canonical order; `None` when `y`
-    /// cannot be merged (fewer than two edges, fixed, or an edge to itself).
-    fn key(&self, g: &Game, y: NodeId) -> Option<Vec<(Label, NodeId)>> {
+    /// Puts the key of `y` into `self.key` and returns its hash: its distinct (label, target)
+    /// pairs in a canonical order; `None` when `y` cannot be merged (fewer than two edges, fixed,
+    /// or an edge to itself).
+    fn key(&mut self, g: &Game, y: NodeId) -> Option<u64> {
         let out = g.outgoing(y);
         if out.len() < 2 || self.fixed[y] || out.iter().any(|&e| g.edge(e).to == y) {
             return None;
         }
         // Labels have no order; a hash, computed once per edge, orders them (equal keys still
         // mean equal edge sets).
-        let mut keyed: Vec<(NodeId, u64, Label)> = out
-            .iter()
-            .map(|&e| {
-                let d = g.edge(e);
-                (d.to, label_hash(&d.label), d.label)
-            })
-            .collect();
-        keyed.sort_unstable_by_key(|&(n, h, _)| (n, h));
-        let mut key: Vec<(Label, NodeId)> = keyed.into_iter().map(|(n, _, l)| (l, n)).collect();
-        key.dedup();
-        Some(key)
+        self.keyed.clear();
+        self.keyed.extend(out.iter().map(|&e| {
+            let d = g.edge(e);
+            (d.to, label_hash(&d.label), d.label)
+        }));
+        self.keyed.sort_unstable_by_key(|&(n, h, _)| (n, h));
+        self.key.clear();
+        self.key.extend(self.keyed.iter().map(|&(n, _, l)| (l, n)));
+        self.key.dedup();
+        use std::hash::BuildHasher;
+        Some(rustc_hash::FxBuildHasher.hash_one(&self.key[..]))
+    }
+
+    fn registered(&self, r: KeyRef) -> &[(Label, NodeId)] {
+        &self.arena[r.start as usize..(r.start + r.len) as usize]
+    }
+
+    /// The first node registered with the key in `self.key` (hash `hash`).
+    fn find(&self, hash: u64) -> Option<NodeId> {
+        let same =
+            |&n: &NodeId| self.key_of[n].is_some_and(|r| self.registered(r) == &self.key[..]);
+        let primary = self.first.get(&hash).copied().filter(same);
+        primary.or_else(|| self.collided.get(&hash)?.iter().copied().find(same))
+    }
+
+    /// Registers `y` as the first node of the key in `self.key` (hash `hash`).
+    fn register(&mut self, y: NodeId, hash: u64) {
+        let r = KeyRef {
+            start: self.arena.len() as u32,
+            len: self.key.len() as u32,
+            hash,
+        };
+        self.arena.extend_from_slice(&self.key);
+        self.key_of[y] = Some(r);
+        match self.first.entry(hash) {
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(y);
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.collided.entry(hash).or_default().push(y);
+            }
+        }
+    }
+
+    /// Drops the registration of `y`, if it has one.
+    fn unregister(&mut self, y: NodeId) {
+        let Some(r) = self.key_of[y].take() else {
+            return;
+        };
+        if self.first.get(&r.hash) == Some(&y) {
+            let promoted = self.collided.get_mut(&r.hash).and_then(|v| v.pop());
+            match promoted {
+                Some(z) => {
+                    self.first.insert(r.hash, z);
+                }
+                None => {
+                    self.first.remove(&r.hash);
+                }
+            }
+            if self.collided.get(&r.hash).is_some_and(|v| v.is_empty()) {
+                self.collided.remove(&r.hash);
+            }
+        } else if let Some(v) = self.collided.get_mut(&r.hash) {
+            v.retain(|&z| z != y);
+            if v.is_empty() {
+                self.collided.remove(&r.hash);
+            }
+        }
     }
 
     /// One round of twin merging over the dirty nodes; returns the nodes where a suffix may have
@@ -196,23 +276,16 @@ impl Twins {
         let mut survivors: FxHashSet<NodeId> = FxHashSet::default();
         let mut merged_away: FxHashSet<NodeId> = FxHashSet::default();
         for &y in &dirty {
-            if let Some(old) = self.key_of.remove(&y)
-                && self.first.get(&old) == Some(&y)
-            {
-                self.first.remove(&old);
-            }
-            let Some(key) = self.key(g, y) else { continue };
-            match self.first.get(&key) {
-                Some(&y1) if y != y1 && !survivors.contains(&y) && !merged_away.contains(&y1) => {
+            self.unregister(y);
+            let Some(hash) = self.key(g, y) else { continue };
+            match self.find(hash) {
+                Some(y1) if y != y1 && !survivors.contains(&y) && !merged_away.contains(&y1) => {
                     survivors.insert(y1);
                     merged_away.insert(y);
                     plan.push((y, y1));
                 }
                 Some(_) => self.dirty.push(y),
-                None => {
-                    self.first.insert(key.clone(), y);
-                    self.key_of.insert(y, key);
-                }
+                None => self.register(y, hash),
             }
         }
         let mut next: Vec<NodeId> = Vec::new();

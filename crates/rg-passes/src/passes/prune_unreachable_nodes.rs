@@ -19,9 +19,9 @@
 //! Complexity: linear in the number of nodes and edges.
 
 use super::meta;
-use crate::util::edge_ids;
+use crate::util::NodeMap;
 use crate::{Pass, PassContext, PassError};
-use rg_core::Game;
+use rg_core::{EdgeId, Game};
 
 /// Edges that can never be walked, and one layer of dead ends, are removed.
 #[derive(Debug)]
@@ -36,23 +36,34 @@ impl Pass for PruneUnreachableNodes {
         Prune
     );
     fn run(&self, g: &mut Game, cx: &mut PassContext) -> Result<bool, PassError> {
-        let mut changed = false;
         let seen = cx.reachable_nodes(g, true);
-        for e in edge_ids(g) {
-            if !seen[g.edge(e).from] {
-                g.remove_edge(e);
-                changed = true;
-            }
-        }
+        let unreachable: Vec<EdgeId> = g
+            .edges()
+            .filter(|(_, d)| !seen[d.from])
+            .map(|(e, _)| e)
+            .collect();
+        let mut changed = !unreachable.is_empty();
+        g.remove_edges(&unreachable);
         let checks = cx.check_nodes(g);
         let end = g.end();
-        for e in edge_ids(g) {
-            let to = g.edge(e).to;
-            if Some(to) != end && g.outgoing(to).is_empty() && !checks[to] {
-                g.remove_edge(e);
-                changed = true;
+        // Edges into dead ends, in edge order, as if each were removed at once: a removal can
+        // make its source a dead end for the edges after it. The out-degrees are counted down
+        // instead, and the edges removed together (one at a time cost a hub's whole list each).
+        let mut out_degree: NodeMap<u32> = g
+            .nodes()
+            .ids()
+            .map(|n| g.outgoing(n).len() as u32)
+            .collect();
+        let mut dead: Vec<EdgeId> = Vec::new();
+        for (e, d) in g.edges() {
+            let to = d.to;
+            if Some(to) != end && out_degree[to] == 0 && !checks[to] {
+                dead.push(e);
+                out_degree[d.from] -= 1;
             }
         }
+        changed |= !dead.is_empty();
+        g.remove_edges(&dead);
         Ok(changed)
     }
 }

@@ -201,7 +201,7 @@ pub(crate) fn reorder(
     // below is 10 rounds either way), so the result is the same.
     let mut with_edges = 0usize;
     let mut targets: FxHashSet<NodeId> = FxHashSet::default();
-    let mut named: Vec<(&str, NodeId)> = Vec::new();
+    let mut stepped: Vec<NodeId> = Vec::new();
     for n in g.nodes().ids() {
         let out = g.outgoing(n);
         if out.is_empty() {
@@ -213,11 +213,10 @@ pub(crate) fn reorder(
         }
         crate::util::reset_set(&mut targets);
         if out.iter().all(|&e| targets.insert(g.edge(e).to)) {
-            named.push((g.node_name(n), n));
+            stepped.push(n);
         }
     }
-    named.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let nodes: Vec<NodeId> = named.into_iter().map(|(_, n)| n).collect();
+    let nodes = cx.sort_by_name(g, crate::NameOrder::Reorder, stepped);
     let checks = cx.check_nodes(g);
     // A step depends only on the labels of the edges it reads, and the pass changes nothing
     // but labels: a node whose last step was quiet and none of whose read edges was relabelled

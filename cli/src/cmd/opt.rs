@@ -235,7 +235,10 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
     }
     let (mut game, mut setup) = load_unoptimised(session, &args.game)?;
     let tracing = args.trace.is_some() || args.trace_dir.is_some();
-    if tracing && setup.changed {
+    // Only the full and JSON traces and the trace directory show the RG after each step.
+    let snapshots =
+        matches!(args.trace, Some(TraceMode::Full | TraceMode::Json)) || args.trace_dir.is_some();
+    if snapshots && setup.changed {
         setup.game_after = Some(rg_core::print(&game));
     }
     let opts = Options {
@@ -244,9 +247,7 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
             || args.check_perft.is_some()
             || cfg!(debug_assertions),
         validators: rg_validate::REFERENCE_VALIDATORS,
-        // Only the full and JSON traces and the trace directory show the RG after each pass.
-        keep_snapshots: matches!(args.trace, Some(TraceMode::Full | TraceMode::Json))
-            || args.trace_dir.is_some(),
+        keep_snapshots: snapshots,
         max_iterations: args.max_iterations,
         time_limit: args.time_limit.map(std::time::Duration::from_secs_f64),
         schedule: match args.schedule {

@@ -315,7 +315,8 @@ pub fn run(session: &mut Session, args: Args) -> Result<ExitCode, Failure> {
                 );
             }
             let _ = std::io::stderr().lock().write_all(err.as_bytes());
-            sink.finish()?;
+            // The pass's failure is the one to report; the trace directory has what was written.
+            let _ = sink.finish();
             return Err(pass_failure(e));
         }
     };

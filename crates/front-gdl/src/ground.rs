@@ -136,6 +136,13 @@ impl Instances {
     }
 }
 
+/// Where a ground atom is stored: its relation and its row in that relation's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AtomRow {
+    pub(crate) rel: u32,
+    pub(crate) row: u32,
+}
+
 /// The result of grounding.
 #[derive(Debug)]
 pub(crate) struct Grounding {
@@ -143,8 +150,8 @@ pub(crate) struct Grounding {
     pub(crate) rels: Vec<Rel>,
     pub(crate) rules: Vec<IRule>,
     pub(crate) tables: Vec<Table>,
-    /// Atom id → (relation, row).
-    pub(crate) atoms: Vec<(u32, u32)>,
+    /// Per atom id: where the atom is stored.
+    pub(crate) atoms: Vec<AtomRow>,
     pub(crate) inst: Instances,
 }
 
@@ -156,13 +163,13 @@ impl Grounding {
 
     /// The argument terms of an atom.
     pub(crate) fn atom_args(&self, a: Atom) -> &[u32] {
-        let (rel, row) = self.atoms[a.index()];
+        let AtomRow { rel, row } = self.atoms[a.index()];
         self.tables[rel as usize].row(row)
     }
 
     /// The relation of an atom.
     pub(crate) fn atom_rel(&self, a: Atom) -> u32 {
-        self.atoms[a.index()].0
+        self.atoms[a.index()].rel
     }
 
     /// The `k` relations with the most atoms.
@@ -644,8 +651,8 @@ const STORE_WORDS_PER_INSTANCE: u64 = 4;
 
 /// The atoms and rule instances grounding has found so far.
 struct Found {
-    /// Every atom, as its relation and its row in the relation's table.
-    atoms: Vec<(u32, u32)>,
+    /// Every atom, by id.
+    atoms: Vec<AtomRow>,
     /// The recorded instances; their body literals are in `pending` until [`Found::resolve`].
     inst: Instances,
     /// The body literals of the instances, [`Pending`]-encoded.
@@ -669,7 +676,7 @@ impl Found {
             let head = &out.heads[k * arity..(k + 1) * arity];
             let (row, new) = tables[rule.rel as usize].insert(head, self.atoms.len() as u32);
             if new {
-                self.atoms.push((rule.rel, row));
+                self.atoms.push(AtomRow { rel: rule.rel, row });
             }
             if rule.record {
                 let end = out.ends[k] as usize;
@@ -690,7 +697,7 @@ impl Found {
     /// Negative literals over relaxed relations: an atom outside M⁺ is false, so the literal
     /// is true and disappears; otherwise it refers to the atom. Literals over lifted relations
     /// become call atoms.
-    fn resolve(self, neg: &NegAtoms, tables: &mut [Table]) -> (Vec<(u32, u32)>, Instances) {
+    fn resolve(self, neg: &NegAtoms, tables: &mut [Table]) -> (Vec<AtomRow>, Instances) {
         let Found {
             mut atoms,
             mut inst,
@@ -715,7 +722,7 @@ impl Found {
                         let rel = key[0];
                         let (row, new) = tables[rel as usize].insert(&key[1..], atoms.len() as u32);
                         if new {
-                            atoms.push((rel, row));
+                            atoms.push(AtomRow { rel, row });
                         }
                         let atom = tables[rel as usize].atom(row);
                         lits.push(atom.0 << 1 | u32::from(call == Pending::NegatedCall));

@@ -28,7 +28,7 @@ use crate::error::{Code, GdlDiagnostic};
 use crate::graph::{Csr, Sccs, sccs};
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
-use crate::ground::{Atom, Grounding};
+use crate::ground::{Atom, AtomRow, Grounding};
 use rg_core::{EntityId, IndexVec, Span};
 use rustc_hash::FxHashSet;
 use std::collections::HashMap;
@@ -50,8 +50,8 @@ pub(crate) enum Kind {
     Exact,
     /// `true(f)`: fluent number.
     Fluent(u32),
-    /// `does(r, a)`: role number (or `u32::MAX` for a non-role), action number.
-    Does(u32, u32),
+    /// `does(r, a)`: the role's move (role `u32::MAX` for a term that is not a role).
+    Does(RoleAction),
     /// A call of a lifted relation (the grounder's relation): evaluated at run time, never
     /// decided here.
     Call(u32),
@@ -243,7 +243,7 @@ struct Builder {
     /// the fluent.
     next_of: IndexVec<Atom, u32>,
     init_of: IndexVec<Atom, u32>,
-    legal_of: IndexVec<Atom, (u32, u32)>,
+    legal_of: IndexVec<Atom, RoleAction>,
     /// Per fluent: live rules of `next(f)` without the literal `true(f)`.
     nonself: Vec<u32>,
     /// Per role: actions whose `legal` is not false.
@@ -251,6 +251,29 @@ struct Builder {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// A role's action: the role's number and the action's number among that role's actions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RoleAction {
+    pub(crate) role: u32,
+    pub(crate) action: u32,
+}
+
+impl RoleAction {
+    /// No role's action (an atom that is not a `legal`, or a `does` of a non-role).
+    const NONE: RoleAction = RoleAction {
+        role: NONE,
+        action: NONE,
+    };
+}
+
+/// A `does` atom of a role, with the `legal` atom of the same move if there is one.
+struct DoesAtom {
+    role: u32,
+    action: GTerm,
+    atom: Atom,
+    legal: Option<Atom>,
+}
 
 /// The components of the ground dependency graph (whose nodes are atom numbers) as atoms.
 fn atoms_of_components(components: Vec<Vec<u32>>) -> Vec<Vec<Atom>> {
@@ -280,7 +303,7 @@ impl Net {
         let rel_does = RelId::DOES.index() as u32;
         let mut kind = IndexVec::from_elem(Kind::Derived, n);
         let mut val = IndexVec::from_elem(Val::Unknown, n);
-        for (a, &(rel, _)) in g.atom_ids().zip(&g.atoms) {
+        for (a, &AtomRow { rel, .. }) in g.atom_ids().zip(&g.atoms) {
             match g.rels[rel as usize].mode {
                 Mode::Exact => {
                     kind[a] = Kind::Exact;
@@ -306,31 +329,39 @@ impl Net {
         // Actions: the `does` atoms, linked to their `legal` atoms.
         let legal_t = &g.tables[RelId::LEGAL.index()];
         let does_t = &g.tables[rel_does as usize];
-        let mut legal_of = IndexVec::from_elem((NONE, NONE), n);
-        let mut role_of_does: Vec<(u32, GTerm, Atom, Option<Atom>)> = Vec::new();
+        let mut legal_of = IndexVec::from_elem(RoleAction::NONE, n);
+        let mut role_of_does: Vec<DoesAtom> = Vec::new();
         for r in 0..does_t.len() {
             let row = does_t.row(r);
             let atom = does_t.atom(r);
             let legal = legal_t.find(row).map(|lr| legal_t.atom(lr));
             match role_index(row[0]) {
-                Some(ri) => role_of_does.push((ri, row[1], atom, legal)),
+                Some(role) => role_of_does.push(DoesAtom {
+                    role,
+                    action: row[1],
+                    atom,
+                    legal,
+                }),
                 None => {
-                    kind[atom] = Kind::Does(NONE, NONE);
+                    kind[atom] = Kind::Does(RoleAction::NONE);
                     val[atom] = Val::False;
                 }
             }
         }
-        for (ri, act, atom, legal) in role_of_does {
-            let role = &mut roles[ri as usize];
-            let k = role.actions.len() as u32;
+        for d in role_of_does {
+            let role = &mut roles[d.role as usize];
+            let ra = RoleAction {
+                role: d.role,
+                action: role.actions.len() as u32,
+            };
             role.actions.push(Action {
-                term: act,
-                does: atom,
-                legal,
+                term: d.action,
+                does: d.atom,
+                legal: d.legal,
             });
-            kind[atom] = Kind::Does(ri, k);
-            if let Some(l) = legal {
-                legal_of[l] = (ri, k);
+            kind[d.atom] = Kind::Does(ra);
+            if let Some(l) = d.legal {
+                legal_of[l] = ra;
             }
         }
         // Fluents.
@@ -696,7 +727,7 @@ impl Builder {
                     }
                 }
             }
-            let (role, _) = self.legal_of[a];
+            let role = self.legal_of[a].role;
             if role != NONE {
                 if v == Val::False {
                     self.open_actions[role as usize] -= 1;
@@ -859,7 +890,7 @@ impl Builder {
                 || self.net.alias[a] != NO_ALIAS
                 || self.next_of[a] != NONE
                 || self.init_of[a] != NONE
-                || self.legal_of[a].0 != NONE
+                || self.legal_of[a].role != NONE
                 || self.live[a] != 1
             {
                 continue;
@@ -1199,7 +1230,9 @@ impl Builder {
                     None => plain.push((role, items.to_vec())),
                 };
             match self.net.kind[b] {
-                Kind::Does(role, k) if role != NONE => add_plain(role, &[k]),
+                Kind::Does(RoleAction { role, action }) if role != NONE => {
+                    add_plain(role, &[action])
+                }
                 Kind::Derived => {
                     for m in self.net.does_sets.get(&b)? {
                         if m.complement {

@@ -1275,7 +1275,7 @@ impl Lowerer<'_> {
                     .expect("a fluent read by a condition has a variable");
                 self.cmp_label(v, self.one, neg)
             }
-            Kind::Does(r, k) => self.move_cmp(r, k, neg),
+            Kind::Does(m) => self.move_cmp(m.role, m.action, neg),
             Kind::Call(_) => self.call_label(a, neg),
             Kind::Derived | Kind::Exact => {
                 match self.access.get(&a).copied().unwrap_or(Access::Sub) {

@@ -109,20 +109,58 @@ pub struct Progress {
 }
 
 rg_core::entity_id! {
-    /// A ground atom: its index in [`Grounding::atoms`]. The propositional network
-    /// ([`crate::propnet`]) and the lowering name atoms by it; only the packed encodings of
-    /// literals (`atom << 1 | negated`) hold the raw number.
+    /// A ground atom: its index in [`Grounding::atoms`]. The grounder's instances, the
+    /// propositional network ([`crate::propnet`]) and the lowering name atoms by it (or by a
+    /// [`Lit`]).
     pub(crate) struct Atom, "atom";
 }
 
+/// A literal: an atom, negated or not, packed as `atom << 1 | negated` (so that literals sort
+/// by atom, the positive one first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) struct Lit(u32);
+
+impl Lit {
+    /// The literal `a`.
+    #[inline]
+    pub(crate) fn pos(a: Atom) -> Lit {
+        Lit(a.0 << 1)
+    }
+    /// The literal `not a`.
+    #[inline]
+    pub(crate) fn neg(a: Atom) -> Lit {
+        Lit(a.0 << 1 | 1)
+    }
+    /// The opposite literal.
+    #[inline]
+    pub(crate) fn negate(self) -> Lit {
+        Lit(self.0 ^ 1)
+    }
+    /// No literal (a marker).
+    pub(crate) const NONE: Lit = Lit(u32::MAX);
+    #[inline]
+    pub(crate) fn atom(self) -> Atom {
+        Atom(self.0 >> 1)
+    }
+    #[inline]
+    pub(crate) fn negated(self) -> bool {
+        self.0 & 1 == 1
+    }
+    /// `self`, negated when `other` is.
+    #[inline]
+    pub(crate) fn signed_as(self, other: Lit) -> Lit {
+        Lit(self.0 ^ (other.0 & 1))
+    }
+}
+
 /// The ground rule instances, flat: instance `i` has head atom `head[i]`, comes from rule
-/// `rule[i]` and has the body literals `lits[ends[i-1]..ends[i]]`, each `atom << 1 | negated`.
+/// `rule[i]` and has the body literals `lits[ends[i-1]..ends[i]]`.
 #[derive(Debug, Default)]
 pub(crate) struct Instances {
     pub(crate) head: Vec<Atom>,
     pub(crate) rule: Vec<u32>,
     pub(crate) ends: Vec<u32>,
-    pub(crate) lits: Vec<u32>,
+    pub(crate) lits: Vec<Lit>,
 }
 
 impl Instances {
@@ -130,7 +168,7 @@ impl Instances {
         self.head.len()
     }
 
-    pub(crate) fn body(&self, i: usize) -> &[u32] {
+    pub(crate) fn body(&self, i: usize) -> &[Lit] {
         let a = if i == 0 { 0 } else { self.ends[i - 1] };
         &self.lits[a as usize..self.ends[i] as usize]
     }
@@ -710,11 +748,11 @@ impl Found {
         for &e in &inst.ends {
             for &l in &pending[a..e as usize] {
                 match Pending::decode(l) {
-                    (Pending::Atom, atom) => lits.push(atom << 1),
+                    (Pending::Atom, atom) => lits.push(Lit::pos(Atom(atom))),
                     (Pending::Negated, n) => {
                         let key = neg.get(n);
                         if let Some(row) = tables[key[0] as usize].find(&key[1..]) {
-                            lits.push(tables[key[0] as usize].atom(row).0 << 1 | 1);
+                            lits.push(Lit::neg(tables[key[0] as usize].atom(row)));
                         }
                     }
                     (call, n) => {
@@ -725,7 +763,11 @@ impl Found {
                             atoms.push(AtomRow { rel, row });
                         }
                         let atom = tables[rel as usize].atom(row);
-                        lits.push(atom.0 << 1 | u32::from(call == Pending::NegatedCall));
+                        lits.push(if call == Pending::NegatedCall {
+                            Lit::neg(atom)
+                        } else {
+                            Lit::pos(atom)
+                        });
                     }
                 }
             }

@@ -28,7 +28,7 @@ use crate::error::{Code, GdlDiagnostic};
 use crate::graph::{Csr, Sccs, sccs};
 use crate::ground::rules::Mode;
 use crate::ground::terms::GTerm;
-use crate::ground::{Atom, AtomRow, Grounding};
+use crate::ground::{Atom, AtomRow, Grounding, Lit};
 use rg_core::{EntityId, IndexVec, Span};
 use rustc_hash::FxHashSet;
 use std::collections::HashMap;
@@ -57,49 +57,8 @@ pub(crate) enum Kind {
     Call(u32),
 }
 
-/// A literal: an atom, negated or not, packed as `atom << 1 | negated` (so that literals sort
-/// by atom, the positive one first; the grounder's rule bodies use the same packing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Lit(u32);
-
-impl Lit {
-    /// The literal `a`.
-    #[inline]
-    pub(crate) fn pos(a: Atom) -> Lit {
-        Lit(a.0 << 1)
-    }
-    /// The literal `not a`.
-    #[inline]
-    pub(crate) fn neg(a: Atom) -> Lit {
-        Lit(a.0 << 1 | 1)
-    }
-    /// The opposite literal.
-    #[inline]
-    pub(crate) fn negate(self) -> Lit {
-        Lit(self.0 ^ 1)
-    }
-    /// A literal of the grounder's rule bodies.
-    #[inline]
-    fn from_ground(x: u32) -> Lit {
-        Lit(x)
-    }
-    #[inline]
-    pub(crate) fn atom(self) -> Atom {
-        Atom(self.0 >> 1)
-    }
-    #[inline]
-    pub(crate) fn negated(self) -> bool {
-        self.0 & 1 == 1
-    }
-    /// `self`, negated when `other` is.
-    #[inline]
-    fn signed_as(self, other: Lit) -> Lit {
-        Lit(self.0 ^ (other.0 & 1))
-    }
-}
-
 /// No alias.
-const NO_ALIAS: Lit = Lit(u32::MAX);
+const NO_ALIAS: Lit = Lit::NONE;
 
 /// A ground rule (its literals are in [`Net::lits`]).
 #[derive(Clone, Debug)]
@@ -397,7 +356,7 @@ impl Net {
         let mut lits = Vec::new();
         for i in 0..g.inst.len() {
             lits.clear();
-            lits.extend(g.inst.body(i).iter().map(|&x| Lit::from_ground(x)));
+            lits.extend_from_slice(g.inst.body(i));
             lits.sort_unstable();
             lits.dedup();
             if lits.windows(2).any(|w| w[0].atom() == w[1].atom()) {

@@ -44,9 +44,9 @@ use super::Lowerer;
 use crate::error::{Code, GdlDiagnostic};
 use crate::ground::rules::{IRule, Lit, LitKind, Mode, Pat};
 use crate::ground::terms::GTerm;
-use crate::ground::{Atom, Grounding};
+use crate::ground::{Atom, Grounding, Lit as GroundLit};
 use crate::names::{Namer, mangle_into};
-use crate::propnet::{self, Cond, Kind};
+use crate::propnet::{Cond, Kind};
 use crate::reader::MAX_DEPTH;
 use rg_core::{ExprId, Label, NodeId, Symbol};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
@@ -1090,7 +1090,7 @@ impl Lowerer<'_> {
 
     /// The single-edge label of a literal read from lifted code (held atoms are read through
     /// their sub-automata: lifted code may run before they are evaluated).
-    fn atom_label(&mut self, l: propnet::Lit) -> Label {
+    fn atom_label(&mut self, l: GroundLit) -> Label {
         let a = l.atom();
         if let Kind::Call(_) = self.net.kind[a] {
             return self.call_label(a, l.negated());

@@ -21,10 +21,11 @@ pub(crate) mod lifted;
 
 use crate::ast::Program;
 use crate::error::{Code, GdlDiagnostic};
+use crate::ground::Lit;
 use crate::ground::terms::GTerm;
 use crate::ground::{Atom, Grounding};
 use crate::names::{Collision, Namer, mangle_into};
-use crate::propnet::{Cond, Keyed, Kind, Lit, Net, Val};
+use crate::propnet::{Cond, Keyed, Kind, Net, Val};
 use rg_core::{ExprId, Game, Label, NodeId, Span, Spans, Symbol, Typedef, Variable};
 use std::cmp::Ordering;
 use std::collections::HashMap;

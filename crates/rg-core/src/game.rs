@@ -400,6 +400,10 @@ pub struct Game {
     edges: IndexVec<EdgeId, EdgeData>,
     outgoing: IndexVec<NodeId, Vec<EdgeId>>,
     incoming: IndexVec<NodeId, Vec<EdgeId>>,
+    /// Per edge, the stamp of its last change ([`Game::edge_stamp`]).
+    edge_stamps: IndexVec<EdgeId, u64>,
+    /// Per node, the stamp of the last change of its adjacency lists ([`Game::adjacency_stamp`]).
+    adjacency_stamps: IndexVec<NodeId, u64>,
     live_edges: usize,
     /// Nodes that are an endpoint of a live edge ([`Game::node_count`]), kept up to date by
     /// every change of the adjacency lists.
@@ -440,6 +444,8 @@ impl Game {
             edges: IndexVec::new(),
             outgoing: IndexVec::new(),
             incoming: IndexVec::new(),
+            edge_stamps: IndexVec::new(),
+            adjacency_stamps: IndexVec::new(),
             live_edges: 0,
             live_nodes: 0,
             tag_edges: 0,
@@ -623,8 +629,9 @@ impl Game {
         let id = self.nodes.push(NodeData { name, span: None });
         self.outgoing.push(Vec::new());
         self.incoming.push(Vec::new());
-        self.node_by_name.insert(name, id);
         self.generation = fresh_stamp();
+        self.adjacency_stamps.push(self.generation);
+        self.node_by_name.insert(name, id);
         id
     }
 
@@ -703,6 +710,20 @@ impl Game {
     /// different nodes). Caches of per-node facts that only depend on node names key on it.
     pub fn node_layout(&self) -> u64 {
         self.layout.0
+    }
+
+    /// The stamp of the last change of edge `e` (its creation, label, source, target or
+    /// removal). Stamps are [`Game::generation`] values: a stamp not above a generation seen
+    /// earlier means the edge is as it was then, as long as [`Game::node_layout`] is the same.
+    /// Passes that keep results per edge between their runs use it to redo only what changed.
+    pub fn edge_stamp(&self, e: EdgeId) -> u64 {
+        self.edge_stamps[e]
+    }
+
+    /// The stamp of the last change of `n`'s adjacency lists (an edge added to or removed from
+    /// them, or moved in or out), on the same clock as [`Game::edge_stamp`].
+    pub fn adjacency_stamp(&self, n: NodeId) -> u64 {
+        self.adjacency_stamps[n]
     }
 
     /// Whether `n` is an endpoint of a live edge.
@@ -790,6 +811,9 @@ impl Game {
         self.live_edges += 1;
         self.live_nodes += new_ends;
         self.generation = fresh_stamp();
+        self.edge_stamps.push(self.generation);
+        self.adjacency_stamps[from] = self.generation;
+        self.adjacency_stamps[to] = self.generation;
         id
     }
 
@@ -828,6 +852,9 @@ impl Game {
         self.live_nodes -=
             usize::from(!self.linked(from)) + usize::from(from != to && !self.linked(to));
         self.generation = fresh_stamp();
+        self.edge_stamps[e] = self.generation;
+        self.adjacency_stamps[from] = self.generation;
+        self.adjacency_stamps[to] = self.generation;
     }
 
     /// Replaces the label of a live edge.
@@ -840,6 +867,7 @@ impl Game {
             }
             self.edges[e].label = label;
             self.generation = fresh_stamp();
+            self.edge_stamps[e] = self.generation;
         }
     }
 
@@ -855,6 +883,9 @@ impl Game {
         self.edges[e].to = to;
         self.live_nodes = self.live_nodes + usize::from(gained) - usize::from(!self.linked(old));
         self.generation = fresh_stamp();
+        self.edge_stamps[e] = self.generation;
+        self.adjacency_stamps[old] = self.generation;
+        self.adjacency_stamps[to] = self.generation;
     }
 
     /// Moves the source of a live edge.
@@ -869,6 +900,9 @@ impl Game {
         self.edges[e].from = from;
         self.live_nodes = self.live_nodes + usize::from(gained) - usize::from(!self.linked(old));
         self.generation = fresh_stamp();
+        self.edge_stamps[e] = self.generation;
+        self.adjacency_stamps[old] = self.generation;
+        self.adjacency_stamps[from] = self.generation;
     }
 
     /// Removes many edges: the same as [`Game::remove_edge`] on each, in time linear in the
@@ -876,6 +910,7 @@ impl Game {
     /// is quadratic at a node entered by many removed edges).
     pub fn remove_edges(&mut self, edges: &[EdgeId]) {
         let mut touched: Vec<NodeId> = Vec::new();
+        let stamp = fresh_stamp();
         for &e in edges {
             let d = &mut self.edges[e];
             if !d.alive {
@@ -887,6 +922,7 @@ impl Game {
             let label = d.label;
             self.live_edges -= 1;
             self.count_label(&label, false);
+            self.edge_stamps[e] = stamp;
         }
         if touched.is_empty() {
             return;
@@ -899,8 +935,9 @@ impl Game {
             self.outgoing[n].retain(|&x| edges[x].alive);
             self.incoming[n].retain(|&x| edges[x].alive);
             self.live_nodes -= usize::from(!self.linked(n));
+            self.adjacency_stamps[n] = stamp;
         }
-        self.generation = fresh_stamp();
+        self.generation = stamp;
     }
 
     /// Moves the targets of many edges: the same as [`Game::set_target`] on each in order, in
@@ -956,6 +993,12 @@ impl Game {
         let linked_after = touched.iter().filter(|&&n| self.linked(n)).count();
         self.live_nodes = self.live_nodes + linked_after - linked_before;
         self.generation = fresh_stamp();
+        for &e in &moved {
+            self.edge_stamps[e] = self.generation;
+        }
+        for &n in &touched {
+            self.adjacency_stamps[n] = self.generation;
+        }
     }
 
     // ----- bookkeeping -------------------------------------------------------------------------
@@ -1090,6 +1133,9 @@ impl Game {
             p.kind.map_nodes(&mut remap_mut);
         }
         self.generation = fresh_stamp();
+        // A new numbering: every element counts as changed now.
+        self.edge_stamps = IndexVec::from_elem(self.generation, self.edges.len());
+        self.adjacency_stamps = IndexVec::from_elem(self.generation, self.nodes.len());
         true
     }
 
@@ -1168,7 +1214,8 @@ mod tests {
 
     /// The counters behind `node_count`, `tag_edge_count` and `reach_edge_count` follow every
     /// kind of change of the automaton (compared with counting after each step of a seeded
-    /// random sequence of edits).
+    /// random sequence of edits), and so do the stamps: every edge and every adjacency list that
+    /// an edit changed has a stamp above the generation before the edit.
     #[test]
     fn the_size_counters_follow_every_change() {
         let mut g = Game::new();
@@ -1207,9 +1254,43 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize % n
         };
+        type Snapshot = (
+            Vec<(bool, NodeId, NodeId, Label)>,
+            Vec<(Vec<EdgeId>, Vec<EdgeId>)>,
+        );
+        let snapshot = |g: &Game| -> Snapshot {
+            (
+                g.edge_entries()
+                    .iter()
+                    .map(|(_, d)| (d.alive, d.from, d.to, d.label))
+                    .collect(),
+                g.nodes()
+                    .ids()
+                    .map(|n| (g.outgoing(n).to_vec(), g.incoming(n).to_vec()))
+                    .collect(),
+            )
+        };
+        let stamped = |g: &Game, (edges, nodes): &Snapshot, before: u64| {
+            for (e, d) in g.edge_entries().iter() {
+                let was = edges.get(e.index());
+                if was != Some(&(d.alive, d.from, d.to, d.label)) {
+                    assert!(g.edge_stamp(e) > before, "edge {e:?} changed unstamped");
+                }
+            }
+            for (n, lists) in nodes.iter().enumerate() {
+                let n = NodeId::new(n);
+                if (g.outgoing(n), g.incoming(n)) != (&lists.0[..], &lists.1[..]) {
+                    assert!(
+                        g.adjacency_stamp(n) > before,
+                        "node {n:?} changed unstamped"
+                    );
+                }
+            }
+        };
         for _ in 0..2000 {
             let live: Vec<EdgeId> = g.edges().map(|(e, _)| e).collect();
             let node = names[next(names.len())];
+            let before = (snapshot(&g), g.generation());
             match next(8) {
                 0 | 1 => {
                     let to = names[next(names.len())];
@@ -1239,6 +1320,7 @@ mod tests {
                 _ => {}
             }
             check(&g);
+            stamped(&g, &before.0, before.1);
         }
         let layout = g.node_layout();
         assert_ne!(g.clone().node_layout(), layout);

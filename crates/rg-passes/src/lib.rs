@@ -82,6 +82,9 @@ pub struct PassContext {
     numeric_names: Option<(u64, usize, u64)>,
     /// The last list each [`NameOrder`] slot sorted by name, with its node numbering.
     name_sorted: [Option<(u64, Vec<rg_core::NodeId>)>; NameOrder::COUNT],
+    /// What the last run of `reorder_conditions` / `reorder_comparisons` found quiet, by pass
+    /// name (see [`passes::reorder_conditions`]).
+    pub(crate) reorder_memos: Vec<(&'static str, passes::reorder_conditions::QuietMemo)>,
 }
 
 /// The callers of [`PassContext::sort_by_name`], each with a sorted list of its own kept.

@@ -31,7 +31,7 @@ mod prune_unreachable_nodes;
 mod prune_unused_constants;
 mod prune_unused_variables;
 mod reorder_comparisons;
-mod reorder_conditions;
+pub(crate) mod reorder_conditions;
 mod share_reachability_copies;
 mod skip_artificial_tags;
 mod skip_redundant_comparisons;

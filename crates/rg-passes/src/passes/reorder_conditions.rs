@@ -22,6 +22,15 @@
 //!
 //! Complexity: O(Σ path length · log) per step, O(N) steps per round; a round that runs over
 //! 10 · N steps stops with a warning.
+//!
+//! Between runs: the pass runs many times in a row with `join_fork_prefixes` on large games
+//! (each join exposes the next level of shared conditions), and most nodes are quiet each time.
+//! A run keeps, in the pass context, every node that ended quiet with the edges its step read
+//! ([`QuietMemo`]); the next run counts such a node as quiet without walking its paths when
+//! none of those edges, none of their targets' adjacency lists, its own adjacency lists and the
+//! check nodes among those targets changed since ([`Game::edge_stamp`],
+//! [`Game::adjacency_stamp`]) — a step reads nothing else but the declarations, which must be
+//! unchanged too. The rewrites and their order are those of a run without the memo.
 
 use super::meta;
 use crate::util::NodeMap;
@@ -29,6 +38,7 @@ use crate::util::{FxHashMap, FxHashSet, cmp_label};
 use crate::{Pass, PassContext, PassError};
 use rg_core::{EdgeId, EntityId, ExprData, ExprId, Game, Label, NodeId};
 use std::cmp::Ordering;
+use std::sync::Arc;
 
 /// Moves labels shared by several branches of a node to the front of each branch.
 #[derive(Debug)]
@@ -76,6 +86,50 @@ fn may_pass(moving: &Label, moving_indexes: &[ExprId], before: &Label) -> bool {
 
 fn is_assignment(l: &Label) -> bool {
     matches!(l, Label::Assign { .. } | Label::AssignAny { .. })
+}
+
+/// The nodes a run of the pass left quiet, with what their last step read (see the module
+/// documentation), valid for one node numbering and one version of the declarations.
+#[derive(Debug)]
+pub(crate) struct QuietMemo {
+    layout: u64,
+    declarations: [u64; 3],
+    /// The game's generation when the run ended: elements stamped later changed since.
+    clock: u64,
+    /// The check nodes the run saw.
+    checks: Arc<NodeMap<bool>>,
+    /// Per node, its range of `reads` when it was quiet (`NOT_QUIET` otherwise).
+    quiet: NodeMap<(u32, u32)>,
+    reads: Vec<EdgeId>,
+}
+
+/// A node that did not end the run quiet.
+const NOT_QUIET: (u32, u32) = (u32::MAX, u32::MAX);
+
+/// The versions of the declarations a step depends on (through `movable`'s types).
+fn declarations(g: &Game) -> [u64; 3] {
+    [
+        g.typedefs.version(),
+        g.constants.version(),
+        g.variables.version(),
+    ]
+}
+
+impl QuietMemo {
+    /// What `n`'s step read when it was last quiet, if that step would read the same and find
+    /// nothing again in `g`.
+    fn still_quiet(&self, g: &Game, checks: &NodeMap<bool>, n: NodeId) -> Option<&[EdgeId]> {
+        let &(a, b) = self.quiet.get(n).filter(|&&r| r != NOT_QUIET)?;
+        let reads = &self.reads[a as usize..b as usize];
+        let unchanged = g.adjacency_stamp(n) <= self.clock
+            && reads.iter().all(|&e| {
+                let t = g.edge(e).to;
+                g.edge_stamp(e) <= self.clock
+                    && g.adjacency_stamp(t) <= self.clock
+                    && checks[t] == self.checks[t]
+            });
+        unchanged.then_some(reads)
+    }
 }
 
 /// Which labels a path may hold: the reference's (everything but assignments, tags only once),
@@ -193,7 +247,7 @@ pub(crate) fn reorder(
     g: &mut Game,
     cx: &mut PassContext,
     movable: Movable<'_>,
-    name: &str,
+    name: &'static str,
 ) -> bool {
     // Only a node with two or more edges to pairwise different targets can be rewritten, and
     // relabelling changes neither; stepping the others (most nodes) found nothing each round.
@@ -231,6 +285,25 @@ pub(crate) fn reorder(
     // this holds each edge about once per round.
     let mut quiet_reads: Vec<std::ops::Range<usize>> = vec![0..0; nodes.len()];
     let mut read_log: Vec<EdgeId> = Vec::new();
+    // The nodes the last run left quiet and that would be quiet again count as stepped quietly
+    // before the first step (a relabelling in step 1 or later is newer).
+    let memo = cx
+        .reorder_memos
+        .iter()
+        .position(|(n, _)| *n == name)
+        .map(|i| cx.reorder_memos.swap_remove(i).1)
+        .filter(|m| m.layout == g.node_layout() && m.declarations == declarations(g));
+    if let Some(memo) = &memo {
+        for (i, &n) in nodes.iter().enumerate() {
+            if let Some(reads) = memo.still_quiet(g, &checks, n) {
+                let start = read_log.len();
+                read_log.extend_from_slice(reads);
+                quiet_reads[i] = start..read_log.len();
+                quiet_at[i] = 1;
+            }
+        }
+    }
+    drop(memo);
     let mut read: Vec<EdgeId> = Vec::new();
     let mut changed = false;
     let (mut i, mut quiet, mut steps) = (0, 0, 0);
@@ -275,6 +348,29 @@ pub(crate) fn reorder(
         }
         i = (i + 1) % nodes.len();
     }
+    // Kept for the next run: the nodes quiet now (every node, unless the step limit stopped the
+    // run), each with what its last step read.
+    let mut quiet_memo = NodeMap::from_elem(NOT_QUIET, g.node_capacity());
+    let mut reads: Vec<EdgeId> = Vec::new();
+    for (i, &n) in nodes.iter().enumerate() {
+        let r = &read_log[quiet_reads[i].clone()];
+        if quiet_at[i] != 0 && r.iter().all(|e| relabelled_at[e.index()] < quiet_at[i]) {
+            let start = reads.len() as u32;
+            reads.extend_from_slice(r);
+            quiet_memo[n] = (start, reads.len() as u32);
+        }
+    }
+    cx.reorder_memos.push((
+        name,
+        QuietMemo {
+            layout: g.node_layout(),
+            declarations: declarations(g),
+            clock: g.generation(),
+            checks,
+            quiet: quiet_memo,
+            reads,
+        },
+    ));
     changed
 }
 

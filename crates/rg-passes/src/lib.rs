@@ -85,6 +85,9 @@ pub struct PassContext {
     /// What the last run of `reorder_conditions` / `reorder_comparisons` found quiet, by pass
     /// name (see [`passes::reorder_conditions`]).
     pub(crate) reorder_memos: Vec<(&'static str, passes::reorder_conditions::QuietMemo)>,
+    /// What the last complete run of `join_fork_prefixes` saw (see
+    /// [`passes::join_fork_prefixes`]).
+    pub(crate) prefix_memo: Option<passes::join_fork_prefixes::PrefixMemo>,
 }
 
 /// The callers of [`PassContext::sort_by_name`], each with a sorted list of its own kept.

@@ -39,6 +39,14 @@
 //! `b1`. Had `b2` been named by a pragma, `a, b2: v == p` would have become the skip `b1, b2:`.)
 //!
 //! Complexity: linear in the size of the game per round, within the work cap.
+//!
+//! Between runs: on large GDL translations the pass alternates with `reorder_comparisons` many
+//! times, and its first round stepped every node of the game each time. A run that ends without
+//! reaching its cap keeps, in the pass context, the generation at which it started and the
+//! protected nodes it saw ([`PrefixMemo`]); the next run's first round steps only the nodes a
+//! change since could concern (see [`changed_since`]) — the others would find nothing, as they
+//! found nothing then — in the same order, and counts the work of the others as if it had
+//! stepped them, so the rewrites and the cap are those of a run without it.
 
 use super::meta;
 use crate::util::assigns_player;
@@ -55,6 +63,54 @@ const REVISIT_PREDECESSORS: usize = 64;
 /// Edges leaving a node with the same label are executed once, then branch by skips.
 #[derive(Debug)]
 pub(crate) struct JoinForkPrefixes;
+
+/// What the next run needs to step only the nodes changes concern (see the module
+/// documentation): the node numbering, the generation at which the last run started (a change
+/// then or later has a greater stamp) and the protected nodes it saw.
+#[derive(Debug)]
+pub(crate) struct PrefixMemo {
+    layout: u64,
+    start: u64,
+    protected: Vec<bool>,
+}
+
+/// The nodes whose step may find something now although it found nothing when `memo` was
+/// taken, in node order. A step at `n` reads `n`'s outgoing edges (their labels and targets),
+/// and of each target its adjacency lists, whether it is protected and the sources and labels
+/// of its incoming edges. So `n` is concerned when its own lists changed, when it is the source
+/// of a changed edge, or when it enters (by an edge) a node whose lists, protection or
+/// incoming edges changed.
+fn changed_since(g: &Game, memo: &PrefixMemo, protected: &[bool]) -> Vec<NodeId> {
+    let mut concerned = vec![false; g.node_capacity()];
+    let mut targets = vec![false; g.node_capacity()];
+    for n in g.nodes().ids() {
+        let i = n.index();
+        if g.adjacency_stamp(n) > memo.start {
+            concerned[i] = true;
+            targets[i] = true;
+        }
+        if memo.protected.get(i).copied().unwrap_or(false) != protected[i] {
+            targets[i] = true;
+        }
+    }
+    for (e, d) in g.edge_entries().iter() {
+        if g.edge_stamp(e) > memo.start {
+            concerned[d.from.index()] = true;
+            targets[d.to.index()] = true;
+        }
+    }
+    for (i, _) in targets.iter().enumerate().filter(|&(_, &t)| t) {
+        for &e in g.incoming(NodeId::new(i)) {
+            concerned[g.edge(e).from.index()] = true;
+        }
+    }
+    concerned
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c)
+        .map(|(i, _)| NodeId::new(i))
+        .collect()
+}
 
 /// Whether two of `edges` carry the same label (pairwise for a few edges, hashed for many).
 fn has_repeated_label(g: &Game, edges: &[EdgeId]) -> bool {
@@ -221,12 +277,27 @@ impl Pass for JoinForkPrefixes {
         for p in &g.pragmas {
             p.kind.for_each_node(|n| protected[n.index()] = true);
         }
-        let mut nodes: Vec<NodeId> = g.nodes().ids().collect();
+        let start = g.generation();
+        let memo = cx
+            .prefix_memo
+            .take()
+            .filter(|m| m.layout == g.node_layout());
+        let mut work = 0u64;
+        let mut nodes: Vec<NodeId> = match &memo {
+            Some(memo) => {
+                let nodes = changed_since(g, memo, &protected);
+                // The work the others would have counted (one per node and per edge leaving it).
+                let stepped: usize = nodes.iter().map(|&n| g.outgoing(n).len() + 1).sum();
+                work = (g.node_capacity() + g.edge_count() - stepped) as u64;
+                nodes
+            }
+            None => g.nodes().ids().collect(),
+        };
+        drop(memo);
         let mut changed = false;
         // A node next to many rewrites is revisited in many rounds (quadratic on some graphs),
         // so the work is capped in proportion to the game's size.
         let budget = WORK_PER_ELEMENT * (g.node_count() + g.edge_count()) as u64 + MIN_WORK;
-        let mut work = 0u64;
         loop {
             if work > budget {
                 cx.warnings.push(format!(
@@ -236,6 +307,13 @@ impl Pass for JoinForkPrefixes {
             }
             nodes = prefix_step(g, &protected, &nodes, &mut work);
             if nodes.is_empty() {
+                // Every node would find nothing now, except those changes since `start`
+                // concern.
+                cx.prefix_memo = Some(PrefixMemo {
+                    layout: g.node_layout(),
+                    start,
+                    protected,
+                });
                 return Ok(changed);
             }
             changed = true;

@@ -18,7 +18,7 @@ mod inline_reachability;
 mod join_assignments;
 mod join_conditional_assignments;
 mod join_exclusive_edges;
-mod join_fork_prefixes;
+pub(crate) mod join_fork_prefixes;
 mod join_fork_suffixes;
 mod mangle_symbols;
 mod merge_accesses;

@@ -128,7 +128,8 @@ mod tests {
 
     /// Runs that keep what the last run found quiet (one pass context for every run, as in the
     /// pass manager) rewrite exactly as runs without it, between joins and after a change made
-    /// behind the pass's back.
+    /// behind the pass's back; so do the runs of `join_fork_prefixes`, which keep what their
+    /// last run saw.
     #[test]
     fn remembering_quiet_nodes_changes_no_rewrite() {
         use super::super::join_fork_prefixes::JoinForkPrefixes;
@@ -196,5 +197,7 @@ mod tests {
             g.set_label(e, shared);
         }
         assert!(both(&mut kept, &mut fresh, &ReorderComparisons));
+        // And join_fork_prefixes, which keeps what its last run saw too, joins them.
+        assert!(both(&mut kept, &mut fresh, &JoinForkPrefixes));
     }
 }

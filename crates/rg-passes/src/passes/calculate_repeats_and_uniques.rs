@@ -710,13 +710,17 @@ impl Prover<'_> {
         n: NodeId,
         listed: &[usize],
     ) -> Vec<usize> {
-        let mut dropped: Vec<usize> = Vec::new();
-        let mut needed: Vec<usize> = Vec::new();
+        // Sets over variable positions: a node lists up to every variable, and lists scanned
+        // for membership made this quadratic in the number of variables per node.
+        let count = self.g.variables.len();
+        let mut dropped = VarSet::empty(count);
+        let mut needed = VarSet::empty(count);
+        let mut deps = Vec::new();
         'vars: for &v in listed {
-            if needed.contains(&v) {
+            if needed.contains(v) {
                 continue;
             }
-            let mut deps = Vec::new();
+            deps.clear();
             for (f, sym) in kinds {
                 if !f.sg.visited[n] || f.assigned[n].as_ref().is_some_and(|a| !a.contains(v)) {
                     continue;
@@ -732,16 +736,18 @@ impl Prover<'_> {
                     }
                 });
             }
-            if deps.iter().any(|u| dropped.contains(u)) {
+            if deps.iter().any(|&u| dropped.contains(u)) {
                 continue;
             }
-            dropped.push(v);
-            needed.extend(deps);
+            dropped.add(v);
+            for &u in &deps {
+                needed.add(u);
+            }
         }
         listed
             .iter()
             .copied()
-            .filter(|v| !dropped.contains(v))
+            .filter(|&v| !dropped.contains(v))
             .collect()
     }
 }

@@ -279,18 +279,28 @@ pub(crate) fn solve_facts(
     cx: &mut PassContext,
     pass: &str,
 ) -> Option<std::sync::Arc<crate::ConstantFacts>> {
-    if too_large(g) {
-        return None;
-    }
-    let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
-    let facts = cx.constant_facts(g, || solve_within(g, c, max_visits));
-    if facts.is_none() {
+    let facts = solve_facts_quietly(g, c, cx);
+    if facts.is_none() && !too_large(g) {
         cx.warnings.push(format!(
             "{pass}: skipped, constant analysis did not settle within {VISITS_PER_NODE} visits \
              per node"
         ));
     }
     facts
+}
+
+/// [`solve_facts`] without a warning when the solve does not settle (for a pass that only
+/// refines its results with the knowledge).
+pub(crate) fn solve_facts_quietly(
+    g: &Game,
+    c: &Constants<'_>,
+    cx: &mut PassContext,
+) -> Option<std::sync::Arc<crate::ConstantFacts>> {
+    if too_large(g) {
+        return None;
+    }
+    let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
+    cx.constant_facts(g, || solve_within(g, c, max_visits))
 }
 
 /// The analysis, over the name resolution and constant values of one game.

@@ -123,7 +123,7 @@
 //! a search's start as after any store (storing anything else is an invalid action).
 
 use super::meta;
-use crate::analysis::constants::{Constants, solve_facts};
+use crate::analysis::constants::{Constants, solve_facts_quietly};
 use crate::analysis::search_starts::VarSet;
 use crate::analysis::searches::{
     Arrivals, Order, SearchGraph, TagCounts, Walk, arrivals, assigned_since_start, branches,
@@ -777,12 +777,9 @@ impl Pass for CalculateRepeatsAndUniques {
         let values = cx.values(g);
         // Known cell values tell the stores that change their cell; without them (a game too
         // large for the analysis) every store is only a store.
-        let cells = solve_facts(
-            g,
-            &Constants { values: &values },
-            &mut PassContext::default(),
-            "",
-        );
+        // (Usually solved already, for the game's last version in the loop: the pragma passes
+        // before this one change only pragmas.)
+        let cells = solve_facts_quietly(g, &Constants { values: &values }, cx);
         let syms: Vec<Option<Sym<'_>>> = kinds
             .iter()
             .map(|f| {

@@ -1018,6 +1018,17 @@ impl Game {
             .max(self.pragmas.version())
     }
 
+    /// [`Game::generation`] without the pragma list: it differs after every change of the
+    /// automaton and of the type, constant and variable declarations, and stays the same when
+    /// only pragmas change. Analyses that never read pragmas stay valid while it is the same
+    /// (the pragma passes of a pipeline's final phase change only pragmas, one after another).
+    pub fn generation_without_pragmas(&self) -> u64 {
+        self.generation
+            .max(self.typedefs.version())
+            .max(self.constants.version())
+            .max(self.variables.version())
+    }
+
     /// The state of the game before tentative declarations (a pass that declares a type or
     /// constant to type-check a rewrite, and drops it when the rewrite does not check).
     pub fn mark(&self) -> GameMark {

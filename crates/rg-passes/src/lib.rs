@@ -105,8 +105,9 @@ impl NameOrder {
     const COUNT: usize = 3;
 }
 
-/// Analyses of one version of a game. They stay valid while the game's generation is the same
-/// and no type, value or expression was interned since (the analyses index the arenas, and
+/// Analyses of one version of a game. They stay valid while the game's generation without its
+/// pragmas ([`Game::generation_without_pragmas`]: none of them reads a pragma) is the same and
+/// no type, value or expression was interned since (the analyses index the arenas, and
 /// interning is not a change of the game).
 #[derive(Debug, Default)]
 struct Analyses {
@@ -123,7 +124,8 @@ struct Analyses {
 /// The knowledge of the constant analysis at every node (`None`: not reached).
 pub(crate) type ConstantFacts = util::NodeMap<Option<analysis::constants::Facts>>;
 
-/// What an analysis depends on: the game's generation and the sizes of its arenas.
+/// What an analysis depends on: the game's generation without its pragmas and the sizes of
+/// its arenas.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct AnalysisKey {
     generation: u64,
@@ -135,7 +137,7 @@ struct AnalysisKey {
 impl AnalysisKey {
     fn of(g: &Game) -> Self {
         AnalysisKey {
-            generation: g.generation(),
+            generation: g.generation_without_pragmas(),
             types: g.types().len(),
             values: g.values().len(),
             exprs: g.exprs().len(),

@@ -28,14 +28,49 @@ use crate::PassContext;
 use crate::dataflow::{Analysis, solve_within};
 use rg_core::{EdgeId, ExprData, ExprId, Game, Label, Symbol};
 
+/// One fact `expression ↦ value` packed into a `u128`: the expression id in the top 32 bits,
+/// then the kind of value (0: a symbol, 1: a map value), then the value's two `u32` fields.
+/// Lists of facts sorted by the packed number are sorted by expression id, and comparing or
+/// merging them compares plain integers (the solver spends most of its time merging lists).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Fact(u128);
+
+impl Fact {
+    fn new(e: ExprId, v: Known) -> Fact {
+        let (kind, a, b) = match v {
+            Known::Sym(s) => (0u128, s.0, 0),
+            Known::Map(m, context) => (1, m.0, context),
+        };
+        Fact((u128::from(e.0) << 96) | (kind << 64) | (u128::from(a) << 32) | u128::from(b))
+    }
+
+    /// The smallest packed fact about `e`: a fact about `e` or a later expression is `>=` it.
+    fn key(e: ExprId) -> Fact {
+        Fact(u128::from(e.0) << 96)
+    }
+
+    fn expr(self) -> ExprId {
+        ExprId((self.0 >> 96) as u32)
+    }
+
+    fn value(self) -> Known {
+        let a = (self.0 >> 32) as u32;
+        if (self.0 >> 64) as u32 == 0 {
+            Known::Sym(Symbol(a))
+        } else {
+            Known::Map(rg_core::ValueId(a), self.0 as u32)
+        }
+    }
+}
+
 /// Facts `expression ↦ value`, in two lists sorted by expression id: facts about a bare name
 /// (`Ref`) and facts about any other expression. Expressions are hash-consed, so the only bare
 /// name mentioning a variable `v` is `v` itself: forgetting `v` removes at most one fact of the
 /// first list (a binary search) and scans only the second, which is usually short.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Facts {
-    names: Vec<(ExprId, Known)>,
-    others: Vec<(ExprId, Known)>,
+    names: Vec<Fact>,
+    others: Vec<Fact>,
 }
 
 impl Clone for Facts {
@@ -43,7 +78,7 @@ impl Clone for Facts {
     /// apply a transfer, which usually records one fact (growing an exact-size copy copied it
     /// again).
     fn clone(&self) -> Self {
-        let copy = |l: &Vec<(ExprId, Known)>| {
+        let copy = |l: &Vec<Fact>| {
             let mut c = Vec::with_capacity(l.len() + 1);
             c.extend_from_slice(l);
             c
@@ -55,42 +90,80 @@ impl Clone for Facts {
     }
 }
 
-/// The value recorded for `e` in a list sorted by expression id.
-fn find(list: &[(ExprId, Known)], e: ExprId) -> Option<Known> {
-    list.binary_search_by_key(&e, |(k, _)| *k)
-        .ok()
-        .map(|i| list[i].1)
-}
-
-/// Keeps the facts of `list` present with the same value in `other` (both sorted).
-fn intersect(list: &mut Vec<(ExprId, Known)>, other: &[(ExprId, Known)]) {
-    intersect_transferred(list, other, |_| true, None);
-}
-
-/// Keeps the facts of `list` that are `extra` or present with the same value in `other` and
-/// `kept` (both lists sorted): `list ∩ ((other ∩ kept) ∪ {extra})`.
-fn intersect_transferred(
-    list: &mut Vec<(ExprId, Known)>,
-    other: &[(ExprId, Known)],
-    kept: impl Fn(ExprId) -> bool,
-    extra: Option<(ExprId, Known)>,
-) {
-    // Knowledge that reached a node along one path usually reaches it unchanged along the
-    // others: equal lists need no merge, only the facts `kept` drops.
-    if list.as_slice() == other {
-        list.retain(|&(e, v)| extra == Some((e, v)) || kept(e));
-        return;
+/// The position of the fact about `e` in a sorted list, or where it would go.
+fn position(list: &[Fact], e: ExprId) -> Result<usize, usize> {
+    let key = Fact::key(e);
+    let i = list.partition_point(|f| *f < key);
+    match list.get(i) {
+        Some(f) if f.expr() == e => Ok(i),
+        _ => Err(i),
     }
-    let mut j = 0;
-    list.retain(|&(e, v)| {
-        if extra == Some((e, v)) {
-            return true;
+}
+
+/// The value recorded for `e` in a sorted list.
+fn find(list: &[Fact], e: ExprId) -> Option<Known> {
+    position(list, e).ok().map(|i| list[i].value())
+}
+
+/// The length of the longest common prefix of `a` and `b`.
+fn common_prefix(a: &[Fact], b: &[Fact]) -> usize {
+    // Chunks first: lists that agree over long runs are the rule, and comparing packed facts
+    // chunk by chunk is a few vector compares.
+    const CHUNK: usize = 8;
+    let n = a.len().min(b.len());
+    let mut k = 0;
+    while k + CHUNK <= n {
+        let differ = a[k..k + CHUNK]
+            .iter()
+            .zip(&b[k..k + CHUNK])
+            .fold(0, |d, (x, y)| d | (x.0 ^ y.0));
+        if differ != 0 {
+            break;
         }
-        while j < other.len() && other[j].0 < e {
+        k += CHUNK;
+    }
+    while k < n && a[k] == b[k] {
+        k += 1;
+    }
+    k
+}
+
+/// Keeps the facts of `list` that are `extra` or present with the same value in `other` (both
+/// sorted): `list ∩ (other ∪ {extra})`. A merge that steps over the runs the two lists share
+/// in one go (knowledge usually reaches a node along every path with few differences).
+fn intersect(list: &mut Vec<Fact>, other: &[Fact], extra: Option<Fact>) {
+    let n = list.len();
+    let (mut i, mut j, mut w) = (0, 0, 0);
+    while i < n {
+        let run = common_prefix(&list[i..], &other[j..]);
+        if run > 0 {
+            if w != i {
+                list.copy_within(i..i + run, w);
+            }
+            i += run;
+            j += run;
+            w += run;
+            continue;
+        }
+        let f = list[i];
+        // Facts about one expression come after all facts about smaller ones.
+        let key = Fact::key(f.expr());
+        while j < other.len() && other[j] < key {
             j += 1;
         }
-        j < other.len() && other[j] == (e, v) && kept(e)
-    });
+        let keep = if j < other.len() && other[j] == f {
+            j += 1;
+            true
+        } else {
+            extra == Some(f)
+        };
+        if keep {
+            list[w] = f;
+            w += 1;
+        }
+        i += 1;
+    }
+    list.truncate(w);
 }
 
 impl Facts {
@@ -110,17 +183,18 @@ impl Facts {
             ExprData::Ref(_) => &mut self.names,
             _ => &mut self.others,
         };
-        match list.binary_search_by_key(&e, |(k, _)| *k) {
-            Ok(i) => list[i].1 = v,
-            Err(i) => list.insert(i, (e, v)),
+        let f = Fact::new(e, v);
+        match position(list, e) {
+            Ok(i) => list[i] = f,
+            Err(i) => list.insert(i, f),
         }
     }
 
     /// Keeps the facts present with the same value in both; returns whether any was dropped.
     fn intersect(&mut self, other: &Facts) -> bool {
         let before = (self.names.len(), self.others.len());
-        intersect(&mut self.names, &other.names);
-        intersect(&mut self.others, &other.others);
+        intersect(&mut self.names, &other.names, None);
+        intersect(&mut self.others, &other.others, None);
         (self.names.len(), self.others.len()) != before
     }
 
@@ -135,31 +209,37 @@ impl Facts {
         extra: Option<(ExprId, Known)>,
     ) -> bool {
         let before = (self.names.len(), self.others.len());
-        let kept = |e: ExprId| forgotten.is_none_or(|v| !mentions(g, e, v));
-        // The only bare name mentioning `v` is `v` itself (expressions are hash-consed).
-        let forgotten_name = forgotten.and_then(|v| g.exprs().find(&ExprData::Ref(v)));
         let (extra_name, extra_other) = match extra {
-            Some((e, _)) if matches!(g.expr(e), ExprData::Ref(_)) => (extra, None),
-            _ => (None, extra),
+            Some((e, v)) if matches!(g.expr(e), ExprData::Ref(_)) => (Some(Fact::new(e, v)), None),
+            Some((e, v)) => (None, Some(Fact::new(e, v))),
+            None => (None, None),
         };
-        intersect_transferred(
-            &mut self.names,
-            &other.names,
-            |e| Some(e) != forgotten_name,
-            extra_name,
-        );
-        intersect_transferred(&mut self.others, &other.others, kept, extra_other);
+        intersect(&mut self.names, &other.names, extra_name);
+        intersect(&mut self.others, &other.others, extra_other);
+        if let Some(v) = forgotten {
+            // The only bare name mentioning `v` is `v` itself (expressions are hash-consed).
+            if let Some(e) = g.exprs().find(&ExprData::Ref(v))
+                && let Ok(i) = position(&self.names, e)
+                && Some(self.names[i]) != extra_name
+            {
+                self.names.remove(i);
+            }
+            if !self.others.is_empty() {
+                self.others
+                    .retain(|&f| Some(f) == extra_other || !mentions(g, f.expr(), v));
+            }
+        }
         (self.names.len(), self.others.len()) != before
     }
 
     /// Drops every fact mentioning `v`.
     fn forget(&mut self, g: &Game, v: Symbol) {
         if let Some(e) = g.exprs().find(&ExprData::Ref(v))
-            && let Ok(i) = self.names.binary_search_by_key(&e, |(k, _)| *k)
+            && let Ok(i) = position(&self.names, e)
         {
             self.names.remove(i);
         }
-        self.others.retain(|&(e, _)| !mentions(g, e, v));
+        self.others.retain(|f| !mentions(g, f.expr(), v));
     }
 }
 
@@ -199,18 +279,28 @@ pub(crate) fn solve_facts(
     cx: &mut PassContext,
     pass: &str,
 ) -> Option<std::sync::Arc<crate::ConstantFacts>> {
-    if too_large(g) {
-        return None;
-    }
-    let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
-    let facts = cx.constant_facts(g, || solve_within(g, c, max_visits));
-    if facts.is_none() {
+    let facts = solve_facts_quietly(g, c, cx);
+    if facts.is_none() && !too_large(g) {
         cx.warnings.push(format!(
             "{pass}: skipped, constant analysis did not settle within {VISITS_PER_NODE} visits \
              per node"
         ));
     }
     facts
+}
+
+/// [`solve_facts`] without a warning when the solve does not settle (for a pass that only
+/// refines its results with the knowledge).
+pub(crate) fn solve_facts_quietly(
+    g: &Game,
+    c: &Constants<'_>,
+    cx: &mut PassContext,
+) -> Option<std::sync::Arc<crate::ConstantFacts>> {
+    if too_large(g) {
+        return None;
+    }
+    let max_visits = g.node_capacity().max(1).saturating_mul(VISITS_PER_NODE);
+    cx.constant_facts(g, || solve_within(g, c, max_visits))
 }
 
 /// The analysis, over the name resolution and constant values of one game.

@@ -105,12 +105,13 @@ pub(crate) fn components(g: &Game, keep: impl Fn(EdgeId) -> bool) -> Vec<usize> 
     let mut comp = vec![usize::MAX; cap];
     let mut comps = 0usize;
     let mut next = 0usize;
+    // (node, position in its outgoing list); one allocation for all roots.
+    let mut frames: Vec<(NodeId, usize)> = Vec::new();
     for root in g.nodes().ids() {
         if index[root.index()] != usize::MAX {
             continue;
         }
-        // (node, position in its outgoing list)
-        let mut frames: Vec<(NodeId, usize)> = vec![(root, 0)];
+        frames.push((root, 0));
         index[root.index()] = next;
         low[root.index()] = next;
         next += 1;

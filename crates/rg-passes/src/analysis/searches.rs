@@ -202,16 +202,31 @@ impl Order {
             }
         }
         let mut cyclic = NodeMap::from_elem(false, g.node_capacity());
-        let mut topological = Vec::new();
+        // Tarjan numbers a component after every component it reaches: the visited nodes by
+        // component, descending, and by id within one (a counting sort over the component
+        // numbers, each below the node capacity; the nodes are met by id).
+        let mut first = vec![0usize; g.node_capacity() + 1];
         for n in g.nodes().ids() {
             if !sg.visited[n] {
                 continue;
             }
-            topological.push(n);
             cyclic[n] = size[comp[n.index()]] > 1 || sg.out(g, n).any(|e| g.edge(e).to == n);
+            first[g.node_capacity() - 1 - comp[n.index()]] += 1;
         }
-        // Tarjan numbers a component after every component it reaches.
-        topological.sort_by_key(|n| (Reverse(comp[n.index()]), n.index()));
+        let mut at = 0;
+        for slot in &mut first {
+            let count = *slot;
+            *slot = at;
+            at += count;
+        }
+        let mut topological = vec![NodeId::default(); at];
+        for n in g.nodes().ids() {
+            if sg.visited[n] {
+                let slot = &mut first[g.node_capacity() - 1 - comp[n.index()]];
+                topological[*slot] = n;
+                *slot += 1;
+            }
+        }
         let mut rank = NodeMap::from_elem(u32::MAX, g.node_capacity());
         for (i, n) in topological.iter().enumerate() {
             rank[*n] = i as u32;

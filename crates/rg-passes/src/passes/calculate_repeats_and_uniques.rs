@@ -123,7 +123,7 @@
 //! a search's start as after any store (storing anything else is an invalid action).
 
 use super::meta;
-use crate::analysis::constants::{Constants, solve_facts};
+use crate::analysis::constants::{Constants, solve_facts_quietly};
 use crate::analysis::search_starts::VarSet;
 use crate::analysis::searches::{
     Arrivals, Order, SearchGraph, TagCounts, Walk, arrivals, assigned_since_start, branches,
@@ -710,13 +710,17 @@ impl Prover<'_> {
         n: NodeId,
         listed: &[usize],
     ) -> Vec<usize> {
-        let mut dropped: Vec<usize> = Vec::new();
-        let mut needed: Vec<usize> = Vec::new();
+        // Sets over variable positions: a node lists up to every variable, and lists scanned
+        // for membership made this quadratic in the number of variables per node.
+        let count = self.g.variables.len();
+        let mut dropped = VarSet::empty(count);
+        let mut needed = VarSet::empty(count);
+        let mut deps = Vec::new();
         'vars: for &v in listed {
-            if needed.contains(&v) {
+            if needed.contains(v) {
                 continue;
             }
-            let mut deps = Vec::new();
+            deps.clear();
             for (f, sym) in kinds {
                 if !f.sg.visited[n] || f.assigned[n].as_ref().is_some_and(|a| !a.contains(v)) {
                     continue;
@@ -732,16 +736,18 @@ impl Prover<'_> {
                     }
                 });
             }
-            if deps.iter().any(|u| dropped.contains(u)) {
+            if deps.iter().any(|&u| dropped.contains(u)) {
                 continue;
             }
-            dropped.push(v);
-            needed.extend(deps);
+            dropped.add(v);
+            for &u in &deps {
+                needed.add(u);
+            }
         }
         listed
             .iter()
             .copied()
-            .filter(|v| !dropped.contains(v))
+            .filter(|&v| !dropped.contains(v))
             .collect()
     }
 }
@@ -771,12 +777,9 @@ impl Pass for CalculateRepeatsAndUniques {
         let values = cx.values(g);
         // Known cell values tell the stores that change their cell; without them (a game too
         // large for the analysis) every store is only a store.
-        let cells = solve_facts(
-            g,
-            &Constants { values: &values },
-            &mut PassContext::default(),
-            "",
-        );
+        // (Usually solved already, for the game's last version in the loop: the pragma passes
+        // before this one change only pragmas.)
+        let cells = solve_facts_quietly(g, &Constants { values: &values }, cx);
         let syms: Vec<Option<Sym<'_>>> = kinds
             .iter()
             .map(|f| {

@@ -282,13 +282,14 @@ impl Pass for JoinForkPrefixes {
             .prefix_memo
             .take()
             .filter(|m| m.layout == g.node_layout());
-        let mut work = 0u64;
+        // The work the nodes left out would have counted in the first round (one per node and
+        // per edge leaving it), added after that round.
+        let mut skipped = 0u64;
         let mut nodes: Vec<NodeId> = match &memo {
             Some(memo) => {
                 let nodes = changed_since(g, memo, &protected);
-                // The work the others would have counted (one per node and per edge leaving it).
                 let stepped: usize = nodes.iter().map(|&n| g.outgoing(n).len() + 1).sum();
-                work = (g.node_capacity() + g.edge_count() - stepped) as u64;
+                skipped = (g.node_capacity() + g.edge_count() - stepped) as u64;
                 nodes
             }
             None => g.nodes().ids().collect(),
@@ -298,6 +299,7 @@ impl Pass for JoinForkPrefixes {
         // A node next to many rewrites is revisited in many rounds (quadratic on some graphs),
         // so the work is capped in proportion to the game's size.
         let budget = WORK_PER_ELEMENT * (g.node_count() + g.edge_count()) as u64 + MIN_WORK;
+        let mut work = 0u64;
         loop {
             if work > budget {
                 cx.warnings.push(format!(
@@ -306,6 +308,7 @@ impl Pass for JoinForkPrefixes {
                 return Ok(changed);
             }
             nodes = prefix_step(g, &protected, &nodes, &mut work);
+            work += std::mem::take(&mut skipped);
             if nodes.is_empty() {
                 // Every node would find nothing now, except those changes since `start`
                 // concern.

@@ -64,6 +64,29 @@ const GAMES: &[(&str, usize, &[OptLevel])] = &[
         4,
         &[OptLevel::O0, OptLevel::O2],
     ),
+    // Maps listing entries equal to their defaults and whole-map stores that change a
+    // map's default (explicit maps in the layout); the optimiser drops `m[k] = m[k]`, so
+    // explicit_maps.rg merges walks at -O0 only.
+    (
+        "tests/fixtures/compile/explicit_maps.rg",
+        3,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/interp/perft/map_identity.rg",
+        3,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/rg/valid/hidden_moves.rg",
+        3,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
+    (
+        "tests/fixtures/passes/inline_assignment.rg",
+        3,
+        &[OptLevel::O0, OptLevel::O2],
+    ),
     ("tests/fixtures/hrg/valid/dice.hrg", 4, &[OptLevel::O2]),
     ("tests/fixtures/hrg/valid/loops.hrg", 3, &[OptLevel::O2]),
     (
@@ -368,6 +391,7 @@ fn both_models_describe_states_alike() {
     for file in [
         "tests/fixtures/rg/valid/map_defaults.rg",
         "tests/fixtures/compile/table_engine.rg",
+        "tests/fixtures/compile/explicit_maps.rg",
         "tests/fixtures/hrg/valid/dice.hrg",
         "tests/fixtures/kif/games/tictactoe.kif",
         "examples/linegames/alquerque.lg",

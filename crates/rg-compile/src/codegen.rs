@@ -601,14 +601,16 @@ impl<'a> Gen<'a> {
                     ..
                 },
             ) => {
-                let (Some(x), Some(y)) = (self.ex.default_at(sa, da), self.ex.default_at(sb, db))
-                else {
+                // An explicit map holds its default and presence flags among its elements.
+                let explicit = matches!(shape, Shape::Map { ext: true, .. });
+                let (x, y) = (self.ex.default_at(sa, da), self.ex.default_at(sb, db));
+                if !explicit && (x.is_none() || y.is_none()) {
                     return Err(CompileError::at(
                         "a comparison of maps whose defaults differ between their entries",
                         span,
                     ));
-                };
-                if x != y {
+                }
+                if !explicit && x != y {
                     "false".into()
                 } else {
                     let n = shape.elements(&self.layout.classes);
@@ -683,14 +685,19 @@ impl<'a> Gen<'a> {
                 let set = if off {
                     String::new()
                 } else {
-                    format!("S{v}(c.s, {idx}, m_); ")
+                    format!("S{v}(c.s, {idx}, m_); {}", self.flag_sets(v, &loc.flags))
                 };
                 if !off {
                     let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
                 }
+                self.flag_decls(out, &i2, v, &loc.flags);
+                let (ftrail, frestore) = self.flag_trail_restore(v, &loc.flags, mode);
                 let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
                 if let Some(t) = &trail {
                     let _ = writeln!(out, "{i2}{t}");
+                }
+                if !ftrail.is_empty() {
+                    let _ = writeln!(out, "{i2}{ftrail}");
                 }
                 let lp = self.member_loop(&members, reverse);
                 let select = match mode {
@@ -754,7 +761,10 @@ impl<'a> Gen<'a> {
                     }
                 }
                 if trail.is_some() {
-                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
+                    let _ = writeln!(out, "{i2}pop_trail(c, {});", 1 + loc.flags.len());
+                }
+                if !loc.flags.is_empty() {
+                    let _ = writeln!(out, "{i2}{frestore}");
                 }
                 if !off {
                     let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
@@ -888,14 +898,22 @@ impl<'a> Gen<'a> {
                 let val = self.scalar_value(rhs, *class, span)?;
                 let _ = writeln!(out, "{i2}const uint32_t v_ = {val};");
                 let _ = writeln!(out, "{i2}const uint32_t o_ = G{v}(c.s, {idx});");
+                self.flag_decls(out, &i2, v, &loc.flags);
                 let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, v_);");
+                let (ftrail, frestore) = self.flag_trail_restore(v, &loc.flags, mode);
+                if !loc.flags.is_empty() {
+                    let _ = writeln!(out, "{i2}{}{ftrail}", self.flag_sets(v, &loc.flags));
+                }
                 let trail = self.trail_entry(v, &idx).filter(|_| mode == Mode::Moves);
                 if let Some(t) = &trail {
                     let _ = writeln!(out, "{i2}{t}");
                 }
                 let _ = writeln!(out, "{i2}{cont}");
                 if trail.is_some() {
-                    let _ = writeln!(out, "{i2}pop_trail(c, 1);");
+                    let _ = writeln!(out, "{i2}pop_trail(c, {});", 1 + loc.flags.len());
+                }
+                if !loc.flags.is_empty() {
+                    let _ = writeln!(out, "{i2}{frestore}");
                 }
                 let _ = writeln!(out, "{i2}S{v}(c.s, {idx}, o_);");
             }
@@ -913,9 +931,12 @@ impl<'a> Gen<'a> {
                         span,
                     ));
                 };
+                // An explicit map level stores its default with the value; a plain one has
+                // one default for all its values (see the layout).
+                let explicit = matches!(shape, Shape::Map { ext: true, .. });
                 let target_default = self.ex.default_at(Src::Var(v), loc.depth);
                 let source_default = self.ex.default_at(src, sdepth);
-                if target_default.is_none() || target_default != source_default {
+                if !explicit && (target_default.is_none() || target_default != source_default) {
                     return Err(CompileError::map_default(span));
                 }
                 let sread = self.ex.read(src, &format!("({sidx}) + j_"), "c.s");
@@ -924,10 +945,15 @@ impl<'a> Gen<'a> {
                     out,
                     "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) {{ o_[j_] = G{v}(c.s, {idx} + j_); n_[j_] = {sread}; }}"
                 );
+                self.flag_decls(out, &i2, v, &loc.flags);
                 let _ = writeln!(
                     out,
                     "{i2}for (uint32_t j_ = 0; j_ < {n}u; ++j_) S{v}(c.s, {idx} + j_, n_[j_]);"
                 );
+                let (ftrail, frestore) = self.flag_trail_restore(v, &loc.flags, mode);
+                if !loc.flags.is_empty() {
+                    let _ = writeln!(out, "{i2}{}{ftrail}", self.flag_sets(v, &loc.flags));
+                }
                 let trail = self
                     .trail_entry(v, &format!("{idx} + j_"))
                     .filter(|_| mode == Mode::Moves);
@@ -936,7 +962,10 @@ impl<'a> Gen<'a> {
                 }
                 let _ = writeln!(out, "{i2}{cont}");
                 if trail.is_some() {
-                    let _ = writeln!(out, "{i2}pop_trail(c, {n}u);");
+                    let _ = writeln!(out, "{i2}pop_trail(c, {}u);", n + loc.flags.len() as u64);
+                }
+                if !loc.flags.is_empty() {
+                    let _ = writeln!(out, "{i2}{frestore}");
                 }
                 let _ = writeln!(
                     out,
@@ -1199,6 +1228,58 @@ impl<'a> Gen<'a> {
         }
         let _ = writeln!(out, "{ind}const uint32_t {name} = {index};");
         name.to_string()
+    }
+
+    /// Declares, before a store into a location inside explicit maps, each flag's element and
+    /// those of its entry and default (the keys are read before the store, as the
+    /// interpreter reads them) and the flag's old value.
+    fn flag_decls(&self, out: &mut String, ind: &str, v: usize, flags: &[crate::expr::Flag]) {
+        for (j, f) in flags.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "{ind}const uint32_t fi{j}_ = {}, fe{j}_ = {}, fd{j}_ = {}; const uint32_t fo{j}_ = G{v}(c.s, fi{j}_);",
+                f.flag, f.entry, f.default
+            );
+        }
+    }
+
+    /// Statements setting the flags after a store (innermost first): a key stays listed
+    /// exactly when its entry differs from its map's default (rg.md §12.1).
+    fn flag_sets(&self, v: usize, flags: &[crate::expr::Flag]) -> String {
+        let mut s = String::new();
+        for (j, f) in flags.iter().enumerate().rev() {
+            let differs = if f.len == 1 {
+                format!("uint32_t(G{v}(c.s, fe{j}_) != G{v}(c.s, fd{j}_))")
+            } else {
+                format!(
+                    "[&] {{ for (uint32_t q_ = 0; q_ < {}u; ++q_) if (G{v}(c.s, fe{j}_ + q_) != G{v}(c.s, fd{j}_ + q_)) return 1u; return 0u; }}()",
+                    f.len
+                )
+            };
+            let _ = write!(s, "S{v}(c.s, fi{j}_, {differs}); ");
+        }
+        s
+    }
+
+    /// The trail entries of the flags (a move search records them as changed) and the
+    /// statements restoring their old values.
+    fn flag_trail_restore(
+        &self,
+        v: usize,
+        flags: &[crate::expr::Flag],
+        mode: Mode,
+    ) -> (String, String) {
+        let mut trail = String::new();
+        let mut restore = String::new();
+        for j in 0..flags.len() {
+            if mode == Mode::Moves
+                && let Some(t) = self.trail_entry(v, &format!("fi{j}_"))
+            {
+                let _ = write!(trail, "{t} ");
+            }
+            let _ = write!(restore, "S{v}(c.s, fi{j}_, fo{j}_); ");
+        }
+        (trail, restore)
     }
 
     fn domain_checks(
@@ -1623,6 +1704,10 @@ impl<'a> Gen<'a> {
                     ok = false;
                     break;
                 };
+                if !loc.flags.is_empty() {
+                    ok = false; // a store into an explicit map sets presence flags too
+                    break;
+                }
                 let Ok(val) = ex.scalar_in(*rhs, class, "c.s", None) else {
                     ok = false;
                     break;
@@ -2242,7 +2327,50 @@ impl<'a> Gen<'a> {
                 let get = reader(idx);
                 let _ = writeln!(out, "{ind}o += symbol_name({t}[{get}]);");
             }
-            Shape::Map { key, val } => {
+            Shape::Map {
+                key,
+                val,
+                ext: true,
+            } => {
+                // The default and the presence flags are in the state.
+                let stride = val.elements(&self.layout.classes);
+                let class = &self.layout.classes[*key];
+                let n = class.members.len() as u64;
+                let mut order: Vec<(u32, &str)> = class
+                    .members
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &m)| (i as u32, self.game.name(m)))
+                    .collect();
+                order.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()));
+                let items: Vec<String> = order.iter().map(|(i, _)| format!("{i}u")).collect();
+                let ord = self.static_array("uint32_t", &items);
+                let keys = self.class_table(*key);
+                let trailer = n * stride;
+                let _ = writeln!(out, "{ind}o += \"{{ :\";");
+                let default = format!("{idx} + {}u", trailer + n);
+                self.fmt_code(out, v, generic, &default, val, depth + 1, ind);
+                let _ = writeln!(out, "{ind}for (uint32_t q_ = 0; q_ < {n}u; ++q_) {{");
+                let _ = writeln!(
+                    out,
+                    "{ind}  const uint32_t k{depth}_ = {ord}[q_]; const uint32_t b{depth}_ = {idx} + k{depth}_ * {stride}u;"
+                );
+                let _ = writeln!(
+                    out,
+                    "{ind}  if (!{}) continue;",
+                    reader(&format!("{idx} + {trailer}u + k{depth}_"))
+                );
+                let _ = writeln!(
+                    out,
+                    "{ind}  o += \", \"; o += symbol_name({keys}[k{depth}_]); o += \": \";"
+                );
+                let inner = format!("b{depth}_");
+                let i2 = format!("{ind}  ");
+                self.fmt_code(out, v, generic, &inner, val, depth + 1, &i2);
+                let _ = writeln!(out, "{ind}}}");
+                let _ = writeln!(out, "{ind}o += \" }}\";");
+            }
+            Shape::Map { key, val, .. } => {
                 let default = self.layout.vars[v].init.uniform_default(depth).cloned();
                 let stride = val.elements(&self.layout.classes);
                 let class = &self.layout.classes[*key];
@@ -2386,7 +2514,11 @@ impl<'a> Gen<'a> {
         cpp.push_str(&tables);
         cpp.push_str(&fmt);
         cpp.push_str("\n}  // namespace\n\n");
-        cpp.push_str(include_str!("cpp/tables.inc"));
+        if self.layout.explicit_maps {
+            cpp.push_str(&crate::tables::flag_engine(include_str!("cpp/tables.inc")));
+        } else {
+            cpp.push_str(include_str!("cpp/tables.inc"));
+        }
         cpp.push_str(&goals_fns);
         self.describe_table_api(&mut cpp, &formats);
         cpp.push_str(include_str!("cpp/names.inc"));
@@ -2983,7 +3115,7 @@ impl<'a> Gen<'a> {
             .visible
             .expect("dynamic visibility needs `visible`");
         let f = self.layout.vars[v].clone();
-        let Shape::Map { key, val } = &f.shape else {
+        let Shape::Map { key, val, .. } = &f.shape else {
             return "static inline uint64_t vis_mask(const State&) { return 0; }\n".into();
         };
         let one = self.layout.classes[val.leaf()].local(self.game.well_known().one);
@@ -3026,7 +3158,7 @@ impl<'a> Gen<'a> {
             .goals
             .map(|g| (g, self.layout.vars[g].shape.clone()))
         {
-            Some((g, Shape::Map { key, val })) if matches!(*val, Shape::Scalar(_)) => {
+            Some((g, Shape::Map { key, val, .. })) if matches!(*val, Shape::Scalar(_)) => {
                 let keys: Vec<String> = players
                     .iter()
                     .map(|p| format!("{}u", self.layout.classes[key].local(*p).unwrap_or(0)))
@@ -3188,18 +3320,9 @@ impl Sections {
 
 /// Elements of `v` (shape `shape`) row-major.
 fn flatten_into(v: &RtVal, shape: &Shape, classes: &[crate::layout::Class], out: &mut Vec<u32>) {
-    let mut work: Vec<(&RtVal, &Shape)> = vec![(v, shape)];
-    while let Some((v, s)) = work.pop() {
-        match (v, s) {
-            (RtVal::Elem(x), Shape::Scalar(c)) => out.push(classes[*c].local(*x).unwrap_or(0)),
-            (RtVal::Map(d, es), Shape::Map { key, val }) => {
-                for k in classes[*key].members.iter().rev() {
-                    work.push((es.get(k).unwrap_or(d), val));
-                }
-            }
-            _ => {}
-        }
-    }
+    crate::layout::flatten_with(v, shape, classes, out, |c, x| {
+        classes[c].local(x).unwrap_or(0)
+    });
 }
 
 /// A 64-bit FNV-1a hash of the generated text (identifies the compiled description).

@@ -60,8 +60,8 @@ impl CompileError {
         self
     }
 
-    /// A store of a whole map into a map with another default value (the compiled model keeps
-    /// every map's default fixed).
+    /// A store of a whole map into a map with another default value where the layout keeps
+    /// the default fixed (a guard: the layout makes such map levels explicit).
     pub(crate) fn map_default(span: Option<Span>) -> Self {
         CompileError::at(
             "a whole map is stored where the maps have another default value",

@@ -42,6 +42,20 @@ pub(crate) struct Location {
     pub depth: usize,
     /// Keys that must be in the map's declared domain: (map level, key code).
     pub checks: Vec<(usize, String)>,
+    /// The presence flags of the explicit map levels the location is inside, outermost
+    /// first: a store sets each (innermost first) to whether its entry differs from its
+    /// map's default.
+    pub flags: Vec<Flag>,
+}
+
+/// The presence flag of one explicit map level on a location's path: element indices of the
+/// flag, of the entry and of the map's default, and the length of an entry.
+#[derive(Clone, Debug)]
+pub(crate) struct Flag {
+    pub flag: String,
+    pub entry: String,
+    pub default: String,
+    pub len: u64,
 }
 
 /// Generates expression code for one game.
@@ -146,7 +160,7 @@ impl ExprGen<'_> {
                 let Operand::Elems {
                     src,
                     index,
-                    shape: Shape::Map { key, val },
+                    shape: Shape::Map { key, val, .. },
                     depth,
                 } = self.operand(m, st, span)?
                 else {
@@ -210,11 +224,12 @@ impl ExprGen<'_> {
                     shape: self.layout.vars[v].shape.clone(),
                     depth: 0,
                     checks: Vec::new(),
+                    flags: Vec::new(),
                 })
             }
             ExprData::Access(m, k) => {
                 let mut loc = self.location(m, st, span)?;
-                let Shape::Map { key, val } = loc.shape else {
+                let Shape::Map { key, val, ext } = loc.shape else {
                     return Err(CompileError::at("a symbol is accessed as a map", span));
                 };
                 let kcode = self.scalar_in(k, key, st, span)?;
@@ -226,7 +241,18 @@ impl ExprGen<'_> {
                     loc.checks.push((loc.depth, kcode.clone()));
                 }
                 let stride = val.elements(&self.layout.classes);
+                let base = loc.index.clone();
                 loc.index = add_index(&loc.index, &mul_index(&kcode, stride));
+                if ext {
+                    let keys = self.layout.classes[key].len();
+                    let trailer = add_index(&base, &format!("{}u", keys * stride));
+                    loc.flags.push(Flag {
+                        flag: add_index(&trailer, &kcode),
+                        entry: loc.index.clone(),
+                        default: add_index(&trailer, &format!("{keys}u")),
+                        len: stride,
+                    });
+                }
                 loc.shape = *val;
                 loc.depth += 1;
                 Ok(loc)

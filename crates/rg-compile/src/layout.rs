@@ -12,12 +12,21 @@
 //! **Maps** are total arrays over their key class (row-major for nested maps): the entry of a key
 //! outside the map's declared domain holds the map's default and is never written (storing there is
 //! a run-time error, as in the interpreter), so reading it gives the default, as reading a map at a
-//! key outside its domain must. The array does not record which keys the reference's runtime value
-//! lists explicitly: a runtime value distinguishes `{ a: 0, :0 }` from `{ :0 }`, but after any
-//! store an entry is listed exactly when it differs from the default, so the array determines the
-//! value as long as no initial value lists an entry equal to its default and a map's default never
-//! changes. [`Layout::new`] refuses the games where either could fail (whole-map stores or
-//! comparisons whose defaults differ), rather than compile them inexactly.
+//! key outside its domain must. A runtime map value is its default and the entries it lists, which
+//! may include entries equal to the default (rg.md §12.1: `{ a: 0, :0 }` is not `{ :0 }`, for
+//! comparisons and for merging walks). The plain array does not record which keys are listed: it
+//! determines the value when every map of its places has one fixed default and lists exactly the
+//! entries that differ from it, which entry stores keep (storing the default removes the key).
+//! That holds for a map level unless some value that can reach its places (the initial values of
+//! the variables and the constants unified with it) lists an entry equal to its default, or the
+//! defaults of those values differ (a whole-map store may then change a variable's default). Such
+//! a level of a variable, or of maps compared as whole values, is *explicit*
+//! ([`Shape::Map`]'s `ext`): after the entries, its elements hold a presence flag per key and
+//! then the default, so an entry still sits at `key * stride` and an absent one holds the default
+//! (as in the interpreter's own layout). Whole-map stores and comparisons then copy and compare
+//! the default and flags with the entries, and an entry store sets the flag of each explicit level
+//! it is inside to whether the entry differs from that map's default, innermost first. Every
+//! other level, and every map of a game without such values, keeps the plain array.
 //!
 //! **State.** Every variable is a field of `width` bits per element (0, 1, 2, 4, 8, 16 or 32: the
 //! bits its class needs, rounded up). Fields narrower than a byte are packed (an element never
@@ -83,14 +92,20 @@ fn width_for(n: u64) -> u32 {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Shape {
     Scalar(usize),
-    Map { key: usize, val: Box<Shape> },
+    /// A map over the key class `key`. An *explicit* map (`ext`) also stores, after its
+    /// entries, a presence flag per key and its default (see the module doc).
+    Map {
+        key: usize,
+        val: Box<Shape>,
+        ext: bool,
+    },
 }
 
 impl Shape {
     /// The key and value classes of a map from scalars to scalars.
     pub fn scalar_map(&self) -> Option<(usize, usize)> {
         match self {
-            Shape::Map { key, val } => match **val {
+            Shape::Map { key, val, .. } => match **val {
                 Shape::Scalar(v) => Some((*key, v)),
                 Shape::Map { .. } => None,
             },
@@ -109,22 +124,42 @@ impl Shape {
         }
     }
 
-    /// Number of scalar elements of a value of this shape.
+    /// Number of elements of a value of this shape: its scalars, and for an explicit map
+    /// level also its presence flags and its default.
     pub fn elements(&self, classes: &[Class]) -> u64 {
-        let mut n = 1u64;
+        let mut levels = Vec::new();
         let mut s = self;
-        while let Shape::Map { key, val } = s {
-            n = n.saturating_mul(classes[*key].len());
+        while let Shape::Map { key, val, ext } = s {
+            levels.push((classes[*key].len(), *ext));
             s = val;
         }
-        n
+        levels.iter().rev().fold(1u64, |n, &(k, ext)| {
+            let entries = n.saturating_mul(k);
+            if ext {
+                entries.saturating_add(k).saturating_add(n)
+            } else {
+                entries
+            }
+        })
+    }
+
+    /// Whether some level of this shape is an explicit map.
+    pub fn has_ext(&self) -> bool {
+        let mut s = self;
+        while let Shape::Map { val, ext, .. } = s {
+            if *ext {
+                return true;
+            }
+            s = val;
+        }
+        false
     }
 
     /// The key classes, outermost first.
     pub fn keys(&self) -> Vec<usize> {
         let mut out = Vec::new();
         let mut s = self;
-        while let Shape::Map { key, val } = s {
+        while let Shape::Map { key, val, .. } = s {
             out.push(*key);
             s = val;
         }
@@ -141,23 +176,6 @@ pub(crate) enum RtVal {
 }
 
 impl RtVal {
-    /// Whether some listed entry equals its map's default (at any depth).
-    fn lists_default(&self) -> Option<Symbol> {
-        let mut work = vec![self];
-        while let Some(v) = work.pop() {
-            if let RtVal::Map(d, es) = v {
-                for (k, e) in es {
-                    if e == d.as_ref() {
-                        return Some(*k);
-                    }
-                    work.push(e);
-                }
-                work.push(d);
-            }
-        }
-        None
-    }
-
     /// The default of every map at depth `depth` (0 = the value itself), when they are all
     /// equal; `None` when the value is not that deep or they differ.
     pub fn uniform_default(&self, depth: usize) -> Option<&RtVal> {
@@ -241,6 +259,8 @@ pub(crate) struct Layout {
     pub player: usize,
     pub goals: Option<usize>,
     pub visible: Option<usize>,
+    /// Whether some variable or constant has an explicit map level.
+    pub explicit_maps: bool,
 }
 
 /// How a name reads in an edge label: a variable, else a constant, else the symbol itself.
@@ -328,6 +348,10 @@ struct Unifier<'g> {
     shapes: Vec<SNode>,
     var_shape: HashMap<Symbol, usize>,
     const_shape: HashMap<Symbol, usize>,
+    /// Map shapes compared as whole values (`m == c`).
+    compared: Vec<usize>,
+    /// The roots of the map shapes stored explicitly (see [`Unifier::explicit_maps`]).
+    ext_roots: std::collections::HashSet<usize>,
 }
 
 impl<'g> Unifier<'g> {
@@ -621,10 +645,11 @@ fn resolve_shape(
                 let next = dense.len();
                 let leaf = *dense.entry(r).or_insert(next);
                 let mut shape = Shape::Scalar(leaf);
-                for k in keys.into_iter().rev() {
+                for (k, ext) in keys.into_iter().rev() {
                     shape = Shape::Map {
                         key: k,
                         val: Box::new(shape),
+                        ext,
                     };
                 }
                 return Ok(shape);
@@ -638,7 +663,8 @@ fn resolve_shape(
                 }
                 let r = u.class_uf.find(k);
                 let next = dense.len();
-                keys.push(*dense.entry(r).or_insert(next));
+                let ext = u.ext_roots.contains(&u.shape_uf.find(cur));
+                keys.push((*dense.entry(r).or_insert(next), ext));
                 cur = v;
             }
         }
@@ -647,20 +673,50 @@ fn resolve_shape(
 
 /// Writes the elements of `v` (of shape `shape`) row-major into `out`.
 fn flatten(v: &RtVal, shape: &Shape, classes: &[Class], out: &mut Vec<u32>) {
-    // Iterative: (value, shape) pairs in output order.
-    let mut work: Vec<(&RtVal, &Shape)> = vec![(v, shape)];
-    while let Some((v, s)) = work.pop() {
-        match (v, s) {
-            (RtVal::Elem(x), Shape::Scalar(c)) => {
-                out.push(classes[*c].local(*x).expect("every value is in its class"));
+    flatten_with(v, shape, classes, out, |c, x| {
+        classes[c].local(x).expect("every value is in its class")
+    });
+}
+
+/// Writes the elements of `v` (of shape `shape`) row-major into `out`, a scalar `x` of class
+/// `c` as `local(c, x)`: a map's entries in key order (an unlisted one as its default), then
+/// for an explicit map a flag per key (1 when the key is listed) and its default.
+pub(crate) fn flatten_with(
+    v: &RtVal,
+    shape: &Shape,
+    classes: &[Class],
+    out: &mut Vec<u32>,
+    local: impl Fn(usize, Symbol) -> u32,
+) {
+    enum Work<'a> {
+        Val(&'a RtVal, &'a Shape),
+        Num(u32),
+    }
+    // Iterative: the work in output order, last first.
+    let mut work: Vec<Work<'_>> = vec![Work::Val(v, shape)];
+    while let Some(w) = work.pop() {
+        let (v, s) = match w {
+            Work::Num(x) => {
+                out.push(x);
+                continue;
             }
-            (RtVal::Map(d, es), Shape::Map { key, val }) => {
+            Work::Val(v, s) => (v, s),
+        };
+        match (v, s) {
+            (RtVal::Elem(x), Shape::Scalar(c)) => out.push(local(*c, *x)),
+            (RtVal::Map(d, es), Shape::Map { key, val, ext }) => {
                 let members = &classes[*key].members;
+                if *ext {
+                    work.push(Work::Val(d, val));
+                    for k in members.iter().rev() {
+                        work.push(Work::Num(u32::from(es.contains_key(k))));
+                    }
+                }
                 for k in members.iter().rev() {
-                    work.push((es.get(k).unwrap_or(d), val));
+                    work.push(Work::Val(es.get(k).unwrap_or(d), val));
                 }
             }
-            _ => unreachable!("values were checked against their shapes"),
+            _ => {}
         }
     }
 }
@@ -673,6 +729,80 @@ type VarDecl = (Symbol, usize, RtVal, Option<Span>, TypeId);
 type DenseShapes = (Vec<Shape>, Vec<Shape>, Vec<Class>);
 
 impl Unifier<'_> {
+    /// Decides which map shapes are stored explicitly (see the module doc): a map level of a
+    /// variable's places, or of places compared as whole maps, whose values may list an entry
+    /// equal to their default or do not all have one default. Every other level keeps the
+    /// plain array, which is exact there. Runs after the edge labels are unified.
+    fn explicit_maps(
+        &mut self,
+        var_order: &[VarDecl],
+        const_order: &[ConstDecl],
+        const_vals: &HashMap<Symbol, RtVal>,
+    ) {
+        #[derive(Default)]
+        struct Info<'v> {
+            stateful: bool,
+            lists_default: bool,
+            default: Option<&'v RtVal>,
+            differ: bool,
+        }
+        // The compared shapes and every level below them.
+        let mut compared = std::collections::HashSet::new();
+        for s in std::mem::take(&mut self.compared) {
+            let mut cur = s;
+            loop {
+                let r = self.shape_uf.find(cur);
+                if !compared.insert(r) {
+                    break;
+                }
+                match self.shapes[r] {
+                    SNode::Map(_, v) => cur = v,
+                    SNode::Scalar(_) => break,
+                }
+            }
+        }
+        let mut sources: Vec<(usize, &RtVal, bool)> = var_order
+            .iter()
+            .map(|(_, s, init, _, _)| (*s, init, true))
+            .collect();
+        for (name, s, _) in const_order {
+            sources.push((*s, &const_vals[name], false));
+        }
+        let mut info: HashMap<usize, Info<'_>> = HashMap::new();
+        for (s, value, stateful) in sources {
+            // Level by level (bounded by the shape's depth): the maps at that depth.
+            let mut node = s;
+            let mut level: Vec<&RtVal> = vec![value];
+            loop {
+                let r = self.shape_uf.find(node);
+                let SNode::Map(_, child) = self.shapes[r] else {
+                    break;
+                };
+                let e = info.entry(r).or_default();
+                e.stateful |= stateful;
+                let mut next = Vec::new();
+                for v in level {
+                    if let RtVal::Map(d, es) = v {
+                        e.lists_default |= es.values().any(|x| x == d.as_ref());
+                        match e.default {
+                            None => e.default = Some(d),
+                            Some(x) => e.differ |= x != d.as_ref(),
+                        }
+                        next.push(d.as_ref());
+                        next.extend(es.values());
+                    }
+                }
+                level = next;
+                node = child;
+            }
+        }
+        for (r, e) in info {
+            if (e.stateful || compared.contains(&r)) && (e.lists_default || e.differ) {
+                self.ext_roots.insert(r);
+            }
+        }
+    }
+
     /// Unifies the constants in order, each seeing the earlier ones (the first declaration of a
     /// name wins); returns their values and their declarations.
     fn constants(&mut self) -> Result<(HashMap<Symbol, RtVal>, Vec<ConstDecl>), CompileError> {
@@ -772,7 +902,12 @@ impl Unifier<'_> {
             Label::Compare { lhs, rhs, .. } => {
                 let l = self.expr(lhs, span)?;
                 let r = self.expr(rhs, span)?;
-                self.meet(l, r, span)?;
+                if self.meet(l, r, span)?
+                    && let Part::Shape(s) = l
+                    && matches!(self.node(s), SNode::Map(..))
+                {
+                    self.compared.push(s);
+                }
             }
             Label::TagVar(v) => match self.var_shape.get(&v).copied().map(|s| self.node(s)) {
                 Some(SNode::Scalar(_)) => {}
@@ -883,28 +1018,15 @@ fn var_fields(
     let mut vars = Vec::new();
     let mut var_by_name = HashMap::new();
     for ((name, _, init, span, ty), shape) in var_order.into_iter().zip(var_shapes) {
-        if let Some(k) = init.lists_default() {
-            return Err(CompileError::at(
-                format!(
-                    "the initial value of `{}` lists key `{}` with its map's default value",
-                    game.name(name),
-                    game.name(k)
-                ),
-                span,
-            )
-            .with_help(
-                "the compiled model stores maps as arrays, which cannot tell a listed entry \
-                 equal to the default from an absent one (the interpreter keeps such an entry, \
-                 so the two maps compare unequal there); leave the entry out",
-            ));
-        }
         let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
         let count = shape.elements(classes);
         // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one
         // load, a packed entry needs shifts, and such maps are typically boards read at
         // every step of a move search. Maps of bits (GDL fluents) stay packed.
+        // Presence flags take a bit.
         let width = match classes[shape.leaf()].width() {
             2 | 4 if count > 1 => 8,
+            0 if shape.has_ext() => 1,
             w => w,
         };
         let domains = declared_domains(env, ty, &shape, classes);
@@ -937,6 +1059,8 @@ impl Layout {
             shapes: Vec::new(),
             var_shape: HashMap::new(),
             const_shape: HashMap::new(),
+            compared: Vec::new(),
+            ext_roots: Default::default(),
         };
         let wk = *game.well_known();
 
@@ -953,6 +1077,7 @@ impl Layout {
             u.label(e.label, e.spans.whole)?;
         }
 
+        u.explicit_maps(&var_order, &const_order, &const_vals);
         let (var_shapes, const_shapes, classes) = u.dense_classes(&var_order, &const_order)?;
         let (consts, const_by_name) =
             const_data(game, const_order, const_shapes, const_vals, &classes)?;
@@ -975,7 +1100,10 @@ impl Layout {
         }
         let goals = var_by_name.get(&wk.goals).copied();
         let visible = var_by_name.get(&wk.visible).copied();
+        let explicit_maps =
+            vars.iter().any(|f| f.shape.has_ext()) || consts.iter().any(|c| c.shape.has_ext());
         Ok(Layout {
+            explicit_maps,
             classes,
             vars,
             var_by_name,

@@ -201,6 +201,9 @@ impl<'a> Eval<'a> {
     /// [`Self::store_avoids`]).
     fn invariant(&self, m: usize, i: u32, init: Symbol) -> bool {
         let f = &self.layout.vars[m];
+        if f.shape.has_ext() {
+            return false; // a store of its value may still change its presence flag
+        }
         if let Some(Some(dom)) = f.domains.first()
             && !dom.get(i as usize).copied().unwrap_or(true)
             && self.stores_of(m).is_some()
@@ -371,9 +374,11 @@ impl<'a> Eval<'a> {
         };
         let data = &self.layout.consts[c];
         match &data.shape {
-            Shape::Map { key, val } if *key == self.class && **val == Shape::Scalar(self.class) => {
-                Some(&data.elements)
-            }
+            Shape::Map {
+                key,
+                val,
+                ext: false,
+            } if *key == self.class && **val == Shape::Scalar(self.class) => Some(&data.elements),
             _ => None,
         }
     }

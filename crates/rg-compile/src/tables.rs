@@ -50,6 +50,9 @@ const O_EQ: u32 = 7;
 const O_EQRUN: u32 = 8;
 const O_STORE: u32 = 9;
 const O_STORERUN: u32 = 10;
+// Only in games with explicit maps (the engine's cases for them are added then).
+const O_SAVE: u32 = 11;
+const O_FLAG: u32 = 12;
 
 // Node flags (`TN_FLAGS`).
 const N_UNIQUE: u32 = 1;
@@ -128,7 +131,7 @@ impl Tables<'_> {
             ExprData::Access(m, k) => {
                 let Opnd::Run {
                     mut code,
-                    shape: Shape::Map { key, val },
+                    shape: Shape::Map { key, val, .. },
                     src,
                     depth,
                 } = self.operand(m, span)?
@@ -171,11 +174,7 @@ impl Tables<'_> {
     /// Code leaving the location `e` names (a run of its variable) on the stack, checking
     /// that the keys of its accesses are in their maps' declared domains; its shape and map
     /// depth.
-    fn location(
-        &mut self,
-        e: ExprId,
-        span: Option<Span>,
-    ) -> Result<(Vec<u32>, usize, Shape, usize), CompileError> {
+    fn location(&mut self, e: ExprId, span: Option<Span>) -> Result<Located, CompileError> {
         // Iterative over the chain of accesses, outermost last.
         let mut keys = Vec::new();
         let mut cur = self.game.strip_casts(e);
@@ -193,10 +192,16 @@ impl Tables<'_> {
         let mut code = vec![O_VAR, v as u32];
         let mut shape = self.layout.vars[v].shape.clone();
         let mut depth = 0;
+        let mut flags = Vec::new();
         for &k in keys.iter().rev() {
-            let Shape::Map { key, val } = shape else {
+            let Shape::Map { key, val, ext } = shape else {
                 return Err(CompileError::at("a symbol is accessed as a map", span));
             };
+            // An explicit level: the map's run and its entry's are saved for the flag update.
+            let slot = 2 * (flags.len() / 4) as u32;
+            if ext {
+                code.extend([O_SAVE, slot]);
+            }
             code.extend(self.scalar_in(k, key, span)?);
             if let Some(Some(mask)) = self.layout.vars[v].domains.get(depth) {
                 let n = self.domains.len() as u32;
@@ -208,10 +213,18 @@ impl Tables<'_> {
             }
             let stride = val.elements(&self.layout.classes);
             code.extend([O_INDEX, stride_u32(stride, span)?]);
+            if ext {
+                code.extend([O_SAVE, slot + 1]);
+                let keys = self.layout.classes[key].len();
+                flags.push(O_FLAG);
+                flags.extend([slot, stride_u32(stride, span)?, stride_u32(keys, span)?]);
+            }
             shape = *val;
             depth += 1;
         }
-        Ok((code, v, shape, depth))
+        // Innermost first.
+        let flags = flags.chunks(4).rev().flatten().copied().collect();
+        Ok((code, v, shape, depth, flags))
     }
 
     /// The default of the maps a run holds, when it is the same for all (see the layout).
@@ -228,6 +241,9 @@ impl Tables<'_> {
         let (mut depth, mut i) = (0i64, 0);
         while i < code.len() {
             let (change, operands) = match code[i] {
+                O_END => (0, 0),
+                O_SAVE => (0, 1),
+                O_FLAG => (0, 3),
                 O_LIT | O_VAR | O_CONST => (1, 1),
                 O_INDEX | O_EQRUN => (-1, 1),
                 O_DOMAIN => (0, 1),
@@ -281,13 +297,16 @@ impl Tables<'_> {
                     ..
                 },
             ) => {
-                let (Some(x), Some(y)) = (self.default_at(sa, da), self.default_at(sb, db)) else {
+                // An explicit map holds its default and presence flags among its elements.
+                let explicit = matches!(shape, Shape::Map { ext: true, .. });
+                let (x, y) = (self.default_at(sa, da), self.default_at(sb, db));
+                if !explicit && (x.is_none() || y.is_none()) {
                     return Err(CompileError::at(
                         "a comparison of maps whose defaults differ between their entries",
                         span,
                     ));
-                };
-                if x != y {
+                }
+                if !explicit && x != y {
                     vec![O_LIT, 0]
                 } else {
                     let n = shape.elements(&self.layout.classes);
@@ -334,7 +353,7 @@ impl Tables<'_> {
                 (K_TAGVAR, var as u32, self.class_table(class))
             }
             Label::Assign { lhs, rhs } => {
-                let (mut code, v, shape, depth) = self.location(lhs, span)?;
+                let (mut code, v, shape, depth, flags) = self.location(lhs, span)?;
                 match &shape {
                     Shape::Scalar(class) => {
                         code.extend(self.scalar_in(rhs, *class, span)?);
@@ -354,14 +373,18 @@ impl Tables<'_> {
                                 span,
                             ));
                         };
+                        // An explicit level stores its default with the value.
+                        let explicit = matches!(shape, Shape::Map { ext: true, .. });
                         let target = self.default_at(Ok(v), depth);
-                        if target.is_none() || target != self.default_at(src, sdepth) {
+                        if !explicit && (target.is_none() || target != self.default_at(src, sdepth))
+                        {
                             return Err(CompileError::map_default(span));
                         }
                         code.extend(rcode);
                         code.extend([O_STORERUN, stride_u32(n, span)?]);
                     }
                 }
+                code.extend(flags);
                 let player = assigns_player(game, &data.label);
                 // A literal stored at a fixed element: one table read.
                 if let Some((v, idx, [O_LIT, x, O_STORE])) = fixed_element(&code)
@@ -373,7 +396,13 @@ impl Tables<'_> {
                 (kind, self.add_code(code), 0)
             }
             Label::AssignAny { lhs, ty } => {
-                let (code, _, shape, _) = self.location(lhs, span)?;
+                let (mut code, _, shape, _, flags) = self.location(lhs, span)?;
+                if self.layout.explicit_maps {
+                    // The engine runs the flag updates after the location's end (see
+                    // `TABLE_FLAG_ENGINE`).
+                    code.push(O_END);
+                    code.extend(flags);
+                }
                 let Shape::Scalar(class) = shape else {
                     return Err(CompileError::at("`T(*)` assigned to a map location", span));
                 };
@@ -445,6 +474,63 @@ fn bit_operand(layout: &Layout, v: usize, idx: u64) -> Option<u32> {
 fn stride_u32(n: u64, span: Option<Span>) -> Result<u32, CompileError> {
     u32::try_from(n).map_err(|_| CompileError::at("a map has too many elements", span))
 }
+
+/// The table engine of a game with explicit maps: `engine` with the operations that keep their
+/// presence flags (`O_SAVE slot` saves the item on top of the stack, `O_FLAG slot len keys`
+/// sets the flag of the entry saved at `slot + 1` of the map saved at `slot` to whether the
+/// entry differs from the map's default), and any-assignments running their location's flag
+/// code (after its `O_END`) after each store. Other games keep the engine unchanged.
+pub(crate) fn flag_engine(engine: &str) -> String {
+    const EDITS: &[(&str, &str)] = &[
+        (
+            "O_STORE, O_STORERUN\n};",
+            "O_STORE, O_STORERUN,\n  O_SAVE, O_FLAG\n};",
+        ),
+        (
+            "  Moves tmp;\n};",
+            "  Moves tmp;\n  Item saved[2 * 40];  // O_SAVE slots\n  uint32_t end_pc = 0;  // after the last O_END run\n};",
+        ),
+        (
+            "      case O_END:\n        if (sp > 0) E.result = st[sp - 1];\n",
+            "      case O_END:\n        E.end_pc = pc;\n        if (sp > 0) E.result = st[sp - 1];\n",
+        ),
+        (
+            "      default: fail(\"bad table code\");",
+            "      case O_SAVE: E.saved[CODE[pc++]] = st[sp - 1]; break;
+      case O_FLAG: {
+        const Item b = E.saved[CODE[pc]], en = E.saved[CODE[pc] + 1];
+        const uint32_t len = CODE[pc + 1], keys = CODE[pc + 2];
+        pc += 3;
+        const uint32_t trailer = b.idx + keys * len;
+        uint32_t differs = 0;
+        for (uint32_t j = 0; j < len && !differs; ++j)
+          differs = var_elem(E.cur, b.src, en.idx + j) != var_elem(E.cur, b.src, trailer + keys + j);
+        if (len > 0) store_logged(E, b.src, trailer + (en.idx - b.idx) / len, differs);
+        break;
+      }
+      default: fail(\"bad table code\");",
+        ),
+        (
+            "          const Item loc = E.result;\n",
+            "          const Item loc = E.result;\n          const uint32_t flags_pc = E.end_pc;\n",
+        ),
+        (
+            "            store_logged(E, loc.src, loc.idx, ms[i]);\n",
+            "            store_logged(E, loc.src, loc.idx, ms[i]);\n            run_code(E, flags_pc, ei);\n",
+        ),
+    ];
+    let mut out = engine.to_string();
+    for (from, to) in EDITS {
+        debug_assert_eq!(out.matches(from).count(), 1, "{from}");
+        out = out.replacen(from, to, 1);
+    }
+    out
+}
+
+/// A location's code (leaving its run on the stack), variable, shape and map depth, and the
+/// code updating the presence flags of the explicit map levels it is inside (run after the
+/// store).
+type Located = (Vec<u32>, usize, Shape, usize, Vec<u32>);
 
 /// Writes `name`'s items as a `Packed` array (`cpp/packed.inc`): their little-endian bytes in
 /// string literals, which the C++ compiler reads many times faster than a list of numbers

@@ -773,7 +773,7 @@ impl<'a> Analysis<'a> {
                 let EvalVal::Run {
                     c,
                     index,
-                    shape: Shape::Map { key, val },
+                    shape: Shape::Map { key, val, .. },
                 } = self.eval_expr(m, None, bound, depth + 1)?
                 else {
                     return None;

@@ -42,6 +42,9 @@ use std::collections::{BTreeMap, HashMap};
 
 /// Maps nested deeper than this are refused (types are user input).
 const MAX_NESTING: usize = 32;
+/// Explicit map levels nested deeper than this in one variable are refused (the printing of a
+/// state formats an explicit level's default and entries apart, so its code doubles per level).
+const MAX_EXPLICIT_LEVELS: usize = 8;
 /// Expressions nested deeper than this are refused.
 pub(crate) const MAX_EXPR_DEPTH: usize = 512;
 /// The largest state, in bytes.
@@ -1018,6 +1021,22 @@ fn var_fields(
     let mut vars = Vec::new();
     let mut var_by_name = HashMap::new();
     for ((name, _, init, span, ty), shape) in var_order.into_iter().zip(var_shapes) {
+        let mut explicit = 0;
+        let mut level = &shape;
+        while let Shape::Map { val, ext, .. } = level {
+            explicit += usize::from(*ext);
+            level = val;
+        }
+        if explicit > MAX_EXPLICIT_LEVELS {
+            return Err(CompileError::at(
+                format!(
+                    "`{}` nests {explicit} map levels whose values list entries equal to their \
+                     defaults or change their defaults, more than {MAX_EXPLICIT_LEVELS}",
+                    game.name(name)
+                ),
+                span,
+            ));
+        }
         let ordinary = name != wk.goals && name != wk.player && name != wk.visible;
         let count = shape.elements(classes);
         // Maps of 2- and 4-bit values are stored a byte per entry: reading a byte is one

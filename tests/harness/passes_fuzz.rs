@@ -492,3 +492,76 @@ fn optimisation_levels_keep_the_game_tree_of_random_proper_games() {
         "only {checked} of {tried} random games are proper"
     );
 }
+
+/// The states reached from `s` within `depth` moves, each with the moves of every state on
+/// the way, as two machines list them.
+fn same_moves_to_depth(
+    a: &mut rg_interp::Machine<'_>,
+    b: &mut rg_interp::Machine<'_>,
+    s: rg_interp::State,
+    depth: usize,
+    what: &str,
+) {
+    let mut stack = vec![(s, 0usize)];
+    while let Some((s, d)) = stack.pop() {
+        if a.is_final(&s) || d == depth {
+            continue;
+        }
+        let (ma, mb) = (a.moves(&s), b.moves(&s));
+        let (ma, mb) = match (ma, mb) {
+            (Ok(x), Ok(y)) => (x, y),
+            (Err(x), Err(y)) => {
+                assert_eq!(x.fault, y.fault, "{what}\nafter {s:?}");
+                continue;
+            }
+            (x, y) => panic!(
+                "{what}\nafter {s:?}: one machine fails, the other not: {:?} / {:?}",
+                x.err().map(|e| e.fault),
+                y.err().map(|e| e.fault)
+            ),
+        };
+        assert_eq!(ma.len(), mb.len(), "{what}\nnumber of moves after {s:?}");
+        for i in 0..ma.len() {
+            assert_eq!(ma.tags(i), mb.tags(i), "{what}\nmove {i} after {s:?}");
+            assert_eq!(ma.state(i), mb.state(i), "{what}\nmove {i} after {s:?}");
+            stack.push((ma.state(i), d + 1));
+        }
+    }
+}
+
+/// The interpreter keeps answers of reachability checks between questions
+/// (`rg_interp::CheckMemoMode`); with every usable answer kept from the first question, every
+/// random game lists exactly the moves it lists without keeping any, state by state to depth
+/// 4, errors included. The games have checks nested in checks, over the players' own moves,
+/// reading and writing the map, so a footprint missing a variable changes some answer.
+#[test]
+fn kept_check_answers_list_the_same_moves_in_random_games() {
+    let games: Option<u64> = std::env::var("RGT_FUZZ_GAMES")
+        .ok()
+        .and_then(|n| n.parse().ok());
+    let (plain, extended, shared) = match games {
+        Some(n) => (n, n, n),
+        None => (GAMES, EXTENDED_GAMES, SHARED_GAMES),
+    };
+    let seeds = (0..plain)
+        .map(|s| (s, s % 2 == 0, false, false))
+        .chain((0..extended).map(|s| (s, false, true, false)))
+        .chain((0..shared).map(|s| (s, false, false, true)));
+    let mut checked = 0;
+    for (seed, shapes, extended, shared) in seeds {
+        let text = Gen::game(seed, shapes, extended, shared);
+        let what = format!("random game of seed {seed}:\n{text}");
+        let game = load(Lang::Rg, "random.rg", &text)
+            .unwrap_or_else(|d| panic!("{what}\ndoes not load:\n{d}"));
+        let p = rg_interp::Program::new(&game, rg_interp::CompileOptions::default())
+            .unwrap_or_else(|e| panic!("{what}\ndoes not compile: {e}"));
+        let mut off = rg_interp::Machine::new(&p);
+        off.set_check_memo(rg_interp::CheckMemoMode::Off);
+        let mut eager = rg_interp::Machine::new(&p);
+        eager.set_check_memo(rg_interp::CheckMemoMode::Eager);
+        let s = off.initial();
+        same_moves_to_depth(&mut off, &mut eager, s, 4, &what);
+        checked += 1;
+    }
+    println!("kept check answers: {checked} random games compared");
+}

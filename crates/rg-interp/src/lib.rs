@@ -12,6 +12,7 @@
 mod check;
 pub mod equiv;
 mod error;
+mod memo;
 mod path;
 mod perft;
 mod play;
@@ -22,6 +23,7 @@ pub mod verify;
 
 pub use check::{CheckOptions, Condition, ProperViolation, check_pragmas};
 pub use error::{CompileError, Fault, PathError, RuntimeError, SearchBudget, format_path};
+pub use memo::CheckMemoMode;
 pub use path::parse_path;
 pub use perft::DeadEnd;
 pub use play::{PLAY_LIMIT, PlayError, PlayStats, Rng, Summary};

@@ -151,6 +151,8 @@ pub(crate) enum Action {
         /// Another edge of the same node checks the same pair (`? from -> to` or its
         /// negation): the search keeps the answer for it ([`shared_checks`]).
         shared: bool,
+        /// The number of the pair `(from, to)` in [`Program::pairs`].
+        pair: u32,
     },
 }
 
@@ -213,6 +215,21 @@ fn shared_checks(nodes: &[Node], edges: &mut [Edge]) {
             }
         }
     }
+}
+
+/// Numbers the pairs `(from, to)` of the reachability checks, in edge order; returns them.
+fn number_pairs(edges: &mut [Edge]) -> Vec<(u32, u32)> {
+    let mut ids: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut pairs = Vec::new();
+    for e in edges {
+        if let Action::Reach { from, to, pair, .. } = &mut e.action {
+            *pair = *ids.entry((*from, *to)).or_insert_with(|| {
+                pairs.push((*from, *to));
+                pairs.len() as u32 - 1
+            });
+        }
+    }
+    pairs
 }
 
 /// Slot ranges `(start, length)` sorted by start, overlapping or adjacent ones merged, empty
@@ -380,6 +397,11 @@ pub struct Program {
     pub(crate) edge_texts: HashMap<EdgeId, (String, Option<Span>)>,
     /// The work one search may do.
     pub(crate) search_limit: SearchLimit,
+    /// The distinct pairs `(from, to)` of the reachability checks ([`Action::Reach::pair`]).
+    pub(crate) pairs: Vec<(u32, u32)>,
+    /// The first slot of every variable, in increasing order, then the state's size: the slots
+    /// of the variable holding slot `s` are those from the last start `<= s` to the next one.
+    pub(crate) var_starts: Vec<u32>,
 }
 
 struct Builder<'g> {
@@ -397,6 +419,8 @@ struct Builder<'g> {
     const_slots: Vec<u32>,
     /// Variables by name: offset and layout.
     vars: HashMap<Symbol, (u32, u32)>,
+    /// The first slot of every variable, in increasing order.
+    var_starts: Vec<u32>,
     /// Flat code of the expressions that are not simple.
     code: Vec<Op>,
     /// Entry offsets of map layouts ([`Shifts`]), by domain and value layout.
@@ -854,6 +878,9 @@ impl Builder<'_> {
             }
             init.extend_from_slice(&slots);
             self.vars.insert(v.name, (off, l));
+            if n > 0 {
+                self.var_starts.push(off);
+            }
         }
         Ok((init, ordinary))
     }
@@ -990,6 +1017,7 @@ impl Builder<'_> {
                 to: to.0,
                 negated,
                 shared: false,
+                pair: NONE,
             },
         })
     }
@@ -1059,6 +1087,7 @@ impl Program {
             consts: HashMap::new(),
             const_slots: Vec::new(),
             vars: HashMap::new(),
+            var_starts: Vec::new(),
             code: Vec::new(),
             shifts: Vec::new(),
             shift_ids: HashMap::new(),
@@ -1091,6 +1120,9 @@ impl Program {
         };
 
         shared_checks(&nodes, &mut edges);
+        let pairs = number_pairs(&mut edges);
+        let mut var_starts = std::mem::take(&mut b.var_starts);
+        var_starts.push(init.len() as u32);
         let switches = switches(&mut nodes, &edges, &b.const_slots);
         let names: Vec<String> = (0..game.symbols().len())
             .map(|i| game.name(Symbol::new(i)).to_string())
@@ -1127,6 +1159,8 @@ impl Program {
             path_symbols,
             edge_texts,
             search_limit: SearchLimit::new(opts.search_limit.unwrap_or(DEFAULT_SEARCH_LIMIT)),
+            pairs,
+            var_starts,
         })
     }
 

@@ -24,6 +24,7 @@
 //! buffers grow.
 
 use crate::error::{Fault, RuntimeError, SearchBudget};
+use crate::memo::{Ask, CheckMemo, CheckMemoMode};
 use crate::program::{
     Action, Expr, LPath, NONE, Op, Place, Program, SearchLimit, Shifts, in_ranges,
 };
@@ -306,6 +307,8 @@ pub struct Machine<'p> {
     /// (see [`Machine::check_budget`]).
     next_check: u64,
     step_words: u64,
+    /// Answers of reachability checks kept across searches.
+    memo: CheckMemo,
 }
 
 impl<'p> Machine<'p> {
@@ -327,6 +330,7 @@ impl<'p> Machine<'p> {
             outer_words: 0,
             next_check: 0,
             step_words: step_words(program),
+            memo: CheckMemo::new(program, CheckMemoMode::Measured),
         }
     }
 
@@ -345,6 +349,13 @@ impl<'p> Machine<'p> {
     /// Whether strict mode is on.
     pub fn strict(&self) -> bool {
         self.strict
+    }
+
+    /// Which answers of reachability checks the machine keeps from one question to the next
+    /// (forgetting those kept so far). Every mode gives the same results; they differ in the
+    /// work done, and so in the steps counted against the search limit.
+    pub fn set_check_memo(&mut self, mode: CheckMemoMode) {
+        self.memo = CheckMemo::new(self.p, mode);
     }
 
     /// The initial state: at `begin`, every variable at its declared initial value.
@@ -457,7 +468,14 @@ impl<'p> Machine<'p> {
     /// Whether `? a -> b` holds from the current state of `f` (a search from `a`, tags kept,
     /// reaches `b`), checked from edge
     /// `edge`.
-    fn reach(&mut self, edge: u32, f: &Frame, a: u32, b: u32) -> Result<bool, Box<RuntimeError>> {
+    fn reach(
+        &mut self,
+        edge: u32,
+        f: &Frame,
+        a: u32,
+        b: u32,
+        pair: u32,
+    ) -> Result<bool, Box<RuntimeError>> {
         if a == b {
             return Ok(true);
         }
@@ -472,6 +490,26 @@ impl<'p> Machine<'p> {
                 edge,
             ));
         }
+        if self.memo.skip(pair) {
+            return self.nested(edge, f, a, b);
+        }
+        let ticket = match self.memo.ask(
+            pair,
+            &self.w.cur,
+            self.reach_stack.len(),
+            REACH_NESTING_LIMIT,
+        ) {
+            Ask::Known(holds) => return Ok(holds),
+            Ask::Search(t) => t,
+        };
+        let steps = self.steps;
+        let holds = self.nested(edge, f, a, b)?;
+        self.memo.answer(self.p, ticket, holds, self.steps - steps);
+        Ok(holds)
+    }
+
+    /// The search of `? a -> b` checked from edge `edge` (see [`Machine::reach`]).
+    fn nested(&mut self, edge: u32, f: &Frame, a: u32, b: u32) -> Result<bool, Box<RuntimeError>> {
         self.reach_stack.push(edge);
         let hash = f.levels.last().expect("a current state").hash;
         let outer = self.outer_words;
@@ -655,11 +693,12 @@ impl<'p> Machine<'p> {
                         to,
                         negated,
                         shared,
+                        pair,
                     } => {
                         let holds = if *shared {
-                            self.reach_cached(f, ei, *from, *to)?
+                            self.reach_cached(f, ei, *from, *to, *pair)?
                         } else {
-                            self.reach(ei, f, *from, *to)?
+                            self.reach(ei, f, *from, *to, *pair)?
                         };
                         if holds != *negated {
                             f.push(e.target, f.deltas.len(), NONE);
@@ -690,6 +729,7 @@ impl<'p> Machine<'p> {
         ei: u32,
         from: u32,
         to: u32,
+        pair: u32,
     ) -> Result<bool, Box<RuntimeError>> {
         let cached = f
             .reach_cache
@@ -699,7 +739,7 @@ impl<'p> Machine<'p> {
         Ok(match cached {
             Some(r) => r,
             None => {
-                let r = self.reach(ei, f, from, to)?;
+                let r = self.reach(ei, f, from, to, pair)?;
                 f.reach_cache.push((from, to, r));
                 r
             }
@@ -1252,5 +1292,137 @@ mod tests {
             e.code().map(|c| c.to_string()).as_deref(),
             Some("rg::interp::runtime")
         );
+    }
+
+    /// The moves of every state within `depth` moves of the first player state, as listed
+    /// with the check-answer memo in `mode`: tags and successor states, or the error.
+    fn listing(p: &Program, mode: CheckMemoMode, depth: usize) -> Vec<String> {
+        let mut m = Machine::new(p);
+        m.set_check_memo(mode);
+        let mut out = Vec::new();
+        let mut stack = vec![(after_first_move(&mut m), 0)];
+        while let Some((s, d)) = stack.pop() {
+            if m.is_final(&s) || d == depth {
+                continue;
+            }
+            match m.moves(&s) {
+                Ok(ms) => {
+                    for i in 0..ms.len() {
+                        out.push(format!(
+                            "{d}: {} -> {:?}",
+                            m.tag_text(ms.tags(i)),
+                            ms.state(i)
+                        ));
+                        stack.push((ms.state(i), d + 1));
+                    }
+                }
+                Err(e) => out.push(format!("{d}: {:?}", e.fault)),
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn kept_answers_follow_the_variables_of_nested_checks() {
+        // `? a_in -> a_out` has only a nested check in its search, which reads `x`: the
+        // footprint of the outer pair must include `x`, which every move sets.
+        let p = program(
+            "type Colour = { red, green };\nvar x: Colour = red;\n\
+             begin, s: player = p;\n\
+             s, y: ? a_in -> a_out;\ns, n: ! a_in -> a_out;\n\
+             y, m: $ yes;\nn, m: $ no;\nm, q: x = Colour(*);\nq, r: $$ x;\nr, s: player = p;\n\
+             a_in, a_out: ? b_in -> b_out;\nb_in, b_out: x == red;\n",
+            None,
+        );
+        let off = listing(&p, CheckMemoMode::Off, 4);
+        assert!(off.iter().any(|l| l.contains("no ")), "{off:?}");
+        assert!(off.iter().any(|l| l.contains("yes ")), "{off:?}");
+        assert_eq!(listing(&p, CheckMemoMode::Eager, 4), off);
+        assert_eq!(listing(&p, CheckMemoMode::Measured, 4), off);
+    }
+
+    #[test]
+    fn kept_answers_follow_map_entries_read_at_computed_keys() {
+        // The check reads `m[k]`: both `m` and `k` are in its footprint.
+        let p = program(
+            "type K = { k0, k1 };\ntype V = { v0, v1 };\n\
+             var m: K -> V = { :v0 };\nvar k: K = k0;\n\
+             begin, s: player = p;\n\
+             s, y: ? a_in -> a_out;\ns, n: ! a_in -> a_out;\n\
+             y, m1: $ yes;\nn, m1: $ no;\n\
+             m1, m2: k = K(*);\nm2, m3: $$ k;\nm3, m4: m[k] = V(*);\nm4, m5: $$ k;\n\
+             m5, m6: k = K(*);\nm6, m7: $$ k;\nm7, s: player = p;\n\
+             a_in, a_out: m[k] == v1;\n",
+            None,
+        );
+        let off = listing(&p, CheckMemoMode::Off, 3);
+        assert!(off.iter().any(|l| l.contains("yes ")), "{off:?}");
+        assert!(off.iter().any(|l| l.contains("no ")), "{off:?}");
+        assert_eq!(listing(&p, CheckMemoMode::Eager, 3), off);
+    }
+
+    /// A game whose first move asks `? c0_in -> c0_out`, a chain of `n` checks each nesting the
+    /// next, twice at nesting depth 0 (the second answer is kept) and then again from inside
+    /// another check.
+    fn nested_chain(n: usize) -> String {
+        let mut text = String::from(
+            "begin, s: player = p;\ns, s2: ? c0_in -> c0_out;\ns2, t: ? c0_in -> c0_out;\n\
+             t, u: ? w_in -> w_out;\n\
+             u, end: player = keeper;\nw_in, w_out: ? c0_in -> c0_out;\n",
+        );
+        for i in 0..n - 1 {
+            text.push_str(&format!(
+                "c{i}_in, c{i}_out: ? c{}_in -> c{}_out;\n",
+                i + 1,
+                i + 1
+            ));
+        }
+        text.push_str(&format!("c{}_in, c{}_out: ;\n", n - 1, n - 1));
+        text
+    }
+
+    #[test]
+    fn a_kept_answer_is_not_used_where_its_checks_would_nest_too_deep() {
+        // At depth 0 the chain of REACH_NESTING_LIMIT checks is within the limit; asked from
+        // inside `? w_in -> w_out` it is one over, which is an error even when its answer is
+        // kept.
+        let p = program(&nested_chain(REACH_NESTING_LIMIT), None);
+        for mode in [CheckMemoMode::Off, CheckMemoMode::Eager] {
+            let out = listing(&p, mode, 1);
+            assert_eq!(
+                out,
+                [format!(
+                    "0: {:?}",
+                    Fault::ReachNesting {
+                        limit: REACH_NESTING_LIMIT
+                    }
+                )],
+                "{mode:?}"
+            );
+        }
+        let p = program(&nested_chain(REACH_NESTING_LIMIT - 1), None);
+        for mode in [CheckMemoMode::Off, CheckMemoMode::Eager] {
+            assert_eq!(listing(&p, mode, 1).len(), 1, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_check_nesting_itself_is_an_error_whether_answers_are_kept_or_not() {
+        // The first question of `? a_in -> a_out` (x = red) does not reach its nested check;
+        // the second (x = green) runs into itself.
+        let p = program(
+            "type Colour = { red, green };\nvar x: Colour = red;\n\
+             begin, s: player = p;\ns, t: ? a_in -> a_out;\nt, u: x = green;\n\
+             u, v: ? a_in -> a_out;\nv, end: player = keeper;\n\
+             a_in, a_out: x == red;\na_in, b: x == green;\nb, a_out: ? a_in -> a_out;\n",
+            None,
+        );
+        for mode in [CheckMemoMode::Off, CheckMemoMode::Eager] {
+            assert_eq!(
+                listing(&p, mode, 1),
+                [format!("0: {:?}", Fault::RecursiveReachability)],
+                "{mode:?}"
+            );
+        }
     }
 }

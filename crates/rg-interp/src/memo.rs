@@ -391,12 +391,7 @@ impl CheckMemo {
     /// The edges a search of pair `pair` can evaluate: the slots of the variables they read or
     /// write, and the pairs of the checks among them (without those whose ends are equal, which
     /// need no search). `None` when one of them collects a tag or the budget runs out.
-    fn region(
-        &mut self,
-        p: &Program,
-        pair: u32,
-        budget: &mut u64,
-    ) -> Option<Region> {
+    fn region(&mut self, p: &Program, pair: u32, budget: &mut u64) -> Option<Region> {
         let (a, b) = p.pairs[pair as usize];
         if self.stamps.len() < p.nodes.len() {
             self.stamps.resize(p.nodes.len(), 0);

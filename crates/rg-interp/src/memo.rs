@@ -27,8 +27,9 @@
 //! checks, ask the same ones over and over while the moves of one state are searched and
 //! from one state to the next. It costs a copy and a hash of the footprint per question, so a
 //! pair is kept only when its searches have been measured to cost more steps than that, and
-//! given up again when its answers are seldom asked twice. The table's size is bounded: when it
-//! is full it is emptied. Answers never change, only the work done (and so the steps the
+//! given up again when its answers are seldom asked twice. Memory is bounded: the table is
+//! emptied when full, and pairs analysed once the footprints list a set number of slots in all
+//! (or once the analyses have visited a set number of edges) are not kept. Answers never change, only the work done (and so the steps the
 //! search budget counts), and what is kept depends only on the questions asked, so runs stay
 //! deterministic.
 
@@ -85,8 +86,8 @@ enum Status {
     Keep,
     /// Judged too cheap to keep: not measured until its pause is over.
     Cheap,
-    /// Never kept: not a function of its footprint that the table can use, too cheap to be
-    /// worth it, or seldom asked twice.
+    /// Never kept: not a function of its footprint that the table can use (or its analysis
+    /// ran out of budget), seldom asked twice, or the memo is off.
     Never,
 }
 
@@ -149,30 +150,40 @@ pub(crate) struct CheckMemo {
 }
 
 impl CheckMemo {
-    /// A memo for the checks of `p`, keeping what `mode` says.
-    pub(crate) fn new(p: &Program, mode: CheckMemoMode) -> Self {
-        let status = match mode {
-            CheckMemoMode::Off => Status::Never,
-            CheckMemoMode::Measured | CheckMemoMode::Eager => Status::Counting,
-        };
+    /// A memo keeping what `mode` says (its tables are made at the first question, so that a
+    /// machine that asks none costs nothing).
+    pub(crate) fn new(mode: CheckMemoMode) -> Self {
         CheckMemo {
             mode,
-            stats: vec![
-                PairStat {
-                    status,
-                    ..PairStat::default()
-                };
-                p.pairs.len()
-            ],
-            footprints: vec![None; p.pairs.len()],
             ..CheckMemo::default()
         }
     }
 
-    /// Whether a question of pair `pair` is to be answered by a search without asking the
-    /// memo (nor telling it the answer): pairs never kept, and cheap ones during their pause.
+    /// Makes the per-pair tables for the checks of `p`.
+    #[cold]
+    fn start(&mut self, p: &Program) {
+        let status = match self.mode {
+            CheckMemoMode::Off => Status::Never,
+            CheckMemoMode::Measured | CheckMemoMode::Eager => Status::Counting,
+        };
+        self.stats = vec![
+            PairStat {
+                status,
+                ..PairStat::default()
+            };
+            p.pairs.len()
+        ];
+        self.footprints = vec![None; p.pairs.len()];
+    }
+
+    /// Whether a question of pair `pair` (of `p`'s checks) is to be answered by a search
+    /// without asking the memo (nor telling it the answer): pairs never kept, and cheap ones
+    /// during their pause.
     #[inline]
-    pub(crate) fn skip(&mut self, pair: u32) -> bool {
+    pub(crate) fn skip(&mut self, p: &Program, pair: u32) -> bool {
+        if self.stats.is_empty() {
+            self.start(p);
+        }
         let st = &mut self.stats[pair as usize];
         match st.status {
             Status::Never => true,

@@ -330,7 +330,7 @@ impl<'p> Machine<'p> {
             outer_words: 0,
             next_check: 0,
             step_words: step_words(program),
-            memo: CheckMemo::new(program, CheckMemoMode::Measured),
+            memo: CheckMemo::new(CheckMemoMode::Measured),
         }
     }
 
@@ -355,7 +355,7 @@ impl<'p> Machine<'p> {
     /// (forgetting those kept so far). Every mode gives the same results; they differ in the
     /// work done, and so in the steps counted against the search limit.
     pub fn set_check_memo(&mut self, mode: CheckMemoMode) {
-        self.memo = CheckMemo::new(self.p, mode);
+        self.memo = CheckMemo::new(mode);
     }
 
     /// The initial state: at `begin`, every variable at its declared initial value.
@@ -490,7 +490,7 @@ impl<'p> Machine<'p> {
                 edge,
             ));
         }
-        if self.memo.skip(pair) {
+        if self.memo.skip(self.p, pair) {
             return self.nested(edge, f, a, b);
         }
         let ticket = match self.memo.ask(

@@ -1322,6 +1322,20 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// The static table of the local numbers of class `class` in the order of their names
+    /// (the order in which a state's description lists map keys).
+    fn name_order_table(&mut self, class: usize) -> String {
+        let mut order: Vec<(u32, &str)> = self.layout.classes[class]
+            .members
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| (i as u32, self.game.name(m)))
+            .collect();
+        order.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()));
+        let items: Vec<String> = order.iter().map(|(i, _)| format!("{i}u")).collect();
+        self.static_array("uint32_t", &items)
+    }
+
     /// The static table of class `class`: local number → symbol id.
     fn class_table(&mut self, class: usize) -> String {
         let items: Vec<String> = self.layout.classes[class]
@@ -2336,15 +2350,7 @@ impl<'a> Gen<'a> {
                 let stride = val.elements(&self.layout.classes);
                 let class = &self.layout.classes[*key];
                 let n = class.members.len() as u64;
-                let mut order: Vec<(u32, &str)> = class
-                    .members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| (i as u32, self.game.name(m)))
-                    .collect();
-                order.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()));
-                let items: Vec<String> = order.iter().map(|(i, _)| format!("{i}u")).collect();
-                let ord = self.static_array("uint32_t", &items);
+                let ord = self.name_order_table(*key);
                 let keys = self.class_table(*key);
                 let trailer = n * stride;
                 let _ = writeln!(out, "{ind}o += \"{{ :\";");
@@ -2374,15 +2380,7 @@ impl<'a> Gen<'a> {
                 let default = self.layout.vars[v].init.uniform_default(depth).cloned();
                 let stride = val.elements(&self.layout.classes);
                 let class = &self.layout.classes[*key];
-                let mut order: Vec<(u32, &str)> = class
-                    .members
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &m)| (i as u32, self.game.name(m)))
-                    .collect();
-                order.sort_by(|a, b| a.1.as_bytes().cmp(b.1.as_bytes()));
-                let items: Vec<String> = order.iter().map(|(i, _)| format!("{i}u")).collect();
-                let ord = self.static_array("uint32_t", &items);
+                let ord = self.name_order_table(*key);
                 let keys = self.class_table(*key);
                 let (dtext, drow) = match &default {
                     Some(d) => {

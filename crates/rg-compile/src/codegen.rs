@@ -2341,73 +2341,55 @@ impl<'a> Gen<'a> {
                 let get = reader(idx);
                 let _ = writeln!(out, "{ind}o += symbol_name({t}[{get}]);");
             }
-            Shape::Map {
-                key,
-                val,
-                ext: true,
-            } => {
-                // The default and the presence flags are in the state.
+            Shape::Map { key, val, ext } => {
                 let stride = val.elements(&self.layout.classes);
-                let class = &self.layout.classes[*key];
-                let n = class.members.len() as u64;
+                let n = self.layout.classes[*key].members.len() as u64;
                 let ord = self.name_order_table(*key);
                 let keys = self.class_table(*key);
-                let trailer = n * stride;
-                let _ = writeln!(out, "{ind}o += \"{{ :\";");
-                let default = format!("{idx} + {}u", trailer + n);
-                self.fmt_code(out, v, generic, &default, val, depth + 1, ind);
-                let _ = writeln!(out, "{ind}for (uint32_t q_ = 0; q_ < {n}u; ++q_) {{");
-                let _ = writeln!(
-                    out,
-                    "{ind}  const uint32_t k{depth}_ = {ord}[q_]; const uint32_t b{depth}_ = {idx} + k{depth}_ * {stride}u;"
-                );
-                let _ = writeln!(
-                    out,
-                    "{ind}  if (!{}) continue;",
-                    reader(&format!("{idx} + {trailer}u + k{depth}_"))
-                );
-                let _ = writeln!(
-                    out,
-                    "{ind}  o += \", \"; o += symbol_name({keys}[k{depth}_]); o += \": \";"
-                );
-                let inner = format!("b{depth}_");
-                let i2 = format!("{ind}  ");
-                self.fmt_code(out, v, generic, &inner, val, depth + 1, &i2);
-                let _ = writeln!(out, "{ind}}}");
-                let _ = writeln!(out, "{ind}o += \" }}\";");
-            }
-            Shape::Map { key, val, .. } => {
-                let default = self.layout.vars[v].init.uniform_default(depth).cloned();
-                let stride = val.elements(&self.layout.classes);
-                let class = &self.layout.classes[*key];
-                let ord = self.name_order_table(*key);
-                let keys = self.class_table(*key);
-                let (dtext, drow) = match &default {
-                    Some(d) => {
-                        let mut row = Vec::new();
-                        flatten_into(d, val, &self.layout.classes, &mut row);
-                        (self.value_text(d), row)
-                    }
-                    None => ("?".to_string(), Vec::new()),
-                };
-                let dlit = c_string(&dtext);
-                let rows: Vec<String> = drow.iter().map(|x| format!("{x}u")).collect();
-                let darr = self.static_array("uint32_t", &rows);
-                let n = class.members.len();
-                let _ = writeln!(out, "{ind}o += \"{{ :\"; o += {dlit};");
-                let _ = writeln!(out, "{ind}for (uint32_t q_ = 0; q_ < {n}u; ++q_) {{");
-                let _ = writeln!(
-                    out,
-                    "{ind}  const uint32_t k{depth}_ = {ord}[q_]; const uint32_t b{depth}_ = {idx} + k{depth}_ * {stride}u;"
-                );
-                if default.is_some() {
+                // The opening with the default, and the statements that skip an entry the map
+                // does not list.
+                let mut skip = String::new();
+                if *ext {
+                    // The default and the presence flags are in the state.
+                    let trailer = n * stride;
+                    let _ = writeln!(out, "{ind}o += \"{{ :\";");
+                    let default = format!("{idx} + {}u", trailer + n);
+                    self.fmt_code(out, v, generic, &default, val, depth + 1, ind);
                     let _ = writeln!(
-                        out,
-                        "{ind}  bool d_ = true; for (uint32_t j_ = 0; j_ < {stride}u; ++j_) if ({} != {darr}[j_]) {{ d_ = false; break; }}",
-                        reader(&format!("b{depth}_ + j_"))
+                        skip,
+                        "{ind}  if (!{}) continue;",
+                        reader(&format!("{idx} + {trailer}u + k{depth}_"))
                     );
-                    let _ = writeln!(out, "{ind}  if (d_) continue;");
+                } else {
+                    // The default is fixed; an entry equal to it is not listed.
+                    let default = self.layout.vars[v].init.uniform_default(depth).cloned();
+                    let (dtext, drow) = match &default {
+                        Some(d) => {
+                            let mut row = Vec::new();
+                            flatten_into(d, val, &self.layout.classes, &mut row);
+                            (self.value_text(d), row)
+                        }
+                        None => ("?".to_string(), Vec::new()),
+                    };
+                    let dlit = c_string(&dtext);
+                    let rows: Vec<String> = drow.iter().map(|x| format!("{x}u")).collect();
+                    let darr = self.static_array("uint32_t", &rows);
+                    let _ = writeln!(out, "{ind}o += \"{{ :\"; o += {dlit};");
+                    if default.is_some() {
+                        let _ = writeln!(
+                            skip,
+                            "{ind}  bool d_ = true; for (uint32_t j_ = 0; j_ < {stride}u; ++j_) if ({} != {darr}[j_]) {{ d_ = false; break; }}",
+                            reader(&format!("b{depth}_ + j_"))
+                        );
+                        let _ = writeln!(skip, "{ind}  if (d_) continue;");
+                    }
                 }
+                let _ = writeln!(out, "{ind}for (uint32_t q_ = 0; q_ < {n}u; ++q_) {{");
+                let _ = writeln!(
+                    out,
+                    "{ind}  const uint32_t k{depth}_ = {ord}[q_]; const uint32_t b{depth}_ = {idx} + k{depth}_ * {stride}u;"
+                );
+                out.push_str(&skip);
                 let _ = writeln!(
                     out,
                     "{ind}  o += \", \"; o += symbol_name({keys}[k{depth}_]); o += \": \";"

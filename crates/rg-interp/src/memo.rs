@@ -34,7 +34,7 @@
 //! deterministic.
 
 use crate::program::{Action, Expr, LPath, Op, Place, Program};
-use crate::seen::SeenSet;
+use crate::seen::{SeenSet, hash_words_wide};
 
 /// What the search of a pair can evaluate itself: the slot ranges its edges read or write and
 /// the pairs of the checks among them.
@@ -222,7 +222,7 @@ impl CheckMemo {
         key.clear();
         key.push(pair);
         key.extend(fp.slots.iter().map(|&s| cur[s as usize]));
-        let (entry, new) = self.table.intern_hashed(key, key_hash(key));
+        let (entry, new) = self.table.intern_hashed(key, hash_words_wide(key));
         let st = &mut self.stats[pair as usize];
         st.lookups = st.lookups.saturating_add(1);
         if new {
@@ -493,30 +493,6 @@ fn lpath_slots(p: &Program, l: &LPath, out: &mut Vec<(u32, u32)>) {
     for (key, _, _) in l.steps.iter() {
         expr_slots(p, key, out);
     }
-}
-
-/// A hash of a key: four independent FxHash-style lanes over pairs of words (a key has hundreds
-/// of words, and one lane's chain of multiplications would be the cost of a question), then a
-/// final mix so that the low bits are usable.
-#[inline]
-fn key_hash(key: &[u32]) -> u64 {
-    const K: u64 = 0x517c_c1b7_2722_0a95;
-    let mut lanes = [key.len() as u64, 1, 2, 3];
-    let mut chunks = key.chunks_exact(8);
-    for c in &mut chunks {
-        for (j, lane) in lanes.iter_mut().enumerate() {
-            let w = u64::from(c[2 * j]) | u64::from(c[2 * j + 1]) << 32;
-            *lane = (lane.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-    }
-    for &v in chunks.remainder() {
-        lanes[0] = (lanes[0].rotate_left(5) ^ u64::from(v)).wrapping_mul(K);
-    }
-    let mut h =
-        lanes[0] ^ lanes[1].rotate_left(16) ^ lanes[2].rotate_left(32) ^ lanes[3].rotate_left(48);
-    h ^= h >> 29;
-    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h ^ (h >> 32)
 }
 
 /// Sets the bits of slots `s .. s + l`.

@@ -57,6 +57,30 @@ pub(crate) fn hash_words(words: &[u32]) -> u64 {
     h ^ (h >> 32)
 }
 
+/// [`hash_words`] for long keys (the check memo's, hundreds of words): four independent lanes
+/// over pairs of words, since one lane's chain of multiplications would be the cost of a lookup,
+/// then the same final mix.
+#[inline]
+pub(crate) fn hash_words_wide(key: &[u32]) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let mut lanes = [key.len() as u64, 1, 2, 3];
+    let mut chunks = key.chunks_exact(8);
+    for c in &mut chunks {
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let w = u64::from(c[2 * j]) | u64::from(c[2 * j + 1]) << 32;
+            *lane = (lane.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+    }
+    for &v in chunks.remainder() {
+        lanes[0] = (lanes[0].rotate_left(5) ^ u64::from(v)).wrapping_mul(K);
+    }
+    let mut h =
+        lanes[0] ^ lanes[1].rotate_left(16) ^ lanes[2].rotate_left(32) ^ lanes[3].rotate_left(48);
+    h ^= h >> 29;
+    h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h ^ (h >> 32)
+}
+
 impl SeenSet {
     /// The words the set holds, as the search budget counts them: the keys, 4 per entry and
     /// 4 per entry in the table (kept at most half full).
